@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make            farswap.ko (against KDIR) and the userspace programs
+# make check      every test suite; ends with "N passed, N failed"
+# make demo       boot a donor and a host guest and swap a workload to RDMA
+# make bench      farswap against NVMe-oF/RDMA, NBD and zram, side by side
+# make setup      apt-get install everything the above need (idempotent)
+# make install / uninstall   the userspace side (farswapd, farswapctl, unit)
+
+# Kernel to build against: the running one's headers if installed, else
+# the newest Debian 6.12 headers on this machine.
+KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
+	if [ -d $$d ]; then echo $$d; else \
+	ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sort -V | tail -n1; fi)
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+.PHONY: all module userspace clean check demo bench setup install uninstall
+
+all: module userspace
+
+module:
+	@test -n "$(KDIR)" || { echo "no kernel headers found: set KDIR or run 'make setup'" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+userspace:
+	$(MAKE) -C daemon
+
+setup:
+	@scripts/setup.sh
+
+check: setup
+	@tests/check.sh
+
+demo: setup
+	@tests/vm/demo.sh
+
+bench: setup
+	@tests/bench/run.sh
+
+install:
+	$(MAKE) -C daemon install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+uninstall:
+	$(MAKE) -C daemon uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -C daemon clean
+	rm -rf build

@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * farswap wire protocol: the one definition of every message exchanged
+ * between farswap.ko (the host) and farswapd (the donor).
+ *
+ * Included by the kernel module and by the userspace daemon alike, so it
+ * uses only fixed-width little-endian fields, explicit reserved bytes
+ * (always sent as zero, and checked to be zero), and a size assertion on
+ * every structure.
+ *
+ * Transport
+ * ---------
+ * The host is the rdma_cm client, the donor the server (default port
+ * FARSWAP_DEFAULT_PORT).  A host opens one session per donor made of one
+ * control queue pair (qid 0) and nr_io_queues I/O queue pairs (qid 1..n):
+ *
+ *  1. The control QP connects with a struct farswap_conn_req as
+ *     rdma_connect() private data (session = 0).  The donor answers with a
+ *     struct farswap_conn_rep as rdma_accept() private data: the negotiated
+ *     version, a session token and its slab geometry; or it rejects with a
+ *     struct farswap_conn_rej giving the reason.
+ *  2. Each I/O QP connects with the same request, qtype IO, its qid and the
+ *     session token from step 1.  All QPs of a session share the donor's
+ *     protection domain for that host, so the I/O QPs can reach the slabs
+ *     handed out on the control QP, and nothing else.
+ *  3. Control messages (struct farswap_msg_hdr + body) are two-sided
+ *     SEND/RECV on the control QP.  Each message fits FARSWAP_MSG_MAX bytes.
+ *  4. Page data moves only by one-sided RDMA WRITE (swap-out) and RDMA READ
+ *     (swap-in) on the I/O QPs, to [addr, addr + length) with the rkey of a
+ *     slab the host holds.  The donor's CPU never touches page data.
+ *
+ * Losing any QP of a session ends the session: the donor deregisters and
+ * frees every slab of it.
+ *
+ * Flow control: each side keeps FARSWAP_CTRL_DEPTH receives posted on the
+ * control QP.  The host has at most FARSWAP_CTRL_DEPTH / 2 requests
+ * outstanding; the donor has at most FARSWAP_CTRL_DEPTH / 2 unsolicited
+ * messages (reclaim requests, stats notices) outstanding.
+ *
+ * Versioning: the connect request carries the range of versions the host
+ * speaks; the donor picks the highest version both speak
+ * (farswap_negotiate_version()) or rejects with FARSWAP_ST_VERSION and its
+ * own range.  Every later message carries the negotiated version.
+ */
+#ifndef FARSWAP_PROTO_H
+#define FARSWAP_PROTO_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/string.h>
+#include <asm/byteorder.h>
+#else
+#include <endian.h>
+#include <stddef.h>
+#include <string.h>
+#include <linux/types.h>
+
+/* Userspace shim for the kernel's byte-order helpers. */
+#ifndef cpu_to_le16
+#define cpu_to_le16(x) ((__le16)htole16(x))
+#define cpu_to_le32(x) ((__le32)htole32(x))
+#define cpu_to_le64(x) ((__le64)htole64(x))
+#define le16_to_cpu(x) le16toh((__u16)(x))
+#define le32_to_cpu(x) le32toh((__u32)(x))
+#define le64_to_cpu(x) le64toh((__u64)(x))
+#endif
+#endif /* __KERNEL__ */
+
+#define FARSWAP_MAGIC		0x50575346u	/* "FSWP" in memory order */
+#define FARSWAP_VERSION_MIN	1
+#define FARSWAP_VERSION_MAX	1
+#define FARSWAP_DEFAULT_PORT	7471
+
+/* Unit of page data on the wire: one page of a 4 KiB-page host. */
+#define FARSWAP_PAGE_SIZE	4096u
+/* Slab sizes are powers of two in this range. */
+#define FARSWAP_SLAB_SIZE_MIN	(2ull << 20)	/* one THP swap-out */
+#define FARSWAP_SLAB_SIZE_MAX	(1ull << 40)
+#define FARSWAP_SLAB_SIZE_DEFAULT (1ull << 30)
+
+#define FARSWAP_CTRL_DEPTH	32	/* receives posted on the control QP */
+#define FARSWAP_MSG_MAX		64	/* bytes: every control message fits */
+#define FARSWAP_MAX_IO_QUEUES	64
+#define FARSWAP_ID_LEN		16	/* host and donor identities */
+#define FARSWAP_PRIVATE_DATA_MAX 56	/* rdma_connect() private data limit */
+
+/*
+ * Status and reason codes, carried in replies and in connection rejects.
+ * farswap_status_str() gives each a sentence for logs.
+ */
+enum farswap_status {
+	FARSWAP_ST_OK		= 0,
+	FARSWAP_ST_VERSION	= 1,	/* no protocol version in common */
+	FARSWAP_ST_INVALID	= 2,	/* malformed or out-of-range message */
+	FARSWAP_ST_NO_SPACE	= 3,	/* no free slab (or nowhere to move one) */
+	FARSWAP_ST_NO_ENTRY	= 4,	/* no such slab or session */
+	FARSWAP_ST_SLAB_SIZE	= 5,	/* slab size differs from the donor's */
+	FARSWAP_ST_BUSY		= 6,	/* donor short of memory or shutting down */
+	FARSWAP_ST_DENIED	= 7,	/* slab or session belongs to another host */
+	FARSWAP_ST_INTERNAL	= 8,	/* registration or allocation failed */
+	FARSWAP_ST_COUNT
+};
+
+/* Which kind of queue pair a connection request opens. */
+enum farswap_qtype {
+	FARSWAP_QT_CTRL	= 1,
+	FARSWAP_QT_IO	= 2,
+};
+
+/* Feature bits, announced in the connect request and reply. */
+#define FARSWAP_FEAT_RECLAIM	(1u << 0)	/* host migrates reclaimed slabs */
+#define FARSWAP_FEAT_STATS_PUSH	(1u << 1)	/* donor sends unsolicited stats */
+#define FARSWAP_FEATURES_KNOWN	(FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH)
+
+/*
+ * Connection private data
+ */
+
+/* Host -> donor, rdma_connect() private data, for every QP of a session. */
+struct farswap_conn_req {
+	__le32 magic;
+	__u8 ver_min;		/* lowest version the host speaks */
+	__u8 ver_max;		/* highest version the host speaks */
+	__u8 qtype;		/* enum farswap_qtype */
+	__u8 reserved0;
+	__le16 qid;		/* 0 for control, 1..nr_io_queues for I/O */
+	__le16 nr_io_queues;	/* I/O QPs the host will open */
+	__le32 features;	/* FARSWAP_FEAT_* the host supports */
+	__u8 host_id[FARSWAP_ID_LEN];	/* stable identity of the host */
+	__le64 session;		/* 0 for control; token from conn_rep for I/O */
+	__le32 queue_depth;	/* work requests the host may post on this QP */
+	__u8 reserved1[12];
+};
+_Static_assert(sizeof(struct farswap_conn_req) == FARSWAP_PRIVATE_DATA_MAX,
+	       "conn_req must fill rdma_connect private data exactly");
+
+/* Donor -> host, rdma_accept() private data. */
+struct farswap_conn_rep {
+	__le32 magic;
+	__u8 version;		/* negotiated version */
+	__u8 reserved0[3];
+	__le32 features;	/* FARSWAP_FEAT_* both sides support */
+	__le32 reserved1;
+	__le64 session;		/* token the host's I/O QPs present */
+	__le64 slab_size;	/* bytes per slab, a power of two */
+	__le32 slabs_total;	/* slabs this donor donates */
+	__le32 slabs_free;	/* slabs free right now */
+	__u8 donor_id[FARSWAP_ID_LEN];
+	__u8 reserved2[8];
+};
+_Static_assert(sizeof(struct farswap_conn_rep) == 64, "conn_rep size");
+
+/* Donor -> host, rdma_reject() private data. */
+struct farswap_conn_rej {
+	__le32 magic;
+	__le16 reason;		/* enum farswap_status */
+	__u8 ver_min;		/* versions the donor speaks */
+	__u8 ver_max;
+	__u8 reserved[8];
+};
+_Static_assert(sizeof(struct farswap_conn_rej) == 16, "conn_rej size");
+
+/*
+ * Control messages (SEND/RECV on the control QP)
+ */
+enum farswap_msg_type {
+	FARSWAP_MSG_SLAB_ALLOC_REQ	= 1,	/* host -> donor */
+	FARSWAP_MSG_SLAB_ALLOC_REP	= 2,	/* donor -> host */
+	FARSWAP_MSG_SLAB_FREE_REQ	= 3,	/* host -> donor */
+	FARSWAP_MSG_SLAB_FREE_REP	= 4,	/* donor -> host */
+	FARSWAP_MSG_RECLAIM_REQ		= 5,	/* donor -> host, unsolicited */
+	FARSWAP_MSG_RECLAIM_REP		= 6,	/* host -> donor */
+	FARSWAP_MSG_STATS_REQ		= 7,	/* host -> donor */
+	FARSWAP_MSG_STATS_REP		= 8,	/* donor -> host, also unsolicited */
+	FARSWAP_MSG_TYPE_MAX		= FARSWAP_MSG_STATS_REP,
+};
+
+/*
+ * Common header of every control message.  The cookie is chosen by the
+ * sender of a request and echoed in its reply; unsolicited donor messages
+ * carry their own cookie, which the host echoes in a RECLAIM_REP.  An
+ * unsolicited STATS_REP carries cookie 0.
+ */
+struct farswap_msg_hdr {
+	__le32 magic;
+	__u8 version;		/* negotiated version */
+	__u8 type;		/* enum farswap_msg_type */
+	__le16 length;		/* bytes, header included; exact per type */
+	__le64 cookie;
+};
+_Static_assert(sizeof(struct farswap_msg_hdr) == 16, "msg_hdr size");
+
+/*
+ * SLAB_ALLOC_REQ: the host asks for one slab of slab_size bytes.  host_slab
+ * is the index of the slab in the host's device (for the donor's logs and
+ * stats only).
+ */
+struct farswap_slab_alloc_req {
+	struct farswap_msg_hdr hdr;
+	__le64 slab_size;	/* must equal the donor's slab size */
+	__le64 host_slab;
+	__u8 reserved[16];
+};
+_Static_assert(sizeof(struct farswap_slab_alloc_req) == 48, "alloc_req size");
+
+/*
+ * SLAB_ALLOC_REP: on FARSWAP_ST_OK the slab [addr, addr + length) is the
+ * host's, readable and writable with rkey, zero-filled.  Otherwise status
+ * says why and slab_id, addr, length and rkey are zero.  slabs_free is the
+ * donor's free count after this allocation, in both cases.
+ */
+struct farswap_slab_alloc_rep {
+	struct farswap_msg_hdr hdr;
+	__le16 status;		/* enum farswap_status */
+	__le16 reserved0;
+	__le32 slab_id;		/* donor's name for the slab */
+	__le64 addr;		/* remote address of the first byte */
+	__le64 length;		/* bytes, equals the requested slab_size */
+	__le32 rkey;
+	__le32 slabs_free;
+	__u8 reserved1[8];
+};
+_Static_assert(sizeof(struct farswap_slab_alloc_rep) == 56, "alloc_rep size");
+
+/*
+ * SLAB_FREE_REQ: the host gives a slab back (all its pages were discarded);
+ * its rkey is dead once the reply is sent.  A reclaimed slab needs no
+ * SLAB_FREE_REQ: the donor frees it on a RECLAIM_REP with status OK.
+ */
+struct farswap_slab_free_req {
+	struct farswap_msg_hdr hdr;
+	__le32 slab_id;
+	__le32 reserved0;
+	__u8 reserved1[8];
+};
+_Static_assert(sizeof(struct farswap_slab_free_req) == 32, "free_req size");
+
+/* SLAB_FREE_REP: status FARSWAP_ST_OK, or NO_ENTRY for a slab not held. */
+struct farswap_slab_free_rep {
+	struct farswap_msg_hdr hdr;
+	__le16 status;
+	__le16 reserved0;
+	__le32 slab_id;
+	__le32 slabs_free;
+	__le32 reserved1;
+};
+_Static_assert(sizeof(struct farswap_slab_free_rep) == 32, "free_rep size");
+
+/*
+ * RECLAIM_REQ: the donor needs slab_id back within deadline_ms.  The host
+ * moves the slab's pages elsewhere (or finds it no longer needs them) and
+ * answers with RECLAIM_REP.  The donor frees the slab only on a
+ * RECLAIM_REP with status OK: until then the host may still be reading it.
+ * A deadline that passes costs nothing but a log line: no page is lost.
+ */
+struct farswap_reclaim_req {
+	struct farswap_msg_hdr hdr;
+	__le32 slab_id;
+	__le32 deadline_ms;
+	__u8 reserved[8];
+};
+_Static_assert(sizeof(struct farswap_reclaim_req) == 32, "reclaim_req size");
+
+/*
+ * RECLAIM_REP: echoes the request's cookie.  status OK: the host no longer
+ * uses slab_id and the donor may free it.  NO_SPACE: the host found no
+ * other home for the pages and keeps using the slab.  NO_ENTRY: the host
+ * does not hold slab_id.
+ */
+struct farswap_reclaim_rep {
+	struct farswap_msg_hdr hdr;
+	__le16 status;
+	__le16 reserved0;
+	__le32 slab_id;
+	__u8 reserved1[8];
+};
+_Static_assert(sizeof(struct farswap_reclaim_rep) == 32, "reclaim_rep size");
+
+/* STATS_REQ: header only. */
+struct farswap_stats_req {
+	struct farswap_msg_hdr hdr;
+};
+_Static_assert(sizeof(struct farswap_stats_req) == 16, "stats_req size");
+
+/*
+ * STATS_REP: the donor's capacity, for placement.  Sent in reply to
+ * STATS_REQ (cookie echoed), and unsolicited with cookie 0 when the donor
+ * has slabs to offer again after a period of pressure.
+ */
+struct farswap_stats_rep {
+	struct farswap_msg_hdr hdr;
+	__le64 slab_size;
+	__le32 slabs_total;	/* slabs the donor donates */
+	__le32 slabs_free;	/* free for any host right now */
+	__le32 slabs_host;	/* held by the receiving host */
+	__le32 reserved0;
+	__le64 mem_available;	/* donor's MemAvailable, bytes */
+	__u8 reserved1[8];
+};
+_Static_assert(sizeof(struct farswap_stats_rep) == 56, "stats_rep size");
+
+/* Every control message, for receive buffers. */
+union farswap_msg {
+	struct farswap_msg_hdr hdr;
+	struct farswap_slab_alloc_req alloc_req;
+	struct farswap_slab_alloc_rep alloc_rep;
+	struct farswap_slab_free_req free_req;
+	struct farswap_slab_free_rep free_rep;
+	struct farswap_reclaim_req reclaim_req;
+	struct farswap_reclaim_rep reclaim_rep;
+	struct farswap_stats_req stats_req;
+	struct farswap_stats_rep stats_rep;
+	__u8 raw[FARSWAP_MSG_MAX];
+};
+_Static_assert(sizeof(union farswap_msg) == FARSWAP_MSG_MAX, "msg max");
+
+/*
+ * Helpers shared by both sides: sizes, building and checking.  Every
+ * received message goes through farswap_msg_check() (or the conn_* checks)
+ * before any field of it is used.
+ */
+
+static inline const char *farswap_status_str(unsigned int status)
+{
+	switch (status) {
+	case FARSWAP_ST_OK:
+		return "success";
+	case FARSWAP_ST_VERSION:
+		return "no protocol version in common";
+	case FARSWAP_ST_INVALID:
+		return "malformed message";
+	case FARSWAP_ST_NO_SPACE:
+		return "no free slab";
+	case FARSWAP_ST_NO_ENTRY:
+		return "no such slab or session";
+	case FARSWAP_ST_SLAB_SIZE:
+		return "slab size differs from the donor's";
+	case FARSWAP_ST_BUSY:
+		return "donor is short of memory or shutting down";
+	case FARSWAP_ST_DENIED:
+		return "belongs to another host";
+	case FARSWAP_ST_INTERNAL:
+		return "donor failed to register memory";
+	default:
+		return "unknown status";
+	}
+}
+
+static inline const char *farswap_msg_type_str(unsigned int type)
+{
+	switch (type) {
+	case FARSWAP_MSG_SLAB_ALLOC_REQ:
+		return "SLAB_ALLOC_REQ";
+	case FARSWAP_MSG_SLAB_ALLOC_REP:
+		return "SLAB_ALLOC_REP";
+	case FARSWAP_MSG_SLAB_FREE_REQ:
+		return "SLAB_FREE_REQ";
+	case FARSWAP_MSG_SLAB_FREE_REP:
+		return "SLAB_FREE_REP";
+	case FARSWAP_MSG_RECLAIM_REQ:
+		return "RECLAIM_REQ";
+	case FARSWAP_MSG_RECLAIM_REP:
+		return "RECLAIM_REP";
+	case FARSWAP_MSG_STATS_REQ:
+		return "STATS_REQ";
+	case FARSWAP_MSG_STATS_REP:
+		return "STATS_REP";
+	default:
+		return "unknown";
+	}
+}
+
+/* Exact wire size of a message type, or 0 for an unknown type. */
+static inline __u32 farswap_msg_size(unsigned int type)
+{
+	switch (type) {
+	case FARSWAP_MSG_SLAB_ALLOC_REQ:
+		return sizeof(struct farswap_slab_alloc_req);
+	case FARSWAP_MSG_SLAB_ALLOC_REP:
+		return sizeof(struct farswap_slab_alloc_rep);
+	case FARSWAP_MSG_SLAB_FREE_REQ:
+		return sizeof(struct farswap_slab_free_req);
+	case FARSWAP_MSG_SLAB_FREE_REP:
+		return sizeof(struct farswap_slab_free_rep);
+	case FARSWAP_MSG_RECLAIM_REQ:
+		return sizeof(struct farswap_reclaim_req);
+	case FARSWAP_MSG_RECLAIM_REP:
+		return sizeof(struct farswap_reclaim_rep);
+	case FARSWAP_MSG_STATS_REQ:
+		return sizeof(struct farswap_stats_req);
+	case FARSWAP_MSG_STATS_REP:
+		return sizeof(struct farswap_stats_rep);
+	default:
+		return 0;
+	}
+}
+
+/* Zero @msg and fill its header; the caller fills the body. */
+static inline void farswap_msg_init(union farswap_msg *msg, unsigned int type,
+				    unsigned int version, __u64 cookie)
+{
+	memset(msg, 0, sizeof(*msg));
+	msg->hdr.magic = cpu_to_le32(FARSWAP_MAGIC);
+	msg->hdr.version = (__u8)version;
+	msg->hdr.type = (__u8)type;
+	msg->hdr.length = cpu_to_le16((__u16)farswap_msg_size(type));
+	msg->hdr.cookie = cpu_to_le64(cookie);
+}
+
+static inline int farswap_is_zero(const void *p, size_t len)
+{
+	const __u8 *b = (const __u8 *)p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
+#define FARSWAP_RESERVED_ZERO(field) farswap_is_zero(&(field), sizeof(field))
+
+static inline int farswap_slab_size_valid(__u64 size)
+{
+	return size >= FARSWAP_SLAB_SIZE_MIN && size <= FARSWAP_SLAB_SIZE_MAX &&
+	       (size & (size - 1)) == 0;
+}
+
+static inline int farswap_status_valid(unsigned int status)
+{
+	return status < FARSWAP_ST_COUNT;
+}
+
+/* Body checks, one per type: ranges and reserved bytes. */
+static inline int farswap_body_ok(const union farswap_msg *m)
+{
+	switch (m->hdr.type) {
+	case FARSWAP_MSG_SLAB_ALLOC_REQ:
+		return farswap_slab_size_valid(le64_to_cpu(m->alloc_req.slab_size)) &&
+		       FARSWAP_RESERVED_ZERO(m->alloc_req.reserved);
+	case FARSWAP_MSG_SLAB_ALLOC_REP: {
+		const struct farswap_slab_alloc_rep *r = &m->alloc_rep;
+		__u64 addr = le64_to_cpu(r->addr);
+		__u64 len = le64_to_cpu(r->length);
+
+		if (!farswap_status_valid(le16_to_cpu(r->status)) ||
+		    !FARSWAP_RESERVED_ZERO(r->reserved0) ||
+		    !FARSWAP_RESERVED_ZERO(r->reserved1))
+			return 0;
+		if (le16_to_cpu(r->status) != FARSWAP_ST_OK)
+			return !r->slab_id && !addr && !len && !r->rkey;
+		/* A granted slab must be a valid size and must not wrap. */
+		return farswap_slab_size_valid(len) && addr + len > addr;
+	}
+	case FARSWAP_MSG_SLAB_FREE_REQ:
+		return FARSWAP_RESERVED_ZERO(m->free_req.reserved0) &&
+		       FARSWAP_RESERVED_ZERO(m->free_req.reserved1);
+	case FARSWAP_MSG_SLAB_FREE_REP:
+		return farswap_status_valid(le16_to_cpu(m->free_rep.status)) &&
+		       FARSWAP_RESERVED_ZERO(m->free_rep.reserved0) &&
+		       FARSWAP_RESERVED_ZERO(m->free_rep.reserved1);
+	case FARSWAP_MSG_RECLAIM_REQ:
+		return FARSWAP_RESERVED_ZERO(m->reclaim_req.reserved);
+	case FARSWAP_MSG_RECLAIM_REP:
+		return farswap_status_valid(le16_to_cpu(m->reclaim_rep.status)) &&
+		       FARSWAP_RESERVED_ZERO(m->reclaim_rep.reserved0) &&
+		       FARSWAP_RESERVED_ZERO(m->reclaim_rep.reserved1);
+	case FARSWAP_MSG_STATS_REQ:
+		return 1;
+	case FARSWAP_MSG_STATS_REP: {
+		const struct farswap_stats_rep *r = &m->stats_rep;
+
+		return farswap_slab_size_valid(le64_to_cpu(r->slab_size)) &&
+		       le32_to_cpu(r->slabs_free) <= le32_to_cpu(r->slabs_total) &&
+		       FARSWAP_RESERVED_ZERO(r->reserved0) &&
+		       FARSWAP_RESERVED_ZERO(r->reserved1);
+	}
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Check a received control message of @len bytes against the negotiated
+ * @version.  Returns FARSWAP_ST_OK, FARSWAP_ST_VERSION, or
+ * FARSWAP_ST_INVALID.  Only a message that passes may be read as its type.
+ */
+static inline int farswap_msg_check(const void *buf, size_t len,
+				    unsigned int version)
+{
+	const union farswap_msg *m = (const union farswap_msg *)buf;
+	__u32 want;
+
+	if (len < sizeof(struct farswap_msg_hdr) || len > FARSWAP_MSG_MAX)
+		return FARSWAP_ST_INVALID;
+	if (le32_to_cpu(m->hdr.magic) != FARSWAP_MAGIC)
+		return FARSWAP_ST_INVALID;
+	if (m->hdr.version != version)
+		return FARSWAP_ST_VERSION;
+	want = farswap_msg_size(m->hdr.type);
+	if (!want || len != want || le16_to_cpu(m->hdr.length) != want)
+		return FARSWAP_ST_INVALID;
+	return farswap_body_ok(m) ? FARSWAP_ST_OK : FARSWAP_ST_INVALID;
+}
+
+/*
+ * Pick the highest version in both [host_min, host_max] and the local
+ * [FARSWAP_VERSION_MIN, FARSWAP_VERSION_MAX]; 0 if there is none.
+ */
+static inline unsigned int farswap_negotiate_version(unsigned int host_min,
+						     unsigned int host_max)
+{
+	unsigned int hi = host_max < FARSWAP_VERSION_MAX ? host_max :
+							   FARSWAP_VERSION_MAX;
+	unsigned int lo = host_min > FARSWAP_VERSION_MIN ? host_min :
+							   FARSWAP_VERSION_MIN;
+
+	if (host_min > host_max || lo > hi)
+		return 0;
+	return hi;
+}
+
+/* Fill a connection request; the caller sets host_id. */
+static inline void farswap_conn_req_init(struct farswap_conn_req *req,
+					 unsigned int qtype, unsigned int qid,
+					 unsigned int nr_io_queues,
+					 __u64 session, unsigned int depth)
+{
+	memset(req, 0, sizeof(*req));
+	req->magic = cpu_to_le32(FARSWAP_MAGIC);
+	req->ver_min = FARSWAP_VERSION_MIN;
+	req->ver_max = FARSWAP_VERSION_MAX;
+	req->qtype = (__u8)qtype;
+	req->qid = cpu_to_le16((__u16)qid);
+	req->nr_io_queues = cpu_to_le16((__u16)nr_io_queues);
+	req->features = cpu_to_le32(FARSWAP_FEATURES_KNOWN);
+	req->session = cpu_to_le64(session);
+	req->queue_depth = cpu_to_le32(depth);
+}
+
+/*
+ * Check connect private data of @len bytes (the donor's side).  Versions
+ * are not checked here: the donor negotiates them and rejects with
+ * FARSWAP_ST_VERSION and its own range.  rdma_cm may pad private data with
+ * zeros, so @len may exceed the structure.
+ */
+static inline int farswap_conn_req_check(const void *buf, size_t len)
+{
+	const struct farswap_conn_req *r = (const struct farswap_conn_req *)buf;
+	unsigned int nr, qid;
+
+	if (!buf || len < sizeof(*r))
+		return FARSWAP_ST_INVALID;
+	if (le32_to_cpu(r->magic) != FARSWAP_MAGIC)
+		return FARSWAP_ST_INVALID;
+	if (!FARSWAP_RESERVED_ZERO(r->reserved0) ||
+	    !FARSWAP_RESERVED_ZERO(r->reserved1))
+		return FARSWAP_ST_INVALID;
+	nr = le16_to_cpu(r->nr_io_queues);
+	qid = le16_to_cpu(r->qid);
+	if (nr < 1 || nr > FARSWAP_MAX_IO_QUEUES || !le32_to_cpu(r->queue_depth))
+		return FARSWAP_ST_INVALID;
+	switch (r->qtype) {
+	case FARSWAP_QT_CTRL:
+		return qid == 0 && !r->session ? FARSWAP_ST_OK :
+						 FARSWAP_ST_INVALID;
+	case FARSWAP_QT_IO:
+		return qid >= 1 && qid <= nr && r->session ? FARSWAP_ST_OK :
+							     FARSWAP_ST_INVALID;
+	default:
+		return FARSWAP_ST_INVALID;
+	}
+}
+
+/* Check accept private data (the host's side) against the offered range. */
+static inline int farswap_conn_rep_check(const void *buf, size_t len)
+{
+	const struct farswap_conn_rep *r = (const struct farswap_conn_rep *)buf;
+
+	if (!buf || len < sizeof(*r))
+		return FARSWAP_ST_INVALID;
+	if (le32_to_cpu(r->magic) != FARSWAP_MAGIC)
+		return FARSWAP_ST_INVALID;
+	if (r->version < FARSWAP_VERSION_MIN || r->version > FARSWAP_VERSION_MAX)
+		return FARSWAP_ST_VERSION;
+	if (!r->session || !farswap_slab_size_valid(le64_to_cpu(r->slab_size)) ||
+	    le32_to_cpu(r->slabs_free) > le32_to_cpu(r->slabs_total))
+		return FARSWAP_ST_INVALID;
+	if (!FARSWAP_RESERVED_ZERO(r->reserved0) ||
+	    !FARSWAP_RESERVED_ZERO(r->reserved1) ||
+	    !FARSWAP_RESERVED_ZERO(r->reserved2))
+		return FARSWAP_ST_INVALID;
+	return FARSWAP_ST_OK;
+}
+
+/*
+ * Check reject private data (the host's side).  Returns the donor's reason
+ * (enum farswap_status), or -1 when the data is not a farswap reject (a
+ * donor that is not farswapd, or a reject by the RDMA stack itself).
+ */
+static inline int farswap_conn_rej_reason(const void *buf, size_t len)
+{
+	const struct farswap_conn_rej *r = (const struct farswap_conn_rej *)buf;
+	unsigned int reason;
+
+	if (!buf || len < sizeof(*r) || le32_to_cpu(r->magic) != FARSWAP_MAGIC)
+		return -1;
+	reason = le16_to_cpu(r->reason);
+	if (!farswap_status_valid(reason) || reason == FARSWAP_ST_OK)
+		return -1;
+	return (int)reason;
+}
+
+static inline void farswap_conn_rej_init(struct farswap_conn_rej *rej,
+					 unsigned int reason)
+{
+	memset(rej, 0, sizeof(*rej));
+	rej->magic = cpu_to_le32(FARSWAP_MAGIC);
+	rej->reason = cpu_to_le16((__u16)reason);
+	rej->ver_min = FARSWAP_VERSION_MIN;
+	rej->ver_max = FARSWAP_VERSION_MAX;
+}
+
+#endif /* FARSWAP_PROTO_H */
