@@ -1,0 +1,781 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * farswapd configuration: one setter, fsd_config_set(), serves the
+ * config file and the command line alike, so a key means the same thing
+ * in both.  Flags override the file: the file is read first, the flags
+ * are applied on top.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "log.h"
+
+const char fsd_usage[] =
+	"Usage: farswapd [OPTIONS]\n"
+	"       farswapd --stats [--stats-socket PATH]\n"
+	"\n"
+	"Donate this machine's idle DRAM to farswap hosts over RDMA.\n"
+	"\n"
+	"  -l, --listen ADDR[:PORT]     address to listen on (default 0.0.0.0:7471)\n"
+	"  -d, --donate SIZE|PCT%       memory to donate, e.g. 8G, 256M, or 50% of\n"
+	"                               MemAvailable at start (default 50%)\n"
+	"  -s, --slab-size SIZE         slab size, a power of two >= 2M (default 1G)\n"
+	"      --headroom SIZE|PCT%     keep at least this much MemAvailable; below\n"
+	"                               it, reclaim slabs (default 10% of MemTotal)\n"
+	"      --hysteresis SIZE|PCT%   memory above the headroom needed before slabs\n"
+	"                               are offered again (default 5% of MemTotal)\n"
+	"      --pressure-interval DUR  how often to check memory (default 1s)\n"
+	"      --reclaim-deadline DUR   deadline given to hosts in RECLAIM_REQ\n"
+	"                               (default 10s)\n"
+	"      --psi-threshold PCT      also treat 'some avg10' memory pressure at or\n"
+	"                               above PCT as pressure while MemAvailable is\n"
+	"                               within the hysteresis band (default 0: off)\n"
+	"      --hugepages auto|never|always\n"
+	"                               back slabs with hugetlb pages (default auto)\n"
+	"      --max-hosts N            concurrent host sessions (default 256)\n"
+	"      --donor-id ID            identity sent to hosts (default: machine-id)\n"
+	"      --stats-socket PATH      stats socket, \"none\" to disable\n"
+	"                               (default " FSD_STATS_SOCKET ")\n"
+	"  -c, --config PATH            config file (default " FSD_CONFIG_PATH ")\n"
+	"  -v, --verbose                more log output (repeatable)\n"
+	"      --log-level LEVEL        error|warning|notice|info|debug (default info)\n"
+	"      --stats                  print a running daemon's stats and exit\n"
+	"      --check-config           print the effective configuration and exit\n"
+	"      --version                print the protocol versions and exit\n"
+	"  -h, --help                   this text\n"
+	"\n"
+	"SIZE takes K, M, G, T suffixes (powers of 1024).  DUR takes ms, s, m\n"
+	"suffixes; a bare number is seconds.  Every long option is also a config\n"
+	"file key (KEY=VALUE or 'KEY VALUE' lines, # comments).  SIGUSR1 logs the\n"
+	"stats, SIGHUP re-reads the config file, SIGTERM frees everything and exits.\n";
+
+static int set_err(char *err, size_t errlen, const char *fmt, const char *a,
+		   const char *b)
+{
+	if (err && errlen)
+		snprintf(err, errlen, fmt, a, b);
+	return -EINVAL;
+}
+
+static const char *skip_space(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* Unsigned decimal, no sign, no overflow; *end left after the digits. */
+static int parse_u64(const char *s, uint64_t *out, const char **end)
+{
+	uint64_t v = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	while (isdigit((unsigned char)*s)) {
+		unsigned int d = (unsigned int)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+		s++;
+	}
+	*out = v;
+	*end = s;
+	return 0;
+}
+
+/* "4096", "256M", "8G", "2MiB", "1tb": binary units, integers only. */
+int fsd_parse_size(const char *s, uint64_t *out)
+{
+	const char *p;
+	uint64_t v;
+	unsigned int shift = 0;
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	ret = parse_u64(skip_space(s), &v, &p);
+	if (ret)
+		return ret;
+	switch (toupper((unsigned char)*p)) {
+	case 'K':
+		shift = 10;
+		break;
+	case 'M':
+		shift = 20;
+		break;
+	case 'G':
+		shift = 30;
+		break;
+	case 'T':
+		shift = 40;
+		break;
+	case 'B':
+	case '\0':
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (shift) {
+		p++;
+		if (toupper((unsigned char)*p) == 'I' &&
+		    toupper((unsigned char)p[1]) == 'B')
+			p += 2;
+		else if (toupper((unsigned char)*p) == 'B')
+			p++;
+	} else if (*p) {
+		p++;	/* the lone 'B' */
+	}
+	if (*skip_space(p))
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*out = v << shift;
+	return 0;
+}
+
+/* "50%" (1..100) or a size. */
+int fsd_parse_amount(const char *s, struct fsd_amount *out)
+{
+	const char *p;
+	uint64_t v;
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	if (strchr(s, '%')) {
+		ret = parse_u64(skip_space(s), &v, &p);
+		if (ret)
+			return ret;
+		if (*p != '%' || *skip_space(p + 1))
+			return -EINVAL;
+		if (v < 1 || v > 100)
+			return -ERANGE;
+		out->pct = (unsigned int)v;
+		out->bytes = 0;
+		return 0;
+	}
+	ret = fsd_parse_size(s, &v);
+	if (ret)
+		return ret;
+	out->bytes = v;
+	out->pct = 0;
+	return 0;
+}
+
+/* "1s", "500ms", "2m", "3" (seconds); at most a day. */
+int fsd_parse_duration_ms(const char *s, uint32_t *out)
+{
+	const char *p;
+	uint64_t v, mult;
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	ret = parse_u64(skip_space(s), &v, &p);
+	if (ret)
+		return ret;
+	if (!strncasecmp(p, "ms", 2)) {
+		mult = 1;
+		p += 2;
+	} else if (*p == 's' || *p == 'S') {
+		mult = 1000;
+		p++;
+	} else if (*p == 'm' || *p == 'M') {
+		mult = 60000;
+		p++;
+	} else {
+		mult = 1000;
+	}
+	if (*skip_space(p))
+		return -EINVAL;
+	if (v > 86400000ull / mult)
+		return -ERANGE;
+	*out = (uint32_t)(v * mult);
+	return 0;
+}
+
+/* "12.5" -> 1250: a percentage with at most two decimals, 0..100. */
+int fsd_parse_percent100(const char *s, unsigned int *out)
+{
+	const char *p;
+	uint64_t whole, frac = 0;
+	int ret, digits = 0;
+
+	if (!s)
+		return -EINVAL;
+	ret = parse_u64(skip_space(s), &whole, &p);
+	if (ret)
+		return ret;
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			if (digits < 2) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				digits++;
+			}
+			p++;
+		}
+		if (!digits)
+			return -EINVAL;
+		if (digits == 1)
+			frac *= 10;
+	}
+	if (*p == '%')
+		p++;
+	if (*skip_space(p))
+		return -EINVAL;
+	if (whole > 100 || (whole == 100 && frac))
+		return -ERANGE;
+	*out = (unsigned int)(whole * 100 + frac);
+	return 0;
+}
+
+/* "ADDR", "ADDR:PORT", ":PORT", "[V6]:PORT", "V6" (two colons or more). */
+int fsd_parse_listen(const char *s, char *addr, size_t addr_len,
+		     uint16_t *port)
+{
+	const char *colon, *host = s, *pstr = NULL;
+	size_t hlen;
+	uint64_t v;
+	const char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	if (*s == '[') {
+		const char *rb = strchr(s, ']');
+
+		if (!rb)
+			return -EINVAL;
+		host = s + 1;
+		hlen = (size_t)(rb - host);
+		if (rb[1] == ':')
+			pstr = rb + 2;
+		else if (rb[1])
+			return -EINVAL;
+	} else {
+		colon = strchr(s, ':');
+		if (colon && strchr(colon + 1, ':')) {
+			hlen = strlen(s);	/* bare IPv6 */
+		} else if (colon) {
+			hlen = (size_t)(colon - s);
+			pstr = colon + 1;
+		} else {
+			hlen = strlen(s);
+		}
+	}
+	if (pstr) {
+		if (parse_u64(pstr, &v, &end) || *end || v < 1 || v > 65535)
+			return -EINVAL;
+		*port = (uint16_t)v;
+	}
+	if (hlen >= addr_len)
+		return -ENAMETOOLONG;
+	if (hlen) {
+		memcpy(addr, host, hlen);
+		addr[hlen] = '\0';
+	} else if (!pstr) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+uint64_t fsd_amount_resolve(const struct fsd_amount *a, uint64_t base)
+{
+	if (a->pct)
+		return base / 100 * a->pct + base % 100 * a->pct / 100;
+	return a->bytes;
+}
+
+/* Exact when a whole number of units, else one decimal: "64M", "23.1G". */
+void fsd_format_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int i;
+
+	for (i = 3; i >= 0; i--) {
+		uint64_t u = 1ull << (10 * (i + 1));
+
+		if (bytes < u)
+			continue;
+		if (!(bytes % u))
+			snprintf(buf, len, "%" PRIu64 "%c", bytes / u, units[i]);
+		else
+			snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "%c",
+				 bytes / u, bytes % u * 10 / u, units[i]);
+		return;
+	}
+	snprintf(buf, len, "%" PRIu64, bytes);
+}
+
+/* For logs: whole MiB. */
+void fsd_format_size_mb(uint64_t bytes, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64 " MiB", bytes >> 20);
+}
+
+void fsd_config_defaults(struct fsd_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->listen_addr, sizeof(c->listen_addr), "0.0.0.0");
+	c->port = FARSWAP_DEFAULT_PORT;
+	c->donate.pct = 50;
+	c->slab_size = FARSWAP_SLAB_SIZE_DEFAULT;
+	c->headroom.pct = 10;
+	c->hysteresis.pct = 5;
+	c->pressure_interval_ms = 1000;
+	c->reclaim_deadline_ms = 10000;
+	c->psi_threshold = 0;
+	c->log_level = FSD_LOG_INFO;
+	snprintf(c->stats_socket, sizeof(c->stats_socket), "%s",
+		 FSD_STATS_SOCKET);
+	c->hugepages = FSD_HUGE_AUTO;
+	c->max_hosts = 256;
+}
+
+/* Keys compare with '-' and '_' as the same character. */
+static bool key_is(const char *key, const char *name)
+{
+	for (; *key && *name; key++, name++) {
+		char a = *key == '_' ? '-' : (char)tolower((unsigned char)*key);
+
+		if (a != *name)
+			return false;
+	}
+	return !*key && !*name;
+}
+
+int fsd_config_set(struct fsd_config *c, const char *key, const char *val,
+		   char *err, size_t errlen)
+{
+	uint64_t v;
+	int ret;
+
+	if (!val)
+		return set_err(err, errlen, "%s: missing value%s", key, "");
+	if (key_is(key, "listen")) {
+		char addr[FSD_ADDR_LEN];
+		uint16_t port = c->port;
+
+		addr[0] = '\0';
+		ret = fsd_parse_listen(val, addr, sizeof(addr), &port);
+		if (ret)
+			goto bad;
+		if (addr[0])
+			memcpy(c->listen_addr, addr, sizeof(addr));
+		c->port = port;
+	} else if (key_is(key, "donate")) {
+		struct fsd_amount a;
+
+		ret = fsd_parse_amount(val, &a);
+		if (ret || (!a.pct && !a.bytes))
+			goto bad;
+		c->donate = a;
+	} else if (key_is(key, "slab-size")) {
+		ret = fsd_parse_size(val, &v);
+		if (ret || !farswap_slab_size_valid(v))
+			return set_err(err, errlen,
+				       "slab-size '%s': must be a power of two from 2M to 1T%s",
+				       val, "");
+		c->slab_size = v;
+	} else if (key_is(key, "headroom") || key_is(key, "hysteresis")) {
+		struct fsd_amount a;
+
+		ret = fsd_parse_amount(val, &a);
+		if (ret)
+			goto bad;
+		if (key_is(key, "headroom"))
+			c->headroom = a;
+		else
+			c->hysteresis = a;
+	} else if (key_is(key, "pressure-interval")) {
+		uint32_t ms;
+
+		ret = fsd_parse_duration_ms(val, &ms);
+		if (ret || ms < 10)
+			return set_err(err, errlen,
+				       "pressure-interval '%s': want a duration of at least 10ms%s",
+				       val, "");
+		c->pressure_interval_ms = ms;
+	} else if (key_is(key, "reclaim-deadline")) {
+		uint32_t ms;
+
+		ret = fsd_parse_duration_ms(val, &ms);
+		if (ret || !ms)
+			goto bad;
+		c->reclaim_deadline_ms = ms;
+	} else if (key_is(key, "psi-threshold")) {
+		unsigned int p;
+
+		ret = fsd_parse_percent100(val, &p);
+		if (ret)
+			goto bad;
+		c->psi_threshold = p;
+	} else if (key_is(key, "log-level")) {
+		int l = fsd_log_parse_level(val);
+
+		if (l < 0)
+			return set_err(err, errlen,
+				       "log-level '%s': want error, warning, notice, info or debug%s",
+				       val, "");
+		c->log_level = l;
+	} else if (key_is(key, "stats-socket")) {
+		if (!strcmp(val, "none") || !*val) {
+			c->stats_socket[0] = '\0';
+		} else {
+			if (strlen(val) >= sizeof(c->stats_socket))
+				return set_err(err, errlen,
+					       "stats-socket '%s': path too long%s",
+					       val, "");
+			snprintf(c->stats_socket, sizeof(c->stats_socket),
+				 "%s", val);
+		}
+	} else if (key_is(key, "donor-id")) {
+		size_t n = strlen(val);
+
+		if (!n || n > FARSWAP_ID_LEN)
+			return set_err(err, errlen,
+				       "donor-id '%s': want 1 to 16 characters%s",
+				       val, "");
+		memset(c->donor_id, 0, sizeof(c->donor_id));
+		memcpy(c->donor_id, val, n);
+		c->donor_id_set = true;
+	} else if (key_is(key, "hugepages")) {
+		if (!strcasecmp(val, "auto"))
+			c->hugepages = FSD_HUGE_AUTO;
+		else if (!strcasecmp(val, "never") || !strcasecmp(val, "no"))
+			c->hugepages = FSD_HUGE_NEVER;
+		else if (!strcasecmp(val, "always") || !strcasecmp(val, "yes"))
+			c->hugepages = FSD_HUGE_ALWAYS;
+		else
+			goto bad;
+	} else if (key_is(key, "max-hosts")) {
+		const char *end;
+
+		if (parse_u64(val, &v, &end) || *end || !v || v > 65536)
+			goto bad;
+		c->max_hosts = (unsigned int)v;
+	} else {
+		return set_err(err, errlen, "unknown key '%s'%s", key, "");
+	}
+	return 0;
+bad:
+	return set_err(err, errlen, "%s: bad value '%s'", key, val);
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* Parse config text: KEY=VALUE or "KEY VALUE" lines, # comments. */
+int fsd_config_parse(struct fsd_config *c, const char *text, const char *name,
+		     char *err, size_t errlen)
+{
+	char line[512], msg[256];
+	unsigned int lineno = 0;
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *s, *key, *val, *hash;
+
+		lineno++;
+		if (n >= sizeof(line)) {
+			snprintf(err, errlen, "%s:%u: line too long", name,
+				 lineno);
+			return -EINVAL;
+		}
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p += n + (nl ? 1 : 0);
+
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		s = trim(line);
+		if (!*s)
+			continue;
+		key = s;
+		s += strcspn(s, "= \t");
+		if (*s == '=') {
+			*s++ = '\0';
+		} else if (*s) {
+			*s++ = '\0';
+			s = trim(s);
+			if (*s == '=')
+				s++;
+		}
+		key = trim(key);
+		val = trim(s);
+		/* Optional quotes around the value. */
+		if (strlen(val) >= 2 && (val[0] == '"' || val[0] == '\'') &&
+		    val[strlen(val) - 1] == val[0]) {
+			val[strlen(val) - 1] = '\0';
+			val++;
+		}
+		if (!*val) {
+			snprintf(err, errlen, "%s:%u: %s: missing value", name,
+				 lineno, key);
+			return -EINVAL;
+		}
+		if (fsd_config_set(c, key, val, msg, sizeof(msg))) {
+			snprintf(err, errlen, "%s:%u: %s", name, lineno, msg);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int fsd_config_load(struct fsd_config *c, const char *path, bool must_exist,
+		    char *err, size_t errlen)
+{
+	char *text;
+	FILE *f;
+	long n;
+	int ret;
+
+	f = fopen(path, "r");
+	if (!f) {
+		if (errno == ENOENT && !must_exist)
+			return 0;
+		snprintf(err, errlen, "cannot open config %s: %s", path,
+			 strerror(errno));
+		return -errno;
+	}
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || n > (1 << 20) ||
+	    fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		snprintf(err, errlen, "cannot read config %s", path);
+		return -EINVAL;
+	}
+	text = calloc(1, (size_t)n + 1);
+	if (!text) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	if (fread(text, 1, (size_t)n, f) != (size_t)n) {
+		free(text);
+		fclose(f);
+		snprintf(err, errlen, "cannot read config %s", path);
+		return -EIO;
+	}
+	fclose(f);
+	ret = fsd_config_parse(c, text, path, err, errlen);
+	free(text);
+	return ret;
+}
+
+enum {
+	OPT_HEADROOM = 256, OPT_HYSTERESIS, OPT_INTERVAL, OPT_DEADLINE,
+	OPT_PSI, OPT_HUGE, OPT_MAX_HOSTS, OPT_DONOR_ID, OPT_STATS_SOCKET,
+	OPT_LOG_LEVEL, OPT_STATS, OPT_CHECK, OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "listen", required_argument, NULL, 'l' },
+	{ "donate", required_argument, NULL, 'd' },
+	{ "slab-size", required_argument, NULL, 's' },
+	{ "headroom", required_argument, NULL, OPT_HEADROOM },
+	{ "hysteresis", required_argument, NULL, OPT_HYSTERESIS },
+	{ "pressure-interval", required_argument, NULL, OPT_INTERVAL },
+	{ "reclaim-deadline", required_argument, NULL, OPT_DEADLINE },
+	{ "psi-threshold", required_argument, NULL, OPT_PSI },
+	{ "hugepages", required_argument, NULL, OPT_HUGE },
+	{ "max-hosts", required_argument, NULL, OPT_MAX_HOSTS },
+	{ "donor-id", required_argument, NULL, OPT_DONOR_ID },
+	{ "stats-socket", required_argument, NULL, OPT_STATS_SOCKET },
+	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "config", required_argument, NULL, 'c' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "check-config", no_argument, NULL, OPT_CHECK },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * Collect the command line: the action, the config path and the flags
+ * that override config keys (applied after the file is read).
+ */
+int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
+		   size_t errlen)
+{
+	int opt, idx;
+
+	memset(a, 0, sizeof(*a));
+	a->action = FSD_ACT_RUN;
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":l:d:s:c:vh", long_opts,
+				  &idx)) != -1) {
+		const char *key = NULL;
+
+		switch (opt) {
+		case 'h':
+			a->action = FSD_ACT_HELP;
+			return 0;
+		case 'v':
+			a->verbose++;
+			continue;
+		case 'c':
+			a->config_path = optarg;
+			continue;
+		case OPT_STATS:
+			a->action = FSD_ACT_STATS;
+			continue;
+		case OPT_CHECK:
+			a->action = FSD_ACT_CHECK;
+			continue;
+		case OPT_VERSION:
+			a->action = FSD_ACT_VERSION;
+			continue;
+		case ':':
+			snprintf(err, errlen, "option '%s' needs a value",
+				 argv[optind - 1]);
+			return -EINVAL;
+		case '?':
+			snprintf(err, errlen, "unknown option '%s' (see --help)",
+				 argv[optind - 1]);
+			return -EINVAL;
+		case 'l':
+			key = "listen";
+			break;
+		case 'd':
+			key = "donate";
+			break;
+		case 's':
+			key = "slab-size";
+			break;
+		default:
+			key = long_opts[idx].name;
+			break;
+		}
+		if (a->nr >= FSD_MAX_OVERRIDES) {
+			snprintf(err, errlen, "too many options");
+			return -E2BIG;
+		}
+		a->kv[a->nr].key = key;
+		a->kv[a->nr].val = optarg;
+		a->nr++;
+	}
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s' (see --help)",
+			 argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int fsd_config_apply_args(struct fsd_config *c, const struct fsd_args *a,
+			  char *err, size_t errlen)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < a->nr; i++) {
+		ret = fsd_config_set(c, a->kv[i].key, a->kv[i].val, err,
+				     errlen);
+		if (ret)
+			return ret;
+	}
+	if (a->verbose) {
+		c->log_level += a->verbose;
+		if (c->log_level > FSD_LOG_DEBUG)
+			c->log_level = FSD_LOG_DEBUG;
+	}
+	return 0;
+}
+
+/*
+ * Turn percentages into bytes and check that the sizes make sense
+ * together.  The donation is rounded down to whole slabs.
+ */
+int fsd_config_resolve(const struct fsd_config *c, uint64_t mem_total,
+		       uint64_t mem_available, struct fsd_limits *out,
+		       char *err, size_t errlen)
+{
+	char a[32], b[32], h[32];
+	uint64_t want, slabs;
+
+	memset(out, 0, sizeof(*out));
+	out->headroom = fsd_amount_resolve(&c->headroom, mem_total);
+	out->hysteresis = fsd_amount_resolve(&c->hysteresis, mem_total);
+	want = fsd_amount_resolve(&c->donate, mem_available);
+	slabs = want / c->slab_size;
+	fsd_format_size(want, a, sizeof(a));
+	fsd_format_size(c->slab_size, b, sizeof(b));
+	if (!slabs) {
+		snprintf(err, errlen,
+			 "donation of %s is less than one slab of %s: lower --slab-size or raise --donate",
+			 a, b);
+		return -EINVAL;
+	}
+	if (slabs > UINT32_MAX - 1) {
+		snprintf(err, errlen, "donation of %s is too many slabs of %s",
+			 a, b);
+		return -ERANGE;
+	}
+	out->nr_slabs = (uint32_t)slabs;
+	out->donate = slabs * c->slab_size;
+	if (out->donate > mem_available ||
+	    mem_available - out->donate < out->headroom) {
+		fsd_format_size(out->donate, a, sizeof(a));
+		fsd_format_size(mem_available, b, sizeof(b));
+		fsd_format_size(out->headroom, h, sizeof(h));
+		snprintf(err, errlen,
+			 "cannot donate %s: only %s is available and %s must stay free (--headroom)",
+			 a, b, h);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void fsd_config_print(const struct fsd_config *c, char *buf, size_t len)
+{
+	char donate[32], slab[32], head[32], hyst[32];
+	static const char *const huge[] = { "auto", "never", "always" };
+
+	if (c->donate.pct)
+		snprintf(donate, sizeof(donate), "%u%%", c->donate.pct);
+	else
+		fsd_format_size(c->donate.bytes, donate, sizeof(donate));
+	fsd_format_size(c->slab_size, slab, sizeof(slab));
+	if (c->headroom.pct)
+		snprintf(head, sizeof(head), "%u%%", c->headroom.pct);
+	else
+		fsd_format_size(c->headroom.bytes, head, sizeof(head));
+	if (c->hysteresis.pct)
+		snprintf(hyst, sizeof(hyst), "%u%%", c->hysteresis.pct);
+	else
+		fsd_format_size(c->hysteresis.bytes, hyst, sizeof(hyst));
+	snprintf(buf, len,
+		 "listen %s:%u\ndonate %s\nslab-size %s\nheadroom %s\n"
+		 "hysteresis %s\npressure-interval %ums\n"
+		 "reclaim-deadline %ums\npsi-threshold %u.%02u\n"
+		 "hugepages %s\nmax-hosts %u\nlog-level %s\n"
+		 "stats-socket %s\n",
+		 c->listen_addr, c->port, donate, slab, head, hyst,
+		 c->pressure_interval_ms, c->reclaim_deadline_ms,
+		 c->psi_threshold / 100, c->psi_threshold % 100,
+		 huge[c->hugepages], c->max_hosts,
+		 fsd_log_level_name(c->log_level),
+		 c->stats_socket[0] ? c->stats_socket : "none");
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The donor's logic: sessions, connect decisions, control message
+ * handling and the pressure response.  Everything that touches memory or
+ * RDMA goes through struct fsd_ops, so this file runs unchanged under the
+ * unit tests and the fuzzer with fake ops.
+ */
+#ifndef FSD_DONOR_H
+#define FSD_DONOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "farswap_proto.h"
+#include "pool.h"
+#include "pressure.h"
+
+#define FSD_PEER_LEN 64
+#define FSD_NAME_LEN (2 * FARSWAP_ID_LEN + 1)
+/* Unsolicited messages (reclaims, stats notices) in flight per host. */
+#define FSD_UNSOLICITED_MAX (FARSWAP_CTRL_DEPTH / 2)
+/* Features this donor implements. */
+#define FSD_FEATURES (FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH)
+
+struct fsd_session {
+	struct fsd_session *next;
+	uint32_t nr;			/* host number, for logs and stats */
+	uint64_t token;
+	uint8_t host_id[FARSWAP_ID_LEN];
+	char name[FSD_NAME_LEN];	/* host_id, printable */
+	char peer[FSD_PEER_LEN];	/* address:port of the control QP */
+	uint8_t version;
+	uint32_t features;		/* negotiated */
+	uint16_t nr_io_queues;
+	uint32_t queue_depth;
+	uint64_t io_attached;		/* bit qid - 1: I/O QP accepted */
+	bool established;		/* control QP connected */
+	bool closing;
+	uint32_t nr_slabs;
+	uint32_t nr_reclaiming;
+	uint32_t unsolicited;		/* reclaims + notices in flight */
+	bool notice_in_flight;
+	uint64_t next_cookie;
+	uint64_t msgs_in;
+	uint64_t msgs_out;
+	void *rdma;			/* host.c's verbs state */
+};
+
+struct fsd_donor;
+
+/* Flags for fsd_ops.send. */
+#define FSD_SEND_NOTICE 1	/* unsolicited STATS_REP: report completion */
+
+struct fsd_ops {
+	/* Zero @slab if dirty and register it in @s's PD; set mr and rkey. */
+	int (*slab_grant)(struct fsd_donor *d, struct fsd_session *s,
+			  struct fsd_slab *slab);
+	/* Deregister a held slab's MR: its rkey is dead afterwards. */
+	void (*slab_revoke)(struct fsd_donor *d, struct fsd_slab *slab);
+	/* Give an unregistered slab's memory back to the OS; mem = NULL. */
+	int (*slab_release)(struct fsd_donor *d, struct fsd_slab *slab);
+	/* Allocate and pin memory for a released slab; sets mem. */
+	int (*slab_populate)(struct fsd_donor *d, struct fsd_slab *slab);
+	/* Post one control message on @s's control QP. */
+	int (*send)(struct fsd_donor *d, struct fsd_session *s,
+		    const union farswap_msg *msg, unsigned int flags);
+	/* Begin tearing down @s's connections (the session is closing). */
+	void (*close)(struct fsd_donor *d, struct fsd_session *s);
+	/* Fill @buf with random bytes. */
+	int (*random)(struct fsd_donor *d, void *buf, size_t len);
+};
+
+struct fsd_counters {
+	uint64_t sessions;
+	uint64_t rejects;
+	uint64_t bad_msgs;
+	uint64_t grants;
+	uint64_t frees;
+	uint64_t denied;
+	uint64_t reclaim_sent;
+	uint64_t reclaim_ok;
+	uint64_t reclaim_refused;
+	uint64_t reclaim_late;
+	uint64_t released;
+	uint64_t repopulated;
+	uint64_t notices;
+};
+
+struct fsd_donor {
+	struct fsd_pool pool;
+	const struct fsd_ops *ops;
+	void *priv;
+	struct fsd_session *sessions;
+	uint32_t nr_sessions;
+	uint32_t next_nr;
+	uint32_t max_hosts;
+	uint8_t donor_id[FARSWAP_ID_LEN];
+	uint32_t reclaim_deadline_ms;
+	uint64_t headroom;
+	uint64_t hysteresis;
+	unsigned int psi_threshold;
+	bool under_pressure;
+	bool shutting_down;
+	struct fsd_meminfo mem;		/* last reading */
+	struct fsd_counters cnt;
+};
+
+/* What to do with a connect request. */
+struct fsd_conn_decision {
+	int status;			/* FARSWAP_ST_OK or the reject reason */
+	const char *why;		/* for the log when rejected */
+	struct farswap_conn_req req;	/* valid when status is OK */
+	unsigned int qtype;
+	unsigned int version;
+	unsigned int qid;
+	struct fsd_session *session;	/* I/O QP: the session it joins */
+};
+
+int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
+		   const struct fsd_ops *ops, void *priv);
+void fsd_donor_exit(struct fsd_donor *d);
+
+void fsd_conn_decide(struct fsd_donor *d, const void *pdata, size_t len,
+		     struct fsd_conn_decision *dec);
+struct fsd_session *fsd_session_new(struct fsd_donor *d,
+				    const struct fsd_conn_decision *dec,
+				    const char *peer);
+int fsd_session_attach_io(struct fsd_session *s, unsigned int qid);
+void fsd_session_detach_io(struct fsd_session *s, unsigned int qid);
+struct fsd_session *fsd_session_find(struct fsd_donor *d, uint64_t token);
+void fsd_conn_rep_build(const struct fsd_donor *d, const struct fsd_session *s,
+			struct farswap_conn_rep *rep);
+void fsd_session_established(struct fsd_donor *d, struct fsd_session *s);
+
+__attribute__((format(printf, 4, 5))) void
+fsd_session_close(struct fsd_donor *d, struct fsd_session *s, int level,
+		  const char *fmt, ...);
+void fsd_session_drop_slabs(struct fsd_donor *d, struct fsd_session *s);
+void fsd_session_free(struct fsd_donor *d, struct fsd_session *s);
+
+int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
+		   size_t len, uint64_t now_ms);
+void fsd_notice_sent(struct fsd_donor *d, struct fsd_session *s);
+const char *fsd_msg_problem(const void *buf, size_t len, unsigned int version,
+			    char *out, size_t outlen);
+uint32_t fsd_slabs_offered(const struct fsd_donor *d);
+
+void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
+		    uint64_t now_ms);
+int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len);
+
+#endif /* FSD_DONOR_H */

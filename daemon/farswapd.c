@@ -1,0 +1,652 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * farswapd: the farswap donor daemon.
+ *
+ * One thread, one epoll loop over the rdma_cm event channel, each host
+ * session's completion channel, a signalfd and a timerfd (memory checks
+ * and reclaim deadlines), and the stats socket.  Nothing in the loop
+ * blocks: every fd is non-blocking and every CM event is acknowledged
+ * before it is acted on, so destroying an id never waits.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "server.h"
+#include "slabmem.h"
+#include "stats.h"
+
+#define MEMINFO "/proc/meminfo"
+#define PSI_MEMORY "/proc/pressure/memory"
+#define STATS_MAX (64 * 1024)
+
+uint64_t fsd_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void die(const char *fmt, const char *arg)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	pr_err("%s", msg);
+	exit(1);
+}
+
+/* The donor's identity: --donor-id, else /etc/machine-id, else hostname. */
+static void pick_donor_id(const struct fsd_config *cfg, uint8_t *id)
+{
+	char buf[64];
+	FILE *f;
+	int i;
+
+	memset(id, 0, FARSWAP_ID_LEN);
+	if (cfg->donor_id_set) {
+		memcpy(id, cfg->donor_id, FARSWAP_ID_LEN);
+		return;
+	}
+	f = fopen("/etc/machine-id", "r");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f) && strlen(buf) >= 32) {
+			for (i = 0; i < FARSWAP_ID_LEN; i++) {
+				unsigned int b;
+
+				if (sscanf(buf + 2 * i, "%2x", &b) != 1)
+					break;
+				id[i] = (uint8_t)b;
+			}
+			if (i == FARSWAP_ID_LEN) {
+				fclose(f);
+				return;
+			}
+		}
+		fclose(f);
+	}
+	memset(id, 0, FARSWAP_ID_LEN);
+	if (!gethostname(buf, sizeof(buf)))
+		memcpy(id, buf, strnlen(buf, FARSWAP_ID_LEN));
+}
+
+static int watch_fd(struct fsd_server *srv, int fd, struct fsd_watch *w,
+		    enum fsd_watch_type type, void *ptr)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = w };
+
+	w->type = type;
+	w->ptr = ptr;
+	return epoll_ctl(srv->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static int arm_timer(struct fsd_server *srv)
+{
+	uint32_t ms = srv->cfg.pressure_interval_ms;
+	struct itimerspec its = {
+		.it_interval = { ms / 1000, (long)(ms % 1000) * 1000000 },
+		.it_value = { ms / 1000, (long)(ms % 1000) * 1000000 },
+	};
+
+	return timerfd_settime(srv->timer_fd, 0, &its, NULL);
+}
+
+static void apply_limits(struct fsd_server *srv)
+{
+	struct fsd_donor *d = &srv->donor;
+
+	d->headroom = srv->lim.headroom;
+	d->hysteresis = srv->lim.hysteresis;
+	d->reclaim_deadline_ms = srv->cfg.reclaim_deadline_ms;
+	d->psi_threshold = srv->cfg.psi_threshold;
+	d->max_hosts = srv->cfg.max_hosts;
+}
+
+static void log_stats(struct fsd_server *srv)
+{
+	char *buf = malloc(STATS_MAX), *line, *save;
+
+	if (!buf)
+		return;
+	if (fsd_donor_stats(&srv->donor, buf, STATS_MAX) < 0) {
+		pr_warn("stats do not fit %u bytes", STATS_MAX);
+	} else {
+		for (line = strtok_r(buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			pr_info("stats: %s", line);
+	}
+	free(buf);
+}
+
+/* SIGHUP: re-read the config; only the keys that can change live do. */
+static void reload(struct fsd_server *srv)
+{
+	struct fsd_config c;
+	struct fsd_meminfo mi;
+	char err[512];
+
+	fsd_config_defaults(&c);
+	if (fsd_config_load(&c, srv->config_path, srv->config_must_exist, err,
+			    sizeof(err)) ||
+	    fsd_config_apply_args(&c, &srv->args, err, sizeof(err))) {
+		pr_err("reload: %s; keeping the running configuration", err);
+		return;
+	}
+	if (strcmp(c.listen_addr, srv->cfg.listen_addr) ||
+	    c.port != srv->cfg.port || c.slab_size != srv->cfg.slab_size ||
+	    memcmp(&c.donate, &srv->cfg.donate, sizeof(c.donate)) ||
+	    c.hugepages != srv->cfg.hugepages ||
+	    strcmp(c.stats_socket, srv->cfg.stats_socket))
+		pr_warn("reload: listen, donate, slab-size, hugepages and stats-socket take effect after a restart");
+	srv->cfg.headroom = c.headroom;
+	srv->cfg.hysteresis = c.hysteresis;
+	srv->cfg.pressure_interval_ms = c.pressure_interval_ms;
+	srv->cfg.reclaim_deadline_ms = c.reclaim_deadline_ms;
+	srv->cfg.psi_threshold = c.psi_threshold;
+	srv->cfg.max_hosts = c.max_hosts;
+	srv->cfg.log_level = c.log_level;
+	fsd_log_set_level(c.log_level);
+	if (!fsd_read_meminfo(MEMINFO, NULL, &mi)) {
+		srv->lim.headroom = fsd_amount_resolve(&c.headroom,
+						       mi.mem_total);
+		srv->lim.hysteresis = fsd_amount_resolve(&c.hysteresis,
+							 mi.mem_total);
+	}
+	apply_limits(srv);
+	arm_timer(srv);
+	pr_notice("reloaded %s", srv->config_path);
+}
+
+/* Copy what we need out of a CM event, so it can be acked at once. */
+struct cm_event {
+	enum rdma_cm_event_type type;
+	struct rdma_cm_id *id;
+	struct rdma_cm_id *listen_id;
+	int status;
+	struct fsd_conn_params cp;
+	uint8_t pdata[256];
+	uint8_t plen;
+};
+
+static void on_connect_request(struct fsd_server *srv, struct cm_event *ev)
+{
+	struct fsd_conn_decision dec;
+	struct fsd_session *s;
+	char peer[FSD_PEER_LEN];
+	int ret;
+
+	fsd_peer_name(ev->id, peer, sizeof(peer));
+	fsd_conn_decide(&srv->donor, ev->pdata, ev->plen, &dec);
+	if (dec.status != FARSWAP_ST_OK)
+		goto reject;
+	if (dec.qtype == FARSWAP_QT_CTRL) {
+		s = fsd_session_new(&srv->donor, &dec, peer);
+		if (!s) {
+			dec.status = FARSWAP_ST_INTERNAL;
+			dec.why = "cannot create a session";
+			goto reject;
+		}
+		ret = fsd_host_accept_ctrl(srv, ev->id, s, &ev->cp);
+		if (ret) {
+			pr_err("host %s: cannot set up the control QP: %s",
+			       peer, strerror(-ret));
+			fsd_session_free(&srv->donor, s);
+			dec.status = FARSWAP_ST_INTERNAL;
+			dec.why = "cannot set up the control QP";
+			goto reject;
+		}
+		pr_info("host %u (%s, %s): control QP accepted", s->nr,
+			s->name, s->peer);
+		return;
+	}
+	s = dec.session;
+	ret = fsd_host_accept_io(srv, ev->id, s, dec.qid, &ev->cp);
+	if (ret) {
+		fsd_host_reject(ev->id, FARSWAP_ST_INTERNAL);
+		rdma_destroy_id(ev->id);
+		fsd_session_close(&srv->donor, s, FSD_LOG_WARN,
+				  "cannot set up I/O queue %u: %s", dec.qid,
+				  strerror(-ret));
+		return;
+	}
+	pr_debug("host %u: I/O queue %u accepted", s->nr, dec.qid);
+	return;
+
+reject:
+	srv->donor.cnt.rejects++;
+	pr_notice("connect from %s rejected: %s (%s)", peer, dec.why,
+		  farswap_status_str(dec.status));
+	fsd_host_reject(ev->id, dec.status);
+	rdma_destroy_id(ev->id);
+}
+
+static void on_conn_event(struct fsd_server *srv, struct cm_event *ev)
+{
+	struct fsd_conn *c = ev->id->context;
+	struct fsd_session *s = c ? c->s : NULL;
+	char q[32];
+
+	if (!s)
+		return;
+	if (c->qtype == FARSWAP_QT_CTRL)
+		snprintf(q, sizeof(q), "control QP");
+	else
+		snprintf(q, sizeof(q), "I/O queue %u", c->qid);
+	switch (ev->type) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		c->established = true;
+		if (c->qtype == FARSWAP_QT_CTRL)
+			fsd_session_established(&srv->donor, s);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		fsd_session_close(&srv->donor, s, FSD_LOG_INFO,
+				  "host disconnected (%s)", q);
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		fsd_session_close(&srv->donor, s, FSD_LOG_WARN, "%s: %s (%d)",
+				  q, rdma_event_str(ev->type), ev->status);
+		break;
+	default:
+		pr_debug("host %u: %s on %s", s->nr, rdma_event_str(ev->type),
+			 q);
+		break;
+	}
+}
+
+static void on_cm_ready(struct fsd_server *srv)
+{
+	struct rdma_cm_event *e;
+	struct cm_event ev;
+
+	while (!rdma_get_cm_event(srv->cm_ch, &e)) {
+		memset(&ev, 0, sizeof(ev));
+		ev.type = e->event;
+		ev.id = e->id;
+		ev.listen_id = e->listen_id;
+		ev.status = e->status;
+		if (e->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			ev.cp.initiator_depth = e->param.conn.initiator_depth;
+			ev.cp.responder_resources =
+				e->param.conn.responder_resources;
+			ev.plen = e->param.conn.private_data_len;
+			if (e->param.conn.private_data && ev.plen)
+				memcpy(ev.pdata, e->param.conn.private_data,
+				       ev.plen);
+			else
+				ev.plen = 0;
+		}
+		rdma_ack_cm_event(e);
+
+		if (ev.type == RDMA_CM_EVENT_CONNECT_REQUEST)
+			on_connect_request(srv, &ev);
+		else if (ev.id == srv->listen_id) {
+			pr_err("listener: %s; exiting", rdma_event_str(ev.type));
+			srv->stop = true;
+			srv->exit_code = 1;
+		} else {
+			on_conn_event(srv, &ev);
+		}
+	}
+	if (errno != EAGAIN && errno != EWOULDBLOCK)
+		pr_err("rdma_get_cm_event: %s", strerror(errno));
+}
+
+static void on_timer(struct fsd_server *srv)
+{
+	struct fsd_meminfo mi;
+	uint64_t ticks;
+
+	if (read(srv->timer_fd, &ticks, sizeof(ticks)) < 0)
+		return;
+	if (fsd_read_meminfo(MEMINFO, PSI_MEMORY, &mi)) {
+		pr_warn("cannot read %s", MEMINFO);
+		return;
+	}
+	fsd_donor_tick(&srv->donor, &mi, fsd_now_ms());
+}
+
+static void on_signal(struct fsd_server *srv)
+{
+	struct signalfd_siginfo si;
+
+	while (read(srv->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGTERM:
+		case SIGINT:
+			pr_notice("%s: freeing everything and exiting",
+				  strsignal((int)si.ssi_signo));
+			srv->stop = true;
+			break;
+		case SIGHUP:
+			reload(srv);
+			break;
+		case SIGUSR1:
+			log_stats(srv);
+			break;
+		}
+	}
+}
+
+static void on_stats(struct fsd_server *srv)
+{
+	char *buf = malloc(STATS_MAX);
+	int n;
+
+	if (!buf)
+		return;
+	n = fsd_donor_stats(&srv->donor, buf, STATS_MAX);
+	if (n < 0)
+		n = snprintf(buf, STATS_MAX, "error stats too long\n");
+	fsd_stats_serve(srv->stats_fd, buf, (size_t)n);
+	free(buf);
+}
+
+/* Free the verbs resources of every session that was closed. */
+static void reap_sessions(struct fsd_server *srv)
+{
+	struct fsd_session *s, *next;
+
+	for (s = srv->donor.sessions; s; s = next) {
+		next = s->next;
+		if (s->closing)
+			fsd_host_destroy(srv, s);
+	}
+}
+
+static int run_loop(struct fsd_server *srv)
+{
+	struct epoll_event evs[32];
+	int n, i;
+
+	while (!srv->stop) {
+		n = epoll_wait(srv->epfd, evs, 32, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			pr_err("epoll_wait: %s", strerror(errno));
+			return 1;
+		}
+		for (i = 0; i < n; i++) {
+			struct fsd_watch *w = evs[i].data.ptr;
+
+			switch (w->type) {
+			case FSD_W_CM:
+				on_cm_ready(srv);
+				break;
+			case FSD_W_CQ:
+				fsd_host_cq_ready(srv, w->ptr);
+				break;
+			case FSD_W_SIGNAL:
+				on_signal(srv);
+				break;
+			case FSD_W_TIMER:
+				on_timer(srv);
+				break;
+			case FSD_W_STATS:
+				on_stats(srv);
+				break;
+			}
+		}
+		/* After the batch: no pending event can point at a freed one. */
+		reap_sessions(srv);
+	}
+	return srv->exit_code;
+}
+
+static int resolve_listen(const struct fsd_config *cfg,
+			  struct sockaddr_storage *ss)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICSERV | AI_PASSIVE };
+	struct addrinfo *res;
+	char port[8];
+	int ret;
+
+	snprintf(port, sizeof(port), "%u", cfg->port);
+	ret = getaddrinfo(cfg->listen_addr, port, &hints, &res);
+	if (ret)
+		return ret;
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	return 0;
+}
+
+static int start_listener(struct fsd_server *srv)
+{
+	struct sockaddr_storage ss;
+	int flags, ret;
+
+	ret = resolve_listen(&srv->cfg, &ss);
+	if (ret) {
+		pr_err("cannot resolve listen address %s: %s",
+		       srv->cfg.listen_addr, gai_strerror(ret));
+		return -EINVAL;
+	}
+	srv->cm_ch = rdma_create_event_channel();
+	if (!srv->cm_ch) {
+		pr_err("cannot open the RDMA CM (rdma_create_event_channel: %s); is rdma_ucm loaded?",
+		       strerror(errno));
+		return -errno;
+	}
+	flags = fcntl(srv->cm_ch->fd, F_GETFL);
+	fcntl(srv->cm_ch->fd, F_SETFL, flags | O_NONBLOCK);
+	if (rdma_create_id(srv->cm_ch, &srv->listen_id, NULL, RDMA_PS_TCP)) {
+		pr_err("rdma_create_id: %s", strerror(errno));
+		return -errno;
+	}
+	if (rdma_bind_addr(srv->listen_id, (struct sockaddr *)&ss)) {
+		pr_err("cannot bind %s:%u: %s", srv->cfg.listen_addr,
+		       srv->cfg.port, strerror(errno));
+		return -errno;
+	}
+	if (rdma_listen(srv->listen_id, 64)) {
+		pr_err("cannot listen on %s:%u: %s", srv->cfg.listen_addr,
+		       srv->cfg.port, strerror(errno));
+		return -errno;
+	}
+	if (watch_fd(srv, srv->cm_ch->fd, &srv->cm_watch, FSD_W_CM, NULL))
+		return -errno;
+	return 0;
+}
+
+static int start_fds(struct fsd_server *srv)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	srv->sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (srv->sig_fd < 0 ||
+	    watch_fd(srv, srv->sig_fd, &srv->sig_watch, FSD_W_SIGNAL, NULL))
+		return -errno;
+	srv->timer_fd = timerfd_create(CLOCK_MONOTONIC,
+				       TFD_NONBLOCK | TFD_CLOEXEC);
+	if (srv->timer_fd < 0 || arm_timer(srv) ||
+	    watch_fd(srv, srv->timer_fd, &srv->timer_watch, FSD_W_TIMER,
+		     NULL))
+		return -errno;
+	if (srv->cfg.stats_socket[0]) {
+		srv->stats_fd = fsd_stats_listen(srv->cfg.stats_socket);
+		if (srv->stats_fd < 0) {
+			pr_warn("no stats socket at %s: %s",
+				srv->cfg.stats_socket,
+				strerror(-srv->stats_fd));
+		} else if (watch_fd(srv, srv->stats_fd, &srv->stats_watch,
+				    FSD_W_STATS, NULL)) {
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* Map and pin every slab up front; the loop never allocates slab memory. */
+static int populate_all(struct fsd_server *srv)
+{
+	struct fsd_pool *p = &srv->donor.pool;
+	char size[32];
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < p->nr_slabs; i++) {
+		struct fsd_slab *slab = &p->slabs[i];
+
+		ret = fsd_slab_mem_alloc(p->slab_size, srv->cfg.hugepages,
+					 &slab->mem, &slab->mem_kind);
+		if (ret) {
+			fsd_format_size(p->slab_size, size, sizeof(size));
+			pr_err("cannot allocate and pin slab %u of %u (%s each): %s",
+			       i + 1, p->nr_slabs, size, strerror(-ret));
+			return ret;
+		}
+		fsd_pool_populated(p, slab);
+	}
+	fsd_format_size(srv->lim.donate, size, sizeof(size));
+	pr_info("donating %s: %u slabs, %s", size, p->nr_slabs,
+		fsd_mem_kind_str(p->slabs[0].mem_kind));
+	return 0;
+}
+
+static void shutdown_all(struct fsd_server *srv)
+{
+	struct fsd_donor *d = &srv->donor;
+	struct fsd_session *s;
+	uint32_t i;
+
+	d->shutting_down = true;
+	for (s = d->sessions; s; s = s->next)
+		fsd_session_close(d, s, FSD_LOG_INFO, "donor shutting down");
+	reap_sessions(srv);
+	if (srv->listen_id)
+		rdma_destroy_id(srv->listen_id);
+	if (srv->cm_ch)
+		rdma_destroy_event_channel(srv->cm_ch);
+	for (i = 0; i < d->pool.nr_slabs; i++) {
+		fsd_slab_mem_free(d->pool.slabs[i].mem, d->pool.slab_size);
+		d->pool.slabs[i].mem = NULL;
+	}
+	fsd_donor_exit(d);
+	if (srv->cfg.stats_socket[0])
+		fsd_stats_close(srv->stats_fd, srv->cfg.stats_socket);
+	if (srv->timer_fd >= 0)
+		close(srv->timer_fd);
+	if (srv->sig_fd >= 0)
+		close(srv->sig_fd);
+	if (srv->epfd >= 0)
+		close(srv->epfd);
+}
+
+static int check_rdma_devices(void)
+{
+	struct ibv_device **list;
+	int n = 0;
+
+	list = ibv_get_device_list(&n);
+	if (list)
+		ibv_free_device_list(list);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	static struct fsd_server srv;
+	struct fsd_meminfo mi;
+	char err[512], text[1024], size[32];
+	int ret;
+
+	srv.epfd = srv.sig_fd = srv.timer_fd = srv.stats_fd = -1;
+	fsd_log_init(FSD_LOG_INFO, false);
+	if (fsd_parse_args(argc, argv, &srv.args, err, sizeof(err)))
+		die("%s", err);
+	switch (srv.args.action) {
+	case FSD_ACT_HELP:
+		fputs(fsd_usage, stdout);
+		return 0;
+	case FSD_ACT_VERSION:
+		printf("farswapd protocol versions %u..%u\n",
+		       FARSWAP_VERSION_MIN, FARSWAP_VERSION_MAX);
+		return 0;
+	default:
+		break;
+	}
+	srv.config_path = srv.args.config_path ? srv.args.config_path :
+						 FSD_CONFIG_PATH;
+	srv.config_must_exist = srv.args.config_path != NULL;
+	fsd_config_defaults(&srv.cfg);
+	if (fsd_config_load(&srv.cfg, srv.config_path, srv.config_must_exist,
+			    err, sizeof(err)) ||
+	    fsd_config_apply_args(&srv.cfg, &srv.args, err, sizeof(err)))
+		die("%s", err);
+	fsd_log_set_level(srv.cfg.log_level);
+
+	if (srv.args.action == FSD_ACT_STATS) {
+		if (fsd_stats_query(srv.cfg.stats_socket, err, sizeof(err)))
+			die("%s", err);
+		return 0;
+	}
+	if (fsd_read_meminfo(MEMINFO, PSI_MEMORY, &mi))
+		die("cannot read %s", MEMINFO);
+	if (fsd_config_resolve(&srv.cfg, mi.mem_total, mi.mem_available,
+			       &srv.lim, err, sizeof(err)))
+		die("%s", err);
+	if (srv.args.action == FSD_ACT_CHECK) {
+		fsd_config_print(&srv.cfg, text, sizeof(text));
+		fputs(text, stdout);
+		printf("resolved donate %" PRIu64 " bytes (%u slabs), headroom %" PRIu64
+		       " bytes, hysteresis %" PRIu64 " bytes\n",
+		       srv.lim.donate, srv.lim.nr_slabs, srv.lim.headroom,
+		       srv.lim.hysteresis);
+		return 0;
+	}
+	if (check_rdma_devices() <= 0)
+		die("%s", "no RDMA device: load a driver (for Soft-RoCE: modprobe rdma_rxe; rdma link add rxe0 type rxe netdev eth0)");
+	if (fsd_memlock_check(srv.lim.donate + (16ull << 20), err, sizeof(err)))
+		die("%s", err);
+
+	if (fsd_donor_init(&srv.donor, srv.lim.nr_slabs, srv.cfg.slab_size,
+			   &fsd_verbs_ops, &srv))
+		die("%s", "out of memory");
+	pick_donor_id(&srv.cfg, srv.donor.donor_id);
+	apply_limits(&srv);
+	srv.donor.mem = mi;
+	ret = populate_all(&srv);
+	if (ret) {
+		shutdown_all(&srv);
+		return 1;
+	}
+	srv.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (srv.epfd < 0 || start_fds(&srv) || start_listener(&srv)) {
+		if (srv.epfd < 0 || errno)
+			pr_err("cannot start: %s", strerror(errno));
+		shutdown_all(&srv);
+		return 1;
+	}
+	fsd_format_size(srv.cfg.slab_size, size, sizeof(size));
+	pr_notice("listening on %s:%u, %u slabs of %s, stats at %s",
+		  srv.cfg.listen_addr, srv.cfg.port, srv.lim.nr_slabs, size,
+		  srv.cfg.stats_socket[0] ? srv.cfg.stats_socket : "(none)");
+	ret = run_loop(&srv);
+	shutdown_all(&srv);
+	pr_notice("exited cleanly");
+	return ret;
+}

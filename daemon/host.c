@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-host RDMA resources and the verbs side of struct fsd_ops.
+ *
+ * A session owns one PD, one completion channel and one CQ shared by its
+ * control QP and its I/O QPs.  Only the control QP ever has work
+ * requests: FARSWAP_CTRL_DEPTH receives, and sends for replies and
+ * unsolicited messages.  The I/O QPs are targets of one-sided RDMA READ
+ * and WRITE from the host and complete nothing on this side.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "log.h"
+#include "server.h"
+#include "slabmem.h"
+
+#define SEND_TAG (1ull << 32)
+#define CQ_SIZE (FSD_SEND_SLOTS + FARSWAP_CTRL_DEPTH + 16)
+#define MR_ACCESS \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE)
+
+void fsd_peer_name(struct rdma_cm_id *id, char *buf, size_t len)
+{
+	struct sockaddr *sa = rdma_get_peer_addr(id);
+	char addr[INET6_ADDRSTRLEN] = "?";
+
+	if (sa && sa->sa_family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, addr, sizeof(addr));
+		snprintf(buf, len, "%s:%u", addr, ntohs(in->sin_port));
+	} else if (sa && sa->sa_family == AF_INET6) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, addr, sizeof(addr));
+		snprintf(buf, len, "[%s]:%u", addr, ntohs(in6->sin6_port));
+	} else {
+		snprintf(buf, len, "?");
+	}
+}
+
+void fsd_host_reject(struct rdma_cm_id *id, unsigned int reason)
+{
+	struct farswap_conn_rej rej;
+
+	farswap_conn_rej_init(&rej, reason);
+	if (rdma_reject(id, &rej, sizeof(rej)))
+		pr_debug("rdma_reject: %s", strerror(errno));
+}
+
+static uint8_t *recv_buf(struct fsd_rdma *r, unsigned int i)
+{
+	return r->bufs + (size_t)i * FSD_RECV_BUF;
+}
+
+static uint8_t *send_buf(struct fsd_rdma *r, unsigned int i)
+{
+	return r->bufs + (size_t)FARSWAP_CTRL_DEPTH * FSD_RECV_BUF +
+	       (size_t)i * FARSWAP_MSG_MAX;
+}
+
+static int post_recv(struct fsd_rdma *r, unsigned int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)recv_buf(r, i),
+		.length = FSD_RECV_BUF,
+		.lkey = r->buf_mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(r->ctrl->id->qp, &wr, &bad);
+}
+
+static struct fsd_conn *conn_new(struct fsd_rdma *r, struct rdma_cm_id *id,
+				 struct fsd_session *s, unsigned int qtype,
+				 unsigned int qid)
+{
+	struct fsd_conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->id = id;
+	c->s = s;
+	c->qtype = qtype;
+	c->qid = qid;
+	id->context = c;
+	c->next = r->conns;
+	r->conns = c;
+	return c;
+}
+
+static int create_qp(struct fsd_rdma *r, struct fsd_conn *c,
+		     uint32_t send_wr, uint32_t recv_wr)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = r->cq,
+		.recv_cq = r->cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = send_wr,
+			.max_recv_wr = recv_wr,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+
+	if (rdma_create_qp(c->id, r->pd, &attr))
+		return -errno;
+	c->has_qp = true;
+	return 0;
+}
+
+/* rdma_accept with READ depth as deep as the device allows. */
+static int accept_conn(struct fsd_conn *c, const struct fsd_conn_params *cp,
+		       const void *pdata, uint8_t plen)
+{
+	struct ibv_device_attr da;
+	struct rdma_conn_param param = {
+		.private_data = pdata,
+		.private_data_len = plen,
+		.rnr_retry_count = 7,
+		.retry_count = 7,
+	};
+
+	if (ibv_query_device(c->id->verbs, &da))
+		return -errno;
+	/* The host's RDMA READs are served from our responder resources. */
+	param.responder_resources =
+		(uint8_t)(da.max_qp_rd_atom > 255 ? 255 : da.max_qp_rd_atom);
+	param.initiator_depth = cp->responder_resources;
+	if (param.initiator_depth > da.max_qp_init_rd_atom)
+		param.initiator_depth = (uint8_t)da.max_qp_init_rd_atom;
+	pr_debug("accept qid %u: responder_resources %u (host asked %u), initiator_depth %u",
+		 c->qid, param.responder_resources, cp->initiator_depth,
+		 param.initiator_depth);
+	if (rdma_accept(c->id, &param))
+		return -errno;
+	return 0;
+}
+
+static void free_conn_list(struct fsd_rdma *r)
+{
+	struct fsd_conn *c, *n;
+
+	for (c = r->conns; c; c = n) {
+		n = c->next;
+		if (c->has_qp)
+			rdma_destroy_qp(c->id);
+		rdma_destroy_id(c->id);
+		free(c);
+	}
+	r->conns = NULL;
+	r->ctrl = NULL;
+}
+
+/* Everything but the slabs' MRs, in reverse order of creation. */
+static void rdma_free(struct fsd_server *srv, struct fsd_session *s)
+{
+	struct fsd_rdma *r = s->rdma;
+	struct fsd_conn *c;
+
+	if (!r)
+		return;
+	if (r->in_epoll)
+		epoll_ctl(srv->epfd, EPOLL_CTL_DEL, r->ch->fd, NULL);
+	for (c = r->conns; c; c = c->next) {
+		if (c->has_qp) {
+			rdma_destroy_qp(c->id);
+			c->has_qp = false;
+		}
+	}
+	/* Slab MRs live in the PD: deregister them before it goes. */
+	fsd_session_drop_slabs(&srv->donor, s);
+	if (r->buf_mr)
+		ibv_dereg_mr(r->buf_mr);
+	free(r->bufs);
+	if (r->cq)
+		ibv_destroy_cq(r->cq);
+	if (r->ch)
+		ibv_destroy_comp_channel(r->ch);
+	if (r->pd)
+		ibv_dealloc_pd(r->pd);
+	free_conn_list(r);
+	free(r);
+	s->rdma = NULL;
+}
+
+/*
+ * A control QP connect that fsd_conn_decide() accepted: create the
+ * session's PD, CQ, QP and buffers, post the receives and accept with the
+ * session token.  On failure nothing is left behind but @id, which the
+ * caller rejects and destroys.
+ */
+int fsd_host_accept_ctrl(struct fsd_server *srv, struct rdma_cm_id *id,
+			 struct fsd_session *s,
+			 const struct fsd_conn_params *cp)
+{
+	struct farswap_conn_rep rep;
+	struct epoll_event ev;
+	struct fsd_rdma *r;
+	size_t len;
+	unsigned int i;
+	int ret = -ENOMEM, flags;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	s->rdma = r;
+	r->verbs = id->verbs;
+	r->pd = ibv_alloc_pd(id->verbs);
+	if (!r->pd)
+		goto out_errno;
+	r->ch = ibv_create_comp_channel(id->verbs);
+	if (!r->ch)
+		goto out_errno;
+	flags = fcntl(r->ch->fd, F_GETFL);
+	if (flags < 0 || fcntl(r->ch->fd, F_SETFL, flags | O_NONBLOCK))
+		goto out_errno;
+	r->cq = ibv_create_cq(id->verbs, CQ_SIZE, s, r->ch, 0);
+	if (!r->cq)
+		goto out_errno;
+	if (ibv_req_notify_cq(r->cq, 0))
+		goto out_errno;
+	len = (size_t)FARSWAP_CTRL_DEPTH * FSD_RECV_BUF +
+	      (size_t)FSD_SEND_SLOTS * FARSWAP_MSG_MAX;
+	r->bufs = calloc(1, len);
+	if (!r->bufs)
+		goto out_free;
+	r->buf_mr = ibv_reg_mr(r->pd, r->bufs, len, IBV_ACCESS_LOCAL_WRITE);
+	if (!r->buf_mr)
+		goto out_errno;
+	r->ctrl = conn_new(r, id, s, FARSWAP_QT_CTRL, 0);
+	if (!r->ctrl)
+		goto out_free;
+	ret = create_qp(r, r->ctrl, FSD_SEND_SLOTS, FARSWAP_CTRL_DEPTH);
+	if (ret)
+		goto out_free;
+	for (i = 0; i < FARSWAP_CTRL_DEPTH; i++) {
+		ret = post_recv(r, i);
+		if (ret) {
+			ret = -ret;
+			goto out_free;
+		}
+	}
+	r->watch.type = FSD_W_CQ;
+	r->watch.ptr = s;
+	ev.events = EPOLLIN;
+	ev.data.ptr = &r->watch;
+	if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, r->ch->fd, &ev))
+		goto out_errno;
+	r->in_epoll = true;
+	fsd_conn_rep_build(&srv->donor, s, &rep);
+	ret = accept_conn(r->ctrl, cp, &rep, sizeof(rep));
+	if (ret)
+		goto out_free;
+	return 0;
+
+out_errno:
+	ret = errno ? -errno : -ENOMEM;
+out_free:
+	/* The caller still owns @id: take it off the list before freeing. */
+	if (r->ctrl) {
+		if (r->ctrl->has_qp)
+			rdma_destroy_qp(id);
+		r->ctrl->has_qp = false;
+		r->conns = r->ctrl->next;
+		free(r->ctrl);
+		r->ctrl = NULL;
+		id->context = NULL;
+	}
+	rdma_free(srv, s);
+	return ret;
+}
+
+/* An I/O QP joins @s: same PD and CQ; nothing is ever posted on it. */
+int fsd_host_accept_io(struct fsd_server *srv, struct rdma_cm_id *id,
+		       struct fsd_session *s, unsigned int qid,
+		       const struct fsd_conn_params *cp)
+{
+	struct fsd_rdma *r = s->rdma;
+	struct ibv_device_attr da;
+	struct fsd_conn *c;
+	uint32_t depth;
+	int ret;
+
+	(void)srv;
+	if (!r || id->verbs != r->verbs)
+		return -EXDEV;	/* another device than the control QP's */
+	if (ibv_query_device(id->verbs, &da))
+		return -errno;
+	depth = s->queue_depth;
+	if (depth > (uint32_t)da.max_qp_wr)
+		depth = (uint32_t)da.max_qp_wr;
+	c = conn_new(r, id, s, FARSWAP_QT_IO, qid);
+	if (!c)
+		return -ENOMEM;
+	ret = create_qp(r, c, depth, depth);
+	if (!ret)
+		ret = fsd_session_attach_io(s, qid);
+	if (!ret)
+		ret = accept_conn(c, cp, NULL, 0);
+	if (ret) {
+		if (c->has_qp)
+			rdma_destroy_qp(id);
+		r->conns = c->next;
+		free(c);
+		id->context = NULL;
+		fsd_session_detach_io(s, qid);
+	}
+	return ret;
+}
+
+/* Free every verbs resource of a closed session, then the session. */
+void fsd_host_destroy(struct fsd_server *srv, struct fsd_session *s)
+{
+	rdma_free(srv, s);
+	fsd_session_free(&srv->donor, s);
+}
+
+static void handle_wc(struct fsd_server *srv, struct fsd_session *s,
+		      const struct ibv_wc *wc)
+{
+	struct fsd_rdma *r = s->rdma;
+	uint8_t msg[FSD_RECV_BUF];
+	unsigned int i;
+	uint32_t len;
+
+	if (wc->wr_id & SEND_TAG) {
+		i = (unsigned int)(wc->wr_id & 63);
+		r->send_busy &= ~(1ull << i);
+		if (r->send_notice & (1ull << i)) {
+			r->send_notice &= ~(1ull << i);
+			fsd_notice_sent(&srv->donor, s);
+		}
+	}
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (wc->status == IBV_WC_LOC_LEN_ERR)
+			fsd_session_close(&srv->donor, s, FSD_LOG_WARN,
+					  "bad message: longer than %u bytes",
+					  FSD_RECV_BUF);
+		else
+			fsd_session_close(&srv->donor, s, FSD_LOG_WARN,
+					  "%s completion error: %s",
+					  wc->wr_id & SEND_TAG ? "send" :
+								 "receive",
+					  ibv_wc_status_str(wc->status));
+		return;
+	}
+	if (wc->wr_id & SEND_TAG || s->closing)
+		return;
+	if (wc->opcode != IBV_WC_RECV) {
+		fsd_session_close(&srv->donor, s, FSD_LOG_WARN,
+				  "unexpected completion opcode %d",
+				  wc->opcode);
+		return;
+	}
+	i = (unsigned int)wc->wr_id;
+	if (i >= FARSWAP_CTRL_DEPTH)
+		return;
+	len = wc->byte_len > FSD_RECV_BUF ? FSD_RECV_BUF : wc->byte_len;
+	memcpy(msg, recv_buf(r, i), len);
+	/* Repost first: the reply may prompt the host's next request. */
+	if (post_recv(r, i)) {
+		fsd_session_close(&srv->donor, s, FSD_LOG_WARN,
+				  "cannot repost a receive");
+		return;
+	}
+	fsd_handle_msg(&srv->donor, s, msg, wc->byte_len, fsd_now_ms());
+}
+
+/* The session's completion channel is readable. */
+void fsd_host_cq_ready(struct fsd_server *srv, struct fsd_session *s)
+{
+	struct fsd_rdma *r = s->rdma;
+	struct ibv_cq *cq;
+	struct ibv_wc wc[16];
+	void *ctx;
+	int n, i;
+
+	while (!ibv_get_cq_event(r->ch, &cq, &ctx)) {
+		ibv_ack_cq_events(cq, 1);
+		if (ibv_req_notify_cq(cq, 0))
+			fsd_session_close(&srv->donor, s, FSD_LOG_WARN,
+					  "cannot arm the completion queue");
+	}
+	do {
+		n = ibv_poll_cq(r->cq, 16, wc);
+		for (i = 0; i < n; i++)
+			handle_wc(srv, s, &wc[i]);
+	} while (n > 0);
+	if (n < 0)
+		fsd_session_close(&srv->donor, s, FSD_LOG_WARN,
+				  "cannot poll the completion queue");
+}
+
+/* struct fsd_ops, the real thing. */
+
+static int verbs_slab_grant(struct fsd_donor *d, struct fsd_session *s,
+			    struct fsd_slab *slab)
+{
+	struct fsd_rdma *r = s->rdma;
+	struct ibv_mr *mr;
+
+	if (!r || !slab->mem)
+		return -EINVAL;
+	if (slab->dirty) {
+		memset(slab->mem, 0, d->pool.slab_size);
+		slab->dirty = false;
+	}
+	mr = ibv_reg_mr(r->pd, slab->mem, d->pool.slab_size, MR_ACCESS);
+	if (!mr)
+		return errno ? -errno : -ENOMEM;
+	slab->mr = mr;
+	slab->rkey = mr->rkey;
+	return 0;
+}
+
+static void verbs_slab_revoke(struct fsd_donor *d, struct fsd_slab *slab)
+{
+	(void)d;
+	if (slab->mr && ibv_dereg_mr(slab->mr))
+		pr_err("slab %u: ibv_dereg_mr: %s", slab->id, strerror(errno));
+	slab->mr = NULL;
+	slab->rkey = 0;
+}
+
+static int verbs_slab_release(struct fsd_donor *d, struct fsd_slab *slab)
+{
+	fsd_slab_mem_free(slab->mem, d->pool.slab_size);
+	slab->mem = NULL;
+	slab->mem_kind = FSD_MEM_NONE;
+	return 0;
+}
+
+static int verbs_slab_populate(struct fsd_donor *d, struct fsd_slab *slab)
+{
+	struct fsd_server *srv = d->priv;
+
+	return fsd_slab_mem_alloc(d->pool.slab_size, srv->cfg.hugepages,
+				  &slab->mem, &slab->mem_kind);
+}
+
+static int verbs_send(struct fsd_donor *d, struct fsd_session *s,
+		      const union farswap_msg *msg, unsigned int flags)
+{
+	struct fsd_rdma *r = s->rdma;
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_sge sge;
+	unsigned int i, len = le16_to_cpu(msg->hdr.length);
+	int ret;
+
+	(void)d;
+	if (!r || !r->ctrl || !r->ctrl->has_qp)
+		return -ENOTCONN;
+	if (!~r->send_busy)
+		return -ENOBUFS;	/* the host ignores flow control */
+	i = (unsigned int)__builtin_ctzll(~r->send_busy);
+	memcpy(send_buf(r, i), msg, len);
+	sge.addr = (uintptr_t)send_buf(r, i);
+	sge.length = len;
+	sge.lkey = r->buf_mr->lkey;
+	wr.wr_id = SEND_TAG | i;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	ret = ibv_post_send(r->ctrl->id->qp, &wr, &bad);
+	if (ret)
+		return -ret;
+	r->send_busy |= 1ull << i;
+	if (flags & FSD_SEND_NOTICE)
+		r->send_notice |= 1ull << i;
+	return 0;
+}
+
+static void verbs_close(struct fsd_donor *d, struct fsd_session *s)
+{
+	struct fsd_rdma *r = s->rdma;
+	struct fsd_conn *c;
+
+	(void)d;
+	if (!r)
+		return;
+	for (c = r->conns; c; c = c->next)
+		rdma_disconnect(c->id);
+}
+
+static int verbs_random(struct fsd_donor *d, void *buf, size_t len)
+{
+	(void)d;
+	if (getrandom(buf, len, 0) != (ssize_t)len)
+		return -errno;
+	return 0;
+}
+
+const struct fsd_ops fsd_verbs_ops = {
+	.slab_grant = verbs_slab_grant,
+	.slab_revoke = verbs_slab_revoke,
+	.slab_release = verbs_slab_release,
+	.slab_populate = verbs_slab_populate,
+	.send = verbs_send,
+	.close = verbs_close,
+	.random = verbs_random,
+};

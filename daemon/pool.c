@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Slab pool accounting.  Every state change goes through one of these
+ * functions, which refuse transitions that make no sense (a double free,
+ * freeing a released slab), so the counters always add up.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pool.h"
+
+int fsd_pool_init(struct fsd_pool *p, uint32_t nr_slabs, uint64_t slab_size)
+{
+	uint32_t i;
+
+	memset(p, 0, sizeof(*p));
+	if (!nr_slabs || !slab_size)
+		return -EINVAL;
+	p->slabs = calloc(nr_slabs, sizeof(*p->slabs));
+	if (!p->slabs)
+		return -ENOMEM;
+	p->slab_size = slab_size;
+	p->nr_slabs = nr_slabs;
+	p->nr_released = nr_slabs;
+	for (i = 0; i < nr_slabs; i++) {
+		p->slabs[i].id = i;
+		p->slabs[i].state = FSD_SLAB_RELEASED;
+	}
+	return 0;
+}
+
+void fsd_pool_exit(struct fsd_pool *p)
+{
+	free(p->slabs);
+	memset(p, 0, sizeof(*p));
+}
+
+struct fsd_slab *fsd_pool_get(struct fsd_pool *p, uint64_t id)
+{
+	if (id >= p->nr_slabs)
+		return NULL;
+	return &p->slabs[id];
+}
+
+/* A free slab for @owner, clean ones (no zeroing needed) first. */
+struct fsd_slab *fsd_pool_take(struct fsd_pool *p, struct fsd_session *owner)
+{
+	struct fsd_slab *pick = NULL;
+	uint32_t i;
+
+	if (!p->nr_free || !owner)
+		return NULL;
+	for (i = 0; i < p->nr_slabs; i++) {
+		struct fsd_slab *s = &p->slabs[i];
+
+		if (s->state != FSD_SLAB_FREE)
+			continue;
+		if (!s->dirty) {
+			pick = s;
+			break;
+		}
+		if (!pick)
+			pick = s;
+	}
+	if (!pick)
+		return NULL;
+	pick->state = FSD_SLAB_HELD;
+	pick->owner = owner;
+	p->nr_free--;
+	p->nr_held++;
+	return pick;
+}
+
+/* A held slab back to the free list; its contents are the last owner's. */
+int fsd_pool_put(struct fsd_pool *p, struct fsd_slab *slab)
+{
+	if (slab->state != FSD_SLAB_HELD)
+		return -EINVAL;
+	fsd_pool_reclaim_end(p, slab);
+	slab->state = FSD_SLAB_FREE;
+	slab->owner = NULL;
+	slab->host_slab = 0;
+	slab->mr = NULL;
+	slab->rkey = 0;
+	slab->dirty = true;
+	slab->reclaim_retry_after = 0;
+	p->nr_held--;
+	p->nr_free++;
+	return 0;
+}
+
+/* Memory is behind a released slab again (fresh, so zero-filled). */
+int fsd_pool_populated(struct fsd_pool *p, struct fsd_slab *slab)
+{
+	if (slab->state != FSD_SLAB_RELEASED || !slab->mem)
+		return -EINVAL;
+	slab->state = FSD_SLAB_FREE;
+	slab->dirty = false;
+	p->nr_released--;
+	p->nr_free++;
+	return 0;
+}
+
+/* A free or held slab's memory went back to the OS. */
+int fsd_pool_released(struct fsd_pool *p, struct fsd_slab *slab)
+{
+	if (slab->mem)
+		return -EBUSY;
+	switch (slab->state) {
+	case FSD_SLAB_FREE:
+		p->nr_free--;
+		break;
+	case FSD_SLAB_HELD:
+		fsd_pool_reclaim_end(p, slab);
+		p->nr_held--;
+		break;
+	default:
+		return -EINVAL;
+	}
+	slab->state = FSD_SLAB_RELEASED;
+	slab->owner = NULL;
+	slab->host_slab = 0;
+	slab->mr = NULL;
+	slab->rkey = 0;
+	slab->dirty = false;
+	slab->reclaim_retry_after = 0;
+	p->nr_released++;
+	return 0;
+}
+
+int fsd_pool_reclaim_start(struct fsd_pool *p, struct fsd_slab *slab,
+			   uint64_t cookie, uint64_t deadline)
+{
+	if (slab->state != FSD_SLAB_HELD || slab->reclaiming)
+		return -EINVAL;
+	slab->reclaiming = true;
+	slab->deadline_logged = false;
+	slab->reclaim_cookie = cookie;
+	slab->reclaim_deadline = deadline;
+	p->nr_reclaiming++;
+	return 0;
+}
+
+void fsd_pool_reclaim_end(struct fsd_pool *p, struct fsd_slab *slab)
+{
+	if (!slab->reclaiming)
+		return;
+	slab->reclaiming = false;
+	slab->reclaim_cookie = 0;
+	slab->reclaim_deadline = 0;
+	p->nr_reclaiming--;
+}
+
+/* The counters match the slabs' states (for tests and debug builds). */
+bool fsd_pool_consistent(const struct fsd_pool *p)
+{
+	uint32_t n[3] = { 0, 0, 0 }, reclaiming = 0, i;
+
+	for (i = 0; i < p->nr_slabs; i++) {
+		const struct fsd_slab *s = &p->slabs[i];
+
+		if (s->state > FSD_SLAB_HELD)
+			return false;
+		n[s->state]++;
+		if (s->reclaiming) {
+			if (s->state != FSD_SLAB_HELD)
+				return false;
+			reclaiming++;
+		}
+		if ((s->state == FSD_SLAB_HELD) != !!s->owner)
+			return false;
+		if ((s->state == FSD_SLAB_RELEASED) != !s->mem)
+			return false;
+	}
+	return n[FSD_SLAB_RELEASED] == p->nr_released &&
+	       n[FSD_SLAB_FREE] == p->nr_free &&
+	       n[FSD_SLAB_HELD] == p->nr_held &&
+	       reclaiming == p->nr_reclaiming &&
+	       p->nr_free + p->nr_held + p->nr_released == p->nr_slabs;
+}

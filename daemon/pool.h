@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Slab pool accounting: which slab is free, held by which host, or
+ * released to the OS.  No memory or RDMA calls here: slabmem.c backs
+ * slabs with memory, host.c registers them.
+ *
+ *   RELEASED --populate--> FREE --take--> HELD --put--> FREE (dirty)
+ *   FREE --release--> RELEASED           HELD --release (reclaimed)--> RELEASED
+ */
+#ifndef FSD_POOL_H
+#define FSD_POOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fsd_session;
+
+enum fsd_slab_state {
+	FSD_SLAB_RELEASED,	/* no memory behind it */
+	FSD_SLAB_FREE,		/* populated, pinned, nobody's */
+	FSD_SLAB_HELD,		/* registered for its owner */
+};
+
+struct fsd_slab {
+	uint32_t id;
+	enum fsd_slab_state state;
+	bool dirty;		/* handed out before: zero before the next grant */
+	void *mem;
+	int mem_kind;		/* enum fsd_mem_kind, slabmem.c */
+	struct fsd_session *owner;
+	uint64_t host_slab;
+	void *mr;		/* struct ibv_mr * while held */
+	uint32_t rkey;
+	/* Reclaim in flight (owner asked to give the slab back). */
+	bool reclaiming;
+	bool deadline_logged;
+	uint64_t reclaim_cookie;
+	uint64_t reclaim_deadline;	/* monotonic ms */
+	uint64_t reclaim_retry_after;	/* monotonic ms, after a refusal */
+};
+
+struct fsd_pool {
+	uint64_t slab_size;
+	uint32_t nr_slabs;
+	uint32_t nr_free;
+	uint32_t nr_held;
+	uint32_t nr_released;
+	uint32_t nr_reclaiming;
+	struct fsd_slab *slabs;
+};
+
+int fsd_pool_init(struct fsd_pool *p, uint32_t nr_slabs, uint64_t slab_size);
+void fsd_pool_exit(struct fsd_pool *p);
+struct fsd_slab *fsd_pool_get(struct fsd_pool *p, uint64_t id);
+struct fsd_slab *fsd_pool_take(struct fsd_pool *p, struct fsd_session *owner);
+int fsd_pool_put(struct fsd_pool *p, struct fsd_slab *slab);
+int fsd_pool_populated(struct fsd_pool *p, struct fsd_slab *slab);
+int fsd_pool_released(struct fsd_pool *p, struct fsd_slab *slab);
+int fsd_pool_reclaim_start(struct fsd_pool *p, struct fsd_slab *slab,
+			   uint64_t cookie, uint64_t deadline);
+void fsd_pool_reclaim_end(struct fsd_pool *p, struct fsd_slab *slab);
+bool fsd_pool_consistent(const struct fsd_pool *p);
+
+#endif /* FSD_POOL_H */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Memory pressure: reading /proc/meminfo and /proc/pressure/memory, and
+ * the policy deciding how many slabs to give back.  The policy functions
+ * are pure (unit-tested in tests/unit/test_pressure.c).
+ */
+#ifndef FSD_PRESSURE_H
+#define FSD_PRESSURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fsd_meminfo {
+	uint64_t mem_total;	/* bytes */
+	uint64_t mem_available;	/* bytes */
+	unsigned int psi_some_avg10;	/* 1/100 % */
+	bool psi_valid;
+};
+
+int fsd_parse_meminfo(const char *text, struct fsd_meminfo *mi);
+int fsd_parse_psi(const char *text, unsigned int *some_avg10);
+int fsd_read_meminfo(const char *meminfo_path, const char *psi_path,
+		     struct fsd_meminfo *mi);
+
+struct fsd_pressure_in {
+	uint64_t mem_available;
+	uint64_t headroom;
+	uint64_t hysteresis;
+	uint64_t slab_size;
+	unsigned int psi;		/* some avg10, 1/100 % */
+	bool psi_valid;
+	unsigned int psi_threshold;	/* 0: ignore PSI */
+	bool was_under;
+	uint32_t nr_free;		/* populated, nobody's */
+	uint32_t nr_reclaiming;		/* reclaim requests in flight */
+	uint32_t nr_reclaimable;	/* held, not being reclaimed */
+	uint32_t nr_released;		/* given back to the OS */
+};
+
+struct fsd_pressure_out {
+	bool under;		/* hand out no slabs (BUSY) */
+	uint32_t release_free;	/* free slabs to give back to the OS now */
+	uint32_t reclaim;	/* held slabs to ask hosts for */
+	uint32_t repopulate;	/* released slabs to take back from the OS */
+};
+
+void fsd_pressure_decide(const struct fsd_pressure_in *in,
+			 struct fsd_pressure_out *out);
+
+/* One candidate host for reclaim requests. */
+struct fsd_pressure_host {
+	uint32_t reclaimable;	/* slabs it holds that can be asked for */
+	uint32_t outstanding;	/* unsolicited messages in flight to it */
+	uint32_t pick;		/* out: reclaim requests to send it */
+};
+
+uint32_t fsd_pressure_pick(struct fsd_pressure_host *hosts, unsigned int n,
+			   uint32_t want, uint32_t max_outstanding);
+
+#endif /* FSD_PRESSURE_H */

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The running daemon: configuration, logic state and the file
+ * descriptors of the event loop.
+ */
+#ifndef FSD_SERVER_H
+#define FSD_SERVER_H
+
+#include <stdbool.h>
+
+#include <rdma/rdma_cma.h>
+
+#include "config.h"
+#include "donor.h"
+#include "host.h"
+
+struct fsd_server {
+	struct fsd_config cfg;
+	struct fsd_args args;
+	const char *config_path;
+	bool config_must_exist;
+	struct fsd_limits lim;
+	struct fsd_donor donor;
+	int epfd;
+	struct rdma_event_channel *cm_ch;
+	struct rdma_cm_id *listen_id;
+	struct fsd_watch cm_watch;
+	int sig_fd;
+	struct fsd_watch sig_watch;
+	int timer_fd;
+	struct fsd_watch timer_watch;
+	int stats_fd;
+	struct fsd_watch stats_watch;
+	bool stop;
+	int exit_code;
+};
+
+uint64_t fsd_now_ms(void);
+
+#endif /* FSD_SERVER_H */

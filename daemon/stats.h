@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The stats socket: a unix stream socket; every client that connects
+ * gets the current stats text (fsd_donor_stats()) and EOF.
+ */
+#ifndef FSD_STATS_H
+#define FSD_STATS_H
+
+#include <stddef.h>
+
+int fsd_stats_listen(const char *path);
+void fsd_stats_close(int fd, const char *path);
+void fsd_stats_serve(int fd, const char *text, size_t len);
+int fsd_stats_query(const char *path, char *err, size_t errlen);
+
+#endif /* FSD_STATS_H */
