@@ -1,0 +1,82 @@
+#!/bin/bash
+# Build and run the farswapd unit tests (cmocka), twice: plain, and under
+# AddressSanitizer + UndefinedBehaviorSanitizer.  Prints one line per case:
+#   PASS: unit/<suite>.<case>        FAIL: unit/<suite>.<case>: why
+# (unit-asan/... for the sanitizer build) and exits non-zero on any failure.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=$top/build/unit
+mkdir -p "$out"
+
+CC=${CC:-cc}
+CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$top/include -I$top/daemon -I$here"
+D=$top/daemon
+core="$D/log.c $D/config.c $D/pool.c $D/pressure.c $D/donor.c"
+
+declare -A srcs=(
+	[proto]="test_proto.c"
+	[config]="test_config.c $D/config.c $D/log.c"
+	[pool]="test_pool.c $D/pool.c"
+	[pressure]="test_pressure.c $D/pressure.c"
+	[donor]="test_donor.c fake_ops.c $core"
+)
+
+failed=0
+
+# Run one binary and turn its TAP into PASS/FAIL lines.
+run_tap() {
+	local prefix=$1 suite=$2 bin=$3 log=$4 rc line name why
+	(cd "$here" && CMOCKA_MESSAGE_OUTPUT=TAP \
+		ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		"$bin") >"$log" 2>&1
+	rc=$?
+	local seen=0 bad=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*)
+			name=${line#ok * - }
+			echo "PASS: $prefix/$suite.${name#test_}"
+			seen=$((seen + 1))
+			;;
+		"not ok "*)
+			name=${line#not ok * - }
+			why=$(grep -B2 -A3 -F "$line" "$log" | grep -E '^# ' | grep -vE '^# (not )?ok' | sed 's/^# //' | head -n2 | paste -sd ';' -)
+			echo "FAIL: $prefix/$suite.${name#test_}: ${why:-failed}"
+			seen=$((seen + 1))
+			bad=$((bad + 1))
+			;;
+		esac
+	done < <(grep -E '^(not )?ok [0-9]+ - ' "$log")
+	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		why=$(grep -m1 -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$log")
+		echo "FAIL: $prefix/$suite: exited $rc after $seen cases${why:+: $why} (log: $log)"
+		bad=1
+	fi
+	[ "$bad" -eq 0 ]
+}
+
+for variant in plain asan; do
+	if [ $variant = asan ]; then
+		extra="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+		prefix=unit-asan
+	else
+		extra=""
+		prefix=unit
+	fi
+	for suite in proto config pool pressure donor; do
+		bin=$out/test_${suite}_$variant
+		# shellcheck disable=SC2086
+		if ! (cd "$here" && $CC $CFLAGS $extra -o "$bin" ${srcs[$suite]} -lcmocka) \
+			>"$out/build_${suite}_$variant.log" 2>&1; then
+			echo "FAIL: $prefix/$suite: does not build: $(head -n1 "$out/build_${suite}_$variant.log")"
+			failed=1
+			continue
+		fi
+		run_tap "$prefix" "$suite" "$bin" "$out/test_${suite}_$variant.log" || failed=1
+	done
+done
+
+exit $failed

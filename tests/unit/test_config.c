@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * farswapd configuration: sizes, percentages, durations, listen
+ * addresses, the config file, flags over the file, and resolving sizes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "log.h"
+
+#define MiB (1ull << 20)
+#define GiB (1ull << 30)
+
+static void test_parse_size(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t v;
+	} good[] = {
+		{ "0", 0 }, { "4096", 4096 }, { "256M", 256 * MiB },
+		{ "8G", 8 * GiB }, { "8g", 8 * GiB }, { "2MiB", 2 * MiB },
+		{ "2MB", 2 * MiB }, { "1T", 1ull << 40 }, { "3K", 3072 },
+		{ " 64M ", 64 * MiB }, { "100B", 100 },
+		{ "16777215T", 16777215ull << 40 },
+	};
+	static const char *const bad[] = {
+		"", "M", "-1", "1.5G", "8X", "8GG", "8 G B", "0x10", "G8",
+		"16777216T", "18446744073709551616", "1Gi", "+5",
+	};
+	uint64_t v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 1;
+		assert_int_equal(fsd_parse_size(good[i].s, &v), 0);
+		assert_int_equal(v, good[i].v);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 12345;
+		assert_int_not_equal(fsd_parse_size(bad[i], &v), 0);
+		assert_int_equal(v, 12345);	/* untouched on error */
+	}
+	assert_int_not_equal(fsd_parse_size(NULL, &v), 0);
+}
+
+static void test_parse_amount(void **state)
+{
+	struct fsd_amount a;
+
+	(void)state;
+	assert_int_equal(fsd_parse_amount("50%", &a), 0);
+	assert_int_equal(a.pct, 50);
+	assert_int_equal(fsd_amount_resolve(&a, 1000), 500);
+	assert_int_equal(fsd_parse_amount("100%", &a), 0);
+	assert_int_equal(fsd_amount_resolve(&a, 977), 977);
+	assert_int_equal(fsd_parse_amount("1%", &a), 0);
+	assert_int_equal(fsd_amount_resolve(&a, 24 * GiB),
+			 24 * GiB / 100);
+	assert_int_equal(fsd_parse_amount("8G", &a), 0);
+	assert_int_equal(a.pct, 0);
+	assert_int_equal(fsd_amount_resolve(&a, 1), 8 * GiB);
+	assert_int_not_equal(fsd_parse_amount("0%", &a), 0);
+	assert_int_not_equal(fsd_parse_amount("101%", &a), 0);
+	assert_int_not_equal(fsd_parse_amount("50%%", &a), 0);
+	assert_int_not_equal(fsd_parse_amount("%", &a), 0);
+	assert_int_not_equal(fsd_parse_amount("5.5%", &a), 0);
+	assert_int_not_equal(fsd_parse_amount("50% x", &a), 0);
+	/* Large bases must not overflow. */
+	assert_int_equal(fsd_parse_amount("99%", &a), 0);
+	assert_int_equal(fsd_amount_resolve(&a, UINT64_MAX / 2),
+			 (UINT64_MAX / 2) / 100 * 99 +
+				 (UINT64_MAX / 2) % 100 * 99 / 100);
+}
+
+static void test_parse_duration(void **state)
+{
+	uint32_t ms;
+
+	(void)state;
+	assert_int_equal(fsd_parse_duration_ms("1s", &ms), 0);
+	assert_int_equal(ms, 1000);
+	assert_int_equal(fsd_parse_duration_ms("250ms", &ms), 0);
+	assert_int_equal(ms, 250);
+	assert_int_equal(fsd_parse_duration_ms("2m", &ms), 0);
+	assert_int_equal(ms, 120000);
+	assert_int_equal(fsd_parse_duration_ms("3", &ms), 0);
+	assert_int_equal(ms, 3000);
+	assert_int_equal(fsd_parse_duration_ms("86400s", &ms), 0);
+	assert_int_not_equal(fsd_parse_duration_ms("86401s", &ms), 0);
+	assert_int_not_equal(fsd_parse_duration_ms("1h", &ms), 0);
+	assert_int_not_equal(fsd_parse_duration_ms("-1s", &ms), 0);
+	assert_int_not_equal(fsd_parse_duration_ms("s", &ms), 0);
+	assert_int_not_equal(fsd_parse_duration_ms("1.5s", &ms), 0);
+}
+
+static void test_parse_percent100(void **state)
+{
+	unsigned int p;
+
+	(void)state;
+	assert_int_equal(fsd_parse_percent100("12.5", &p), 0);
+	assert_int_equal(p, 1250);
+	assert_int_equal(fsd_parse_percent100("0.07%", &p), 0);
+	assert_int_equal(p, 7);
+	assert_int_equal(fsd_parse_percent100("100", &p), 0);
+	assert_int_equal(p, 10000);
+	assert_int_not_equal(fsd_parse_percent100("100.01", &p), 0);
+	assert_int_not_equal(fsd_parse_percent100("1.", &p), 0);
+	assert_int_not_equal(fsd_parse_percent100("abc", &p), 0);
+}
+
+static void test_parse_listen(void **state)
+{
+	char addr[FSD_ADDR_LEN];
+	uint16_t port;
+
+	(void)state;
+	port = 1;
+	assert_int_equal(fsd_parse_listen("10.0.0.2", addr, sizeof(addr),
+					  &port), 0);
+	assert_string_equal(addr, "10.0.0.2");
+	assert_int_equal(port, 1);
+	assert_int_equal(fsd_parse_listen("10.0.0.2:9000", addr, sizeof(addr),
+					  &port), 0);
+	assert_string_equal(addr, "10.0.0.2");
+	assert_int_equal(port, 9000);
+	strcpy(addr, "keep");
+	assert_int_equal(fsd_parse_listen(":7000", addr, sizeof(addr), &port),
+			 0);
+	assert_string_equal(addr, "keep");
+	assert_int_equal(port, 7000);
+	assert_int_equal(fsd_parse_listen("[fe80::1]:7471", addr, sizeof(addr),
+					  &port), 0);
+	assert_string_equal(addr, "fe80::1");
+	assert_int_equal(fsd_parse_listen("::", addr, sizeof(addr), &port), 0);
+	assert_string_equal(addr, "::");
+	assert_int_not_equal(fsd_parse_listen("a:0", addr, sizeof(addr), &port),
+			     0);
+	assert_int_not_equal(fsd_parse_listen("a:65536", addr, sizeof(addr),
+					      &port), 0);
+	assert_int_not_equal(fsd_parse_listen("a:x", addr, sizeof(addr), &port),
+			     0);
+	assert_int_not_equal(fsd_parse_listen("", addr, sizeof(addr), &port),
+			     0);
+	assert_int_not_equal(fsd_parse_listen("[::1", addr, sizeof(addr),
+					      &port), 0);
+	assert_int_not_equal(fsd_parse_listen("0123456789", addr, 8, &port), 0);
+}
+
+static void test_config_set(void **state)
+{
+	struct fsd_config c;
+	char err[256];
+
+	(void)state;
+	fsd_config_defaults(&c);
+	assert_int_equal(c.port, FARSWAP_DEFAULT_PORT);
+	assert_int_equal(c.slab_size, FARSWAP_SLAB_SIZE_DEFAULT);
+	assert_int_equal(fsd_config_set(&c, "slab_size", "4M", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.slab_size, 4 * MiB);
+	assert_int_equal(fsd_config_set(&c, "Slab-Size", "2M", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.slab_size, 2 * MiB);
+	/* Not a power of two, too small, too big. */
+	assert_int_not_equal(fsd_config_set(&c, "slab-size", "3M", err,
+					    sizeof(err)), 0);
+	assert_non_null(strstr(err, "power of two"));
+	assert_int_not_equal(fsd_config_set(&c, "slab-size", "1M", err,
+					    sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_set(&c, "slab-size", "2T", err,
+					    sizeof(err)), 0);
+	assert_int_equal(c.slab_size, 2 * MiB);
+	assert_int_not_equal(fsd_config_set(&c, "donate", "0", err,
+					    sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_set(&c, "donate", "lots", err,
+					    sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_set(&c, "no-such-key", "1", err,
+					    sizeof(err)), 0);
+	assert_non_null(strstr(err, "unknown key"));
+	assert_int_not_equal(fsd_config_set(&c, "pressure-interval", "5ms",
+					    err, sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_set(&c, "reclaim-deadline", "0", err,
+					    sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_set(&c, "log-level", "loud", err,
+					    sizeof(err)), 0);
+	assert_int_equal(fsd_config_set(&c, "log-level", "debug", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.log_level, FSD_LOG_DEBUG);
+	assert_int_equal(fsd_config_set(&c, "stats-socket", "none", err,
+					sizeof(err)), 0);
+	assert_string_equal(c.stats_socket, "");
+	assert_int_not_equal(fsd_config_set(&c, "donor-id",
+					    "seventeen-chars-x", err,
+					    sizeof(err)), 0);
+	assert_int_equal(fsd_config_set(&c, "donor-id", "rack1-node7", err,
+					sizeof(err)), 0);
+	assert_memory_equal(c.donor_id, "rack1-node7\0\0\0\0\0", 16);
+	assert_int_equal(fsd_config_set(&c, "hugepages", "never", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.hugepages, FSD_HUGE_NEVER);
+	assert_int_not_equal(fsd_config_set(&c, "hugepages", "maybe", err,
+					    sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_set(&c, "max-hosts", "0", err,
+					    sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_set(&c, "listen", NULL, err,
+					    sizeof(err)), 0);
+}
+
+static void test_config_file(void **state)
+{
+	static const char text[] =
+		"# farswapd test config\n"
+		"\n"
+		"listen = 192.168.7.1:7000   # trailing comment\n"
+		"donate 256M\n"
+		"  slab_size=4M\n"
+		"headroom \"5%\"\n"
+		"hysteresis = 64M\n"
+		"pressure-interval 500ms\n"
+		"reclaim_deadline = 3s\n"
+		"psi-threshold 12.5\n";
+	struct fsd_config c;
+	char err[256];
+
+	(void)state;
+	fsd_config_defaults(&c);
+	assert_int_equal(fsd_config_parse(&c, text, "t.conf", err,
+					  sizeof(err)), 0);
+	assert_string_equal(c.listen_addr, "192.168.7.1");
+	assert_int_equal(c.port, 7000);
+	assert_int_equal(c.donate.bytes, 256 * MiB);
+	assert_int_equal(c.donate.pct, 0);
+	assert_int_equal(c.slab_size, 4 * MiB);
+	assert_int_equal(c.headroom.pct, 5);
+	assert_int_equal(c.hysteresis.bytes, 64 * MiB);
+	assert_int_equal(c.pressure_interval_ms, 500);
+	assert_int_equal(c.reclaim_deadline_ms, 3000);
+	assert_int_equal(c.psi_threshold, 1250);
+
+	/* Errors name the file and line. */
+	assert_int_not_equal(fsd_config_parse(&c, "donate 1G\nbogus 1\n",
+					      "x.conf", err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "x.conf:2"));
+	assert_int_not_equal(fsd_config_parse(&c, "donate\n", "x.conf", err,
+					      sizeof(err)), 0);
+	assert_non_null(strstr(err, "missing value"));
+	assert_int_not_equal(fsd_config_parse(&c, "slab-size = 5M\n", "x.conf",
+					      err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "x.conf:1"));
+}
+
+static void test_config_load_missing(void **state)
+{
+	struct fsd_config c;
+	char err[256];
+
+	(void)state;
+	fsd_config_defaults(&c);
+	assert_int_equal(fsd_config_load(&c, "/nonexistent/farswapd.conf",
+					 false, err, sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_load(&c, "/nonexistent/farswapd.conf",
+					     true, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "/nonexistent/farswapd.conf"));
+}
+
+static void test_flags_override_file(void **state)
+{
+	char *argv[] = { "farswapd", "--donate", "64M", "-s", "4M", "-v",
+			 "-c", "/tmp/fsd-test.conf", "--log-level", "warning",
+			 NULL };
+	char path[] = "/tmp/fsd-unit-XXXXXX";
+	struct fsd_config c;
+	struct fsd_args a;
+	char err[256];
+	FILE *f;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs("donate 1G\nslab-size 8M\nheadroom 7%\n", f);
+	fclose(f);
+	argv[7] = path;
+	assert_int_equal(fsd_parse_args(10, argv, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.action, FSD_ACT_RUN);
+	assert_string_equal(a.config_path, path);
+	fsd_config_defaults(&c);
+	assert_int_equal(fsd_config_load(&c, a.config_path, true, err,
+					 sizeof(err)), 0);
+	assert_int_equal(c.donate.bytes, 1 * GiB);
+	assert_int_equal(fsd_config_apply_args(&c, &a, err, sizeof(err)), 0);
+	assert_int_equal(c.donate.bytes, 64 * MiB);	/* flag wins */
+	assert_int_equal(c.slab_size, 4 * MiB);		/* flag wins */
+	assert_int_equal(c.headroom.pct, 7);		/* file kept */
+	/* --log-level warning, then -v once: notice. */
+	assert_int_equal(c.log_level, FSD_LOG_NOTICE);
+	unlink(path);
+}
+
+static void test_args(void **state)
+{
+	char *help[] = { "farswapd", "--help", NULL };
+	char *stats[] = { "farswapd", "--stats", "--stats-socket", "/x", NULL };
+	char *bad[] = { "farswapd", "--donate", NULL };
+	char *unknown[] = { "farswapd", "--frobnicate", NULL };
+	char *extra[] = { "farswapd", "stray", NULL };
+	struct fsd_args a;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(fsd_parse_args(2, help, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.action, FSD_ACT_HELP);
+	assert_int_equal(fsd_parse_args(4, stats, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.action, FSD_ACT_STATS);
+	assert_int_equal(a.nr, 1);
+	assert_string_equal(a.kv[0].key, "stats-socket");
+	assert_int_not_equal(fsd_parse_args(2, bad, &a, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "needs a value"));
+	assert_int_not_equal(fsd_parse_args(2, unknown, &a, err, sizeof(err)),
+			     0);
+	assert_non_null(strstr(err, "--frobnicate"));
+	assert_int_not_equal(fsd_parse_args(2, extra, &a, err, sizeof(err)), 0);
+}
+
+static void test_resolve(void **state)
+{
+	struct fsd_config c;
+	struct fsd_limits l;
+	char err[256];
+
+	(void)state;
+	fsd_config_defaults(&c);
+	c.slab_size = 4 * MiB;
+	c.donate.pct = 0;
+	c.donate.bytes = 66 * MiB;	/* rounds down to 16 slabs */
+	assert_int_equal(fsd_config_resolve(&c, 1 * GiB, 512 * MiB, &l, err,
+					    sizeof(err)), 0);
+	assert_int_equal(l.nr_slabs, 16);
+	assert_int_equal(l.donate, 64 * MiB);
+	assert_int_equal(l.headroom, 1 * GiB / 100 * 10 +
+					     1 * GiB % 100 * 10 / 100);
+	/* 50% of MemAvailable. */
+	c.donate.bytes = 0;
+	c.donate.pct = 50;
+	assert_int_equal(fsd_config_resolve(&c, 1 * GiB, 512 * MiB, &l, err,
+					    sizeof(err)), 0);
+	assert_int_equal(l.nr_slabs, 64);
+	/* Less than a slab. */
+	c.donate.pct = 0;
+	c.donate.bytes = 3 * MiB;
+	assert_int_not_equal(fsd_config_resolve(&c, 1 * GiB, 512 * MiB, &l,
+						err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "less than one slab"));
+	/* Would eat into the headroom. */
+	c.donate.bytes = 500 * MiB;
+	assert_int_not_equal(fsd_config_resolve(&c, 1 * GiB, 512 * MiB, &l,
+						err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "headroom"));
+	/* More than there is. */
+	c.donate.bytes = 8 * GiB;
+	assert_int_not_equal(fsd_config_resolve(&c, 1 * GiB, 512 * MiB, &l,
+						err, sizeof(err)), 0);
+}
+
+static void test_format_size(void **state)
+{
+	char b[32];
+
+	(void)state;
+	fsd_format_size(64 * MiB, b, sizeof(b));
+	assert_string_equal(b, "64M");
+	fsd_format_size(3 * GiB / 2, b, sizeof(b));
+	assert_string_equal(b, "1.5G");
+	fsd_format_size(1000, b, sizeof(b));
+	assert_string_equal(b, "1000");
+	fsd_format_size(1ull << 40, b, sizeof(b));
+	assert_string_equal(b, "1T");
+}
+
+static void test_log_level(void **state)
+{
+	(void)state;
+	assert_int_equal(fsd_log_parse_level("error"), FSD_LOG_ERR);
+	assert_int_equal(fsd_log_parse_level("WARN"), FSD_LOG_WARN);
+	assert_int_equal(fsd_log_parse_level("warning"), FSD_LOG_WARN);
+	assert_int_equal(fsd_log_parse_level("7"), FSD_LOG_DEBUG);
+	assert_int_equal(fsd_log_parse_level("8"), -1);
+	assert_int_equal(fsd_log_parse_level(""), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_parse_amount),
+		cmocka_unit_test(test_parse_duration),
+		cmocka_unit_test(test_parse_percent100),
+		cmocka_unit_test(test_parse_listen),
+		cmocka_unit_test(test_config_set),
+		cmocka_unit_test(test_config_file),
+		cmocka_unit_test(test_config_load_missing),
+		cmocka_unit_test(test_flags_override_file),
+		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_format_size),
+		cmocka_unit_test(test_log_level),
+	};
+
+	fsd_log_init(FSD_LOG_ERR, false);
+	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}

@@ -1,0 +1,830 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The donor's decisions, with fake ops: connect requests, every control
+ * message, the reclaim flow and session teardown.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fake_ops.h"
+#include "log.h"
+
+#define MiB (1ull << 20)
+#define SLAB (4 * MiB)
+#define NR 8
+#define V FARSWAP_VERSION_MAX
+
+struct ctx {
+	struct fsd_donor d;
+	struct fake f;
+	struct fsd_session *a, *b;
+};
+
+static int setup(void **state)
+{
+	static struct ctx c;
+
+	memset(&c, 0, sizeof(c));
+	if (fake_donor_init(&c.d, &c.f, NR, SLAB))
+		return -1;
+	c.a = fake_session(&c.d, "host-a", 2);
+	c.b = fake_session(&c.d, "host-b", 2);
+	if (!c.a || !c.b)
+		return -1;
+	*state = &c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	assert_true(fsd_pool_consistent(&c->d.pool));
+	fake_donor_exit(&c->d);
+	return 0;
+}
+
+static int send_msg(struct ctx *c, struct fsd_session *s,
+		    const union farswap_msg *m)
+{
+	return fsd_handle_msg(&c->d, s, m, le16_to_cpu(m->hdr.length), 1000);
+}
+
+/* Ask for a slab; returns the reply. */
+static const struct farswap_slab_alloc_rep *alloc(struct ctx *c,
+						  struct fsd_session *s,
+						  uint64_t size)
+{
+	union farswap_msg m;
+
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, V, 0xabc);
+	m.alloc_req.slab_size = cpu_to_le64(size);
+	m.alloc_req.host_slab = cpu_to_le64(5);
+	assert_int_equal(send_msg(c, s, &m), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_SLAB_ALLOC_REP);
+	assert_ptr_equal(c->f.sent_to[(c->f.nr_sent - 1) % FAKE_SENT_MAX], s);
+	return &fake_last(&c->f)->alloc_rep;
+}
+
+static const struct farswap_slab_free_rep *free_slab(struct ctx *c,
+						     struct fsd_session *s,
+						     uint32_t id)
+{
+	union farswap_msg m;
+
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_FREE_REQ, V, 0xdef);
+	m.free_req.slab_id = cpu_to_le32(id);
+	assert_int_equal(send_msg(c, s, &m), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_SLAB_FREE_REP);
+	assert_int_equal(le64_to_cpu(fake_last(&c->f)->hdr.cookie), 0xdef);
+	return &fake_last(&c->f)->free_rep;
+}
+
+static void test_alloc_grant(void **state)
+{
+	struct ctx *c = *state;
+	const struct farswap_slab_alloc_rep *r = alloc(c, c->a, SLAB);
+	struct fsd_slab *slab;
+
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_OK);
+	assert_int_equal(le64_to_cpu(r->hdr.cookie), 0xabc);
+	assert_int_equal(le64_to_cpu(r->length), SLAB);
+	slab = fsd_pool_get(&c->d.pool, le32_to_cpu(r->slab_id));
+	assert_non_null(slab);
+	assert_ptr_equal(slab->owner, c->a);
+	assert_int_equal(le64_to_cpu(r->addr), (uintptr_t)slab->mem);
+	assert_int_equal(le32_to_cpu(r->rkey), slab->rkey);
+	assert_int_equal(slab->host_slab, 5);
+	assert_int_equal(le32_to_cpu(r->slabs_free), NR - 1);
+	assert_int_equal(c->a->nr_slabs, 1);
+	assert_int_equal(c->f.grants, 1);
+}
+
+static void test_alloc_wrong_size(void **state)
+{
+	struct ctx *c = *state;
+	const struct farswap_slab_alloc_rep *r = alloc(c, c->a, SLAB * 2);
+
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_SLAB_SIZE);
+	assert_int_equal(r->rkey, 0);
+	assert_int_equal(r->addr, 0);
+	assert_int_equal(c->d.pool.nr_free, NR);
+	assert_int_equal(c->f.grants, 0);
+}
+
+static void test_alloc_exhaustion(void **state)
+{
+	struct ctx *c = *state;
+	const struct farswap_slab_alloc_rep *r;
+	uint32_t seen = 0;
+	int i;
+
+	for (i = 0; i < NR; i++) {
+		r = alloc(c, i & 1 ? c->b : c->a, SLAB);
+		assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_OK);
+		assert_false(seen & (1u << le32_to_cpu(r->slab_id)));
+		seen |= 1u << le32_to_cpu(r->slab_id);
+		assert_int_equal(le32_to_cpu(r->slabs_free), NR - 1 - i);
+	}
+	r = alloc(c, c->a, SLAB);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_NO_SPACE);
+	assert_int_equal(r->slab_id, 0);
+	assert_false(c->a->closing);
+}
+
+static void test_alloc_busy_under_pressure(void **state)
+{
+	struct ctx *c = *state;
+	const struct farswap_slab_alloc_rep *r;
+
+	c->d.under_pressure = true;
+	r = alloc(c, c->a, SLAB);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_BUSY);
+	assert_int_equal(le32_to_cpu(r->slabs_free), 0);
+	c->d.under_pressure = false;
+	c->d.shutting_down = true;
+	r = alloc(c, c->a, SLAB);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_BUSY);
+	assert_int_equal(c->d.pool.nr_free, NR);
+}
+
+static void test_alloc_register_fails(void **state)
+{
+	struct ctx *c = *state;
+	const struct farswap_slab_alloc_rep *r;
+
+	c->f.fail_grant = 1;
+	r = alloc(c, c->a, SLAB);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_INTERNAL);
+	assert_int_equal(c->d.pool.nr_free, NR);	/* nothing leaked */
+	assert_int_equal(c->a->nr_slabs, 0);
+	assert_false(c->a->closing);
+}
+
+static void test_slab_free(void **state)
+{
+	struct ctx *c = *state;
+	uint32_t id = le32_to_cpu(alloc(c, c->a, SLAB)->slab_id);
+	const struct farswap_slab_free_rep *r;
+
+	r = free_slab(c, c->a, id);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_OK);
+	assert_int_equal(le32_to_cpu(r->slab_id), id);
+	assert_int_equal(le32_to_cpu(r->slabs_free), NR);
+	assert_int_equal(c->f.revokes, 1);	/* rkey dead */
+	assert_int_equal(c->a->nr_slabs, 0);
+	assert_true(fsd_pool_get(&c->d.pool, id)->dirty);
+	/* Double free. */
+	r = free_slab(c, c->a, id);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_NO_ENTRY);
+	assert_int_equal(c->f.revokes, 1);
+	/* No such slab at all. */
+	r = free_slab(c, c->a, NR);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_NO_ENTRY);
+	r = free_slab(c, c->a, 0xffffffff);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_NO_ENTRY);
+	assert_false(c->a->closing);
+}
+
+static void test_free_other_hosts_slab(void **state)
+{
+	struct ctx *c = *state;
+	uint32_t id = le32_to_cpu(alloc(c, c->a, SLAB)->slab_id);
+	const struct farswap_slab_free_rep *r;
+
+	r = free_slab(c, c->b, id);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_DENIED);
+	assert_ptr_equal(fsd_pool_get(&c->d.pool, id)->owner, c->a);
+	assert_int_equal(c->f.revokes, 0);
+	assert_int_equal(c->a->nr_slabs, 1);
+}
+
+static void test_dirty_slab_zeroed_on_regrant(void **state)
+{
+	struct ctx *c = *state;
+	uint32_t i;
+
+	/* Take all, free all: every slab has had a host's bytes in it. */
+	for (i = 0; i < NR; i++)
+		alloc(c, c->a, SLAB);
+	for (i = 0; i < NR; i++)
+		free_slab(c, c->a, i);
+	for (i = 0; i < NR; i++)
+		assert_true(c->d.pool.slabs[i].dirty);
+	/* The fake grant clears dirty, as the real one zeroes: check it ran. */
+	i = le32_to_cpu(alloc(c, c->b, SLAB)->slab_id);
+	assert_false(c->d.pool.slabs[i].dirty);
+}
+
+static void test_stats(void **state)
+{
+	struct ctx *c = *state;
+	union farswap_msg m;
+	const struct farswap_stats_rep *r;
+
+	alloc(c, c->a, SLAB);
+	alloc(c, c->a, SLAB);
+	alloc(c, c->b, SLAB);
+	c->d.mem.mem_available = 12345 * MiB;
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, V, 77);
+	assert_int_equal(send_msg(c, c->a, &m), 0);
+	r = &fake_last(&c->f)->stats_rep;
+	assert_int_equal(r->hdr.type, FARSWAP_MSG_STATS_REP);
+	assert_int_equal(le64_to_cpu(r->hdr.cookie), 77);
+	assert_int_equal(le64_to_cpu(r->slab_size), SLAB);
+	assert_int_equal(le32_to_cpu(r->slabs_total), NR);
+	assert_int_equal(le32_to_cpu(r->slabs_free), NR - 3);
+	assert_int_equal(le32_to_cpu(r->slabs_host), 2);
+	assert_int_equal(le64_to_cpu(r->mem_available), 12345 * MiB);
+}
+
+static void test_bad_message_closes_only_that_session(void **state)
+{
+	struct ctx *c = *state;
+	union farswap_msg m;
+	uint32_t id = le32_to_cpu(alloc(c, c->b, SLAB)->slab_id);
+
+	alloc(c, c->a, SLAB);
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, V, 1);
+	m.hdr.magic = 0;
+	assert_int_equal(fsd_handle_msg(&c->d, c->a, &m, 16, 0), -EPROTO);
+	assert_true(c->a->closing);
+	assert_int_equal(c->f.closes, 1);
+	assert_false(c->b->closing);
+	/* Closed sessions ignore whatever else arrives, without logging. */
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, V, 1);
+	assert_int_equal(send_msg(c, c->a, &m), -ESHUTDOWN);
+	assert_int_equal(c->f.closes, 1);
+	/* Teardown frees A's slab; B keeps its own. */
+	fsd_session_free(&c->d, c->a);
+	c->a = NULL;
+	assert_int_equal(c->d.pool.nr_held, 1);
+	assert_ptr_equal(fsd_pool_get(&c->d.pool, id)->owner, c->b);
+	assert_int_equal(c->d.cnt.bad_msgs, 1);
+}
+
+static void test_every_malformed_kind_closes(void **state)
+{
+	struct ctx *c = *state;
+	union farswap_msg m;
+	int kind;
+
+	for (kind = 0; kind < 7; kind++) {
+		struct fsd_session *s = fake_session(&c->d, "host-x", 1);
+		size_t len;
+
+		farswap_msg_init(&m, FARSWAP_MSG_SLAB_FREE_REQ, V, 1);
+		len = 32;
+		switch (kind) {
+		case 0:
+			len = 31;	/* short */
+			break;
+		case 1:
+			m.hdr.length = cpu_to_le16(33);
+			break;
+		case 2:
+			m.hdr.version = V + 1;
+			break;
+		case 3:
+			m.hdr.type = 0;
+			break;
+		case 4:
+			m.free_req.reserved1[7] = 1;
+			break;
+		case 5:
+			len = 100;	/* longer than any message */
+			break;
+		case 6:
+			len = 0;
+			break;
+		}
+		assert_int_equal(fsd_handle_msg(&c->d, s, &m, len, 0),
+				 -EPROTO);
+		assert_true(s->closing);
+		fsd_session_free(&c->d, s);
+	}
+	assert_false(c->a->closing);
+	assert_int_equal(c->d.cnt.bad_msgs, 7);
+}
+
+static void test_donor_only_types_close(void **state)
+{
+	struct ctx *c = *state;
+	static const unsigned int types[] = {
+		FARSWAP_MSG_SLAB_ALLOC_REP, FARSWAP_MSG_SLAB_FREE_REP,
+		FARSWAP_MSG_RECLAIM_REQ, FARSWAP_MSG_STATS_REP,
+	};
+	union farswap_msg m;
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		struct fsd_session *s = fake_session(&c->d, "host-x", 1);
+
+		farswap_msg_init(&m, types[i], V, 1);
+		if (types[i] == FARSWAP_MSG_STATS_REP)
+			m.stats_rep.slab_size = cpu_to_le64(SLAB);
+		if (types[i] == FARSWAP_MSG_SLAB_ALLOC_REP) {
+			m.alloc_rep.length = cpu_to_le64(SLAB);
+			m.alloc_rep.addr = cpu_to_le64(4096);
+		}
+		assert_int_equal(farswap_msg_check(&m, farswap_msg_size(types[i]),
+						   V), FARSWAP_ST_OK);
+		assert_int_equal(send_msg(c, s, &m), -EPROTO);
+		assert_true(s->closing);
+		fsd_session_free(&c->d, s);
+	}
+}
+
+static void test_send_failure_closes(void **state)
+{
+	struct ctx *c = *state;
+	union farswap_msg m;
+
+	c->f.fail_send = 1;
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, V, 1);
+	assert_int_not_equal(send_msg(c, c->a, &m), 0);
+	assert_true(c->a->closing);
+}
+
+static void test_msg_problem_names_reason(void **state)
+{
+	union farswap_msg m;
+	char why[128];
+
+	(void)state;
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_FREE_REQ, V, 1);
+	assert_non_null(strstr(fsd_msg_problem(&m, 8, V, why, sizeof(why)),
+			       "length 8"));
+	m.hdr.magic = cpu_to_le32(0xdeadbeef);
+	assert_non_null(strstr(fsd_msg_problem(&m, 32, V, why, sizeof(why)),
+			       "magic 0xdeadbeef"));
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_FREE_REQ, 9, 1);
+	assert_non_null(strstr(fsd_msg_problem(&m, 32, V, why, sizeof(why)),
+			       "version 9"));
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_FREE_REQ, V, 1);
+	m.hdr.type = 99;
+	assert_non_null(strstr(fsd_msg_problem(&m, 32, V, why, sizeof(why)),
+			       "type 99"));
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_FREE_REQ, V, 1);
+	m.free_req.reserved0 = 1;
+	assert_non_null(strstr(fsd_msg_problem(&m, 32, V, why, sizeof(why)),
+			       "reserved"));
+}
+
+/* Connect requests. */
+
+static int decide(struct ctx *c, unsigned int qtype, unsigned int qid,
+		  uint16_t nr, uint64_t token, const char *host,
+		  struct fsd_conn_decision *dec)
+{
+	struct farswap_conn_req r;
+
+	farswap_conn_req_init(&r, qtype, qid, nr, token, 64);
+	strncpy((char *)r.host_id, host, FARSWAP_ID_LEN);
+	fsd_conn_decide(&c->d, &r, sizeof(r), dec);
+	return dec->status;
+}
+
+static void test_conn_ctrl(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct farswap_conn_rep rep;
+	struct fsd_session *s;
+
+	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 3, 0, "host-c", &dec),
+			 FARSWAP_ST_OK);
+	assert_int_equal(dec.version, 1);
+	s = fsd_session_new(&c->d, &dec, "10.0.0.9:1");
+	assert_non_null(s);
+	assert_int_not_equal(s->token, 0);
+	assert_int_not_equal(s->token, c->a->token);
+	assert_string_equal(s->name, "host-c");
+	assert_int_equal(s->nr_io_queues, 3);
+	fsd_conn_rep_build(&c->d, s, &rep);
+	assert_int_equal(farswap_conn_rep_check(&rep, sizeof(rep)),
+			 FARSWAP_ST_OK);
+	assert_int_equal(le64_to_cpu(rep.session), s->token);
+	assert_int_equal(le64_to_cpu(rep.slab_size), SLAB);
+	assert_int_equal(le32_to_cpu(rep.slabs_total), NR);
+	assert_int_equal(le32_to_cpu(rep.slabs_free), NR);
+	assert_int_equal(le32_to_cpu(rep.features), FSD_FEATURES);
+	assert_memory_equal(rep.donor_id, "donor-1", 7);
+}
+
+static void test_conn_io(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+
+	assert_int_equal(decide(c, FARSWAP_QT_IO, 1, 2, c->a->token, "host-a",
+				&dec), FARSWAP_ST_OK);
+	assert_ptr_equal(dec.session, c->a);
+	assert_int_equal(dec.qid, 1);
+	assert_int_equal(fsd_session_attach_io(c->a, 1), 0);
+	/* Duplicate qid. */
+	assert_int_equal(decide(c, FARSWAP_QT_IO, 1, 2, c->a->token, "host-a",
+				&dec), FARSWAP_ST_INVALID);
+	assert_non_null(strstr(dec.why, "already"));
+	assert_int_equal(fsd_session_attach_io(c->a, 1), -EEXIST);
+	/* The other qid is fine. */
+	assert_int_equal(decide(c, FARSWAP_QT_IO, 2, 2, c->a->token, "host-a",
+				&dec), FARSWAP_ST_OK);
+	/* Wrong token. */
+	assert_int_equal(decide(c, FARSWAP_QT_IO, 2, 2, c->a->token ^ 1,
+				"host-a", &dec), FARSWAP_ST_NO_ENTRY);
+	/* Someone else's token. */
+	assert_int_equal(decide(c, FARSWAP_QT_IO, 2, 2, c->a->token, "host-b",
+				&dec), FARSWAP_ST_DENIED);
+	/* nr_io_queues differs from the session's. */
+	assert_int_equal(decide(c, FARSWAP_QT_IO, 3, 3, c->a->token, "host-a",
+				&dec), FARSWAP_ST_INVALID);
+	/* A closing session takes no new queues. */
+	fsd_session_close(&c->d, c->a, FSD_LOG_DEBUG, "test");
+	assert_int_equal(decide(c, FARSWAP_QT_IO, 2, 2, c->a->token, "host-a",
+				&dec), FARSWAP_ST_NO_ENTRY);
+}
+
+static void test_conn_version(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct farswap_conn_req r;
+
+	farswap_conn_req_init(&r, FARSWAP_QT_CTRL, 0, 1, 0, 64);
+	r.ver_min = FARSWAP_VERSION_MAX + 1;
+	r.ver_max = FARSWAP_VERSION_MAX + 3;
+	fsd_conn_decide(&c->d, &r, sizeof(r), &dec);
+	assert_int_equal(dec.status, FARSWAP_ST_VERSION);
+	r.ver_min = 0;
+	r.ver_max = 0;
+	fsd_conn_decide(&c->d, &r, sizeof(r), &dec);
+	assert_int_equal(dec.status, FARSWAP_ST_VERSION);
+	/* A range that includes ours. */
+	r.ver_max = 7;
+	fsd_conn_decide(&c->d, &r, sizeof(r), &dec);
+	assert_int_equal(dec.status, FARSWAP_ST_OK);
+	assert_int_equal(dec.version, FARSWAP_VERSION_MAX);
+	/* Garbage. */
+	memset(&r, 0xff, sizeof(r));
+	fsd_conn_decide(&c->d, &r, sizeof(r), &dec);
+	assert_int_equal(dec.status, FARSWAP_ST_INVALID);
+	fsd_conn_decide(&c->d, NULL, 0, &dec);
+	assert_int_equal(dec.status, FARSWAP_ST_INVALID);
+}
+
+static void test_conn_limits(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+
+	c->d.max_hosts = 2;
+	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 1, 0, "h", &dec),
+			 FARSWAP_ST_BUSY);
+	c->d.max_hosts = 3;
+	c->d.shutting_down = true;
+	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 1, 0, "h", &dec),
+			 FARSWAP_ST_BUSY);
+	c->d.shutting_down = false;
+	c->f.fail_random = 1;
+	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 1, 0, "h", &dec),
+			 FARSWAP_ST_OK);
+	assert_null(fsd_session_new(&c->d, &dec, "x"));
+}
+
+/* Memory pressure and reclaim. */
+
+static struct fsd_meminfo mem(uint64_t avail)
+{
+	struct fsd_meminfo mi = { .mem_total = 8192 * MiB,
+				  .mem_available = avail };
+
+	return mi;
+}
+
+static unsigned int count_sent(struct ctx *c, unsigned int from,
+			       unsigned int type, struct fsd_session *to)
+{
+	unsigned int i, n = 0;
+
+	for (i = from; i < c->f.nr_sent; i++)
+		if (c->f.sent[i].hdr.type == type &&
+		    (!to || c->f.sent_to[i] == to))
+			n++;
+	return n;
+}
+
+static void test_pressure_releases_free_first(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(c->d.headroom - 2 * SLAB);
+	unsigned int before = c->f.nr_sent;
+
+	alloc(c, c->a, SLAB);
+	fsd_donor_tick(&c->d, &mi, 2000);
+	assert_true(c->d.under_pressure);
+	assert_int_equal(c->f.releases, 2);
+	assert_int_equal(c->d.pool.nr_released, 2);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, NULL),
+			 0);
+	/* Under pressure: BUSY. */
+	assert_int_equal(le16_to_cpu(alloc(c, c->a, SLAB)->status),
+			 FARSWAP_ST_BUSY);
+}
+
+static void test_reclaim_flow(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi;
+	const union farswap_msg *req;
+	union farswap_msg rep;
+	struct fsd_slab *slab;
+	unsigned int before, i;
+	uint32_t id;
+
+	/* A holds 5, B holds 3: the pool is empty. */
+	for (i = 0; i < 5; i++)
+		alloc(c, c->a, SLAB);
+	for (i = 0; i < 3; i++)
+		alloc(c, c->b, SLAB);
+	before = c->f.nr_sent;
+	mi = mem(c->d.headroom - SLAB / 2);	/* one slab short */
+	fsd_donor_tick(&c->d, &mi, 2000);
+	assert_true(c->d.under_pressure);
+	/* One request, to the host holding the most. */
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, c->a), 1);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, c->b), 0);
+	req = fake_last(&c->f);
+	id = le32_to_cpu(req->reclaim_req.slab_id);
+	assert_int_equal(le32_to_cpu(req->reclaim_req.deadline_ms),
+			 c->d.reclaim_deadline_ms);
+	slab = fsd_pool_get(&c->d.pool, id);
+	assert_ptr_equal(slab->owner, c->a);
+	assert_true(slab->reclaiming);
+	assert_int_equal(c->a->unsolicited, 1);
+
+	/* Next tick, same shortage: the request in flight counts. */
+	before = c->f.nr_sent;
+	fsd_donor_tick(&c->d, &mi, 3000);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, NULL),
+			 0);
+	/* Nothing is freed before the host says so. */
+	assert_int_equal(c->f.releases, 0);
+	assert_ptr_equal(slab->owner, c->a);
+
+	/* A reply with the wrong cookie is ignored. */
+	farswap_msg_init(&rep, FARSWAP_MSG_RECLAIM_REP, V,
+			 le64_to_cpu(req->hdr.cookie) + 1);
+	rep.reclaim_rep.slab_id = cpu_to_le32(id);
+	assert_int_equal(send_msg(c, c->a, &rep), 0);
+	assert_true(slab->reclaiming);
+	assert_false(c->a->closing);
+	/* From the wrong host, too. */
+	farswap_msg_init(&rep, FARSWAP_MSG_RECLAIM_REP, V,
+			 le64_to_cpu(req->hdr.cookie));
+	rep.reclaim_rep.slab_id = cpu_to_le32(id);
+	assert_int_equal(send_msg(c, c->b, &rep), 0);
+	assert_true(slab->reclaiming);
+
+	/* The ack: deregistered and given back to the OS. */
+	assert_int_equal(send_msg(c, c->a, &rep), 0);
+	assert_int_equal(slab->state, FSD_SLAB_RELEASED);
+	assert_int_equal(c->f.releases, 1);
+	assert_int_equal(c->a->nr_slabs, 4);
+	assert_int_equal(c->a->unsolicited, 0);
+	assert_int_equal(c->d.cnt.reclaim_ok, 1);
+}
+
+static void test_reclaim_refused_keeps_slab(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(c->d.headroom - 1);
+	const union farswap_msg *req;
+	union farswap_msg rep;
+	struct fsd_slab *slab;
+	unsigned int i, st, before;
+	static const unsigned int refusals[] = { FARSWAP_ST_NO_SPACE,
+						 FARSWAP_ST_NO_ENTRY };
+
+	for (i = 0; i < NR; i++)
+		alloc(c, c->a, SLAB);
+	for (st = 0; st < 2; st++) {
+		before = c->f.nr_sent;
+		fsd_donor_tick(&c->d, &mi, 10000 + st * 100000);
+		assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ,
+					    c->a), 1);
+		req = fake_last(&c->f);
+		slab = fsd_pool_get(&c->d.pool,
+				    le32_to_cpu(req->reclaim_req.slab_id));
+		farswap_msg_init(&rep, FARSWAP_MSG_RECLAIM_REP, V,
+				 le64_to_cpu(req->hdr.cookie));
+		rep.reclaim_rep.slab_id = req->reclaim_req.slab_id;
+		rep.reclaim_rep.status = cpu_to_le16(refusals[st]);
+		assert_int_equal(send_msg(c, c->a, &rep), 0);
+		/* Kept, registered, still the host's. */
+		assert_int_equal(slab->state, FSD_SLAB_HELD);
+		assert_ptr_equal(slab->owner, c->a);
+		assert_non_null(slab->mr);
+		assert_false(slab->reclaiming);
+		assert_int_equal(c->f.releases, 0);
+	}
+	assert_int_equal(c->d.cnt.reclaim_refused, 2);
+}
+
+static void test_deadline_logs_never_drops(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(c->d.headroom - 1);
+
+	alloc(c, c->a, SLAB);
+	c->d.reclaim_deadline_ms = 500;
+	/* Free slabs go first: use them all up. */
+	while (c->d.pool.nr_free)
+		alloc(c, c->b, SLAB);
+	fsd_donor_tick(&c->d, &mi, 1000);
+	assert_int_equal(c->d.pool.nr_reclaiming, 1);
+	fsd_donor_tick(&c->d, &mi, 1400);
+	assert_int_equal(c->d.cnt.reclaim_late, 0);
+	fsd_donor_tick(&c->d, &mi, 1600);
+	assert_int_equal(c->d.cnt.reclaim_late, 1);
+	fsd_donor_tick(&c->d, &mi, 99999);
+	assert_int_equal(c->d.cnt.reclaim_late, 1);	/* once */
+	assert_int_equal(c->d.pool.nr_held, NR);	/* nothing dropped */
+	assert_int_equal(c->f.releases, 0);
+	assert_int_equal(c->f.revokes, 0);
+}
+
+static void test_outstanding_limit(void **state)
+{
+	struct fsd_meminfo mi;
+	struct fsd_session *s;
+	struct fake f;
+	struct fsd_donor big;
+	unsigned int before;
+
+	(void)state;
+	/* 40 slabs held by one host, 40 slabs short. */
+	assert_int_equal(fake_donor_init(&big, &f, 40, SLAB), 0);
+	s = fake_session(&big, "host-z", 1);
+	while (big.pool.nr_free) {
+		union farswap_msg m;
+
+		farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, V, 1);
+		m.alloc_req.slab_size = cpu_to_le64(SLAB);
+		assert_int_equal(fsd_handle_msg(&big, s, &m, 48, 0), 0);
+	}
+	mi = mem(big.headroom - 40 * SLAB);
+	before = f.nr_sent;
+	fsd_donor_tick(&big, &mi, 1000);
+	assert_int_equal(f.nr_sent - before, FSD_UNSOLICITED_MAX);
+	assert_int_equal(s->unsolicited, FSD_UNSOLICITED_MAX);
+	before = f.nr_sent;
+	fsd_donor_tick(&big, &mi, 2000);
+	assert_int_equal(f.nr_sent, before);
+	fake_donor_exit(&big);
+}
+
+static void test_recovery_repopulates_and_offers(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(c->d.headroom - 3 * SLAB);
+	unsigned int before, i;
+
+	c->a->features &= ~FARSWAP_FEAT_STATS_PUSH;	/* A does not want them */
+	fsd_donor_tick(&c->d, &mi, 1000);
+	assert_int_equal(c->d.pool.nr_released, 3);
+	/* In the band: still under, nothing taken back. */
+	mi = mem(c->d.headroom + c->d.hysteresis / 2);
+	fsd_donor_tick(&c->d, &mi, 2000);
+	assert_true(c->d.under_pressure);
+	assert_int_equal(c->d.pool.nr_released, 3);
+	/* Plenty: over, two slabs' worth above the band. */
+	before = c->f.nr_sent;
+	mi = mem(c->d.headroom + c->d.hysteresis + 2 * SLAB + 1);
+	fsd_donor_tick(&c->d, &mi, 3000);
+	assert_false(c->d.under_pressure);
+	assert_int_equal(c->f.populates, 2);
+	assert_int_equal(c->d.pool.nr_released, 1);
+	/* An unsolicited STATS_REP, cookie 0, to B only. */
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->b), 1);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->a), 0);
+	for (i = before; i < c->f.nr_sent; i++) {
+		assert_int_equal(c->f.sent[i].hdr.cookie, 0);
+		assert_int_equal(c->f.sent_flags[i], FSD_SEND_NOTICE);
+		assert_int_equal(le32_to_cpu(c->f.sent[i].stats_rep.slabs_free),
+				 NR - 1);
+	}
+	assert_true(c->b->notice_in_flight);
+	assert_int_equal(c->b->unsolicited, 1);
+	fsd_notice_sent(&c->d, c->b);
+	assert_int_equal(c->b->unsolicited, 0);
+	/* Taking back can fail: retried later, nothing breaks. */
+	c->f.fail_populate = 1;
+	mi = mem(c->d.headroom + c->d.hysteresis + 9 * SLAB);
+	fsd_donor_tick(&c->d, &mi, 4000);
+	assert_int_equal(c->d.pool.nr_released, 1);
+	c->f.fail_populate = 0;
+	fsd_donor_tick(&c->d, &mi, 5000);
+	assert_int_equal(c->d.pool.nr_released, 0);
+}
+
+static void test_host_without_reclaim_feature(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(c->d.headroom - 1);
+	unsigned int before, i;
+
+	c->a->features &= ~FARSWAP_FEAT_RECLAIM;
+	for (i = 0; i < 6; i++)
+		alloc(c, c->a, SLAB);
+	for (i = 0; i < 2; i++)
+		alloc(c, c->b, SLAB);
+	before = c->f.nr_sent;
+	fsd_donor_tick(&c->d, &mi, 1000);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, c->a), 0);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, c->b), 1);
+}
+
+static void test_teardown_frees_everything(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(c->d.headroom - 1);
+	unsigned int i;
+
+	for (i = 0; i < 5; i++)
+		alloc(c, c->a, SLAB);
+	for (i = 0; i < 3; i++)
+		alloc(c, c->b, SLAB);
+	fsd_donor_tick(&c->d, &mi, 1000);	/* a reclaim in flight to A */
+	assert_int_equal(c->d.pool.nr_reclaiming, 1);
+	assert_int_equal(c->a->nr_reclaiming, 1);
+	fsd_session_close(&c->d, c->a, FSD_LOG_DEBUG, "gone");
+	fsd_session_free(&c->d, c->a);
+	c->a = NULL;
+	assert_int_equal(c->d.pool.nr_held, 3);
+	assert_int_equal(c->d.pool.nr_free, 5);
+	assert_int_equal(c->d.pool.nr_reclaiming, 0);
+	assert_int_equal(c->f.revokes, 5);
+	assert_int_equal(c->d.nr_sessions, 1);
+}
+
+static void test_stats_text(void **state)
+{
+	struct ctx *c = *state;
+	char buf[4096];
+
+	alloc(c, c->a, SLAB);
+	alloc(c, c->a, SLAB);
+	assert_true(fsd_donor_stats(&c->d, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "slabs_total 8\n"));
+	assert_non_null(strstr(buf, "slabs_free 6\n"));
+	assert_non_null(strstr(buf, "slabs_used 2\n"));
+	assert_non_null(strstr(buf, "hosts 2\n"));
+	assert_non_null(strstr(buf, "id host-a peer 10.0.0.1:5000 slabs 2 bytes 8388608"));
+	assert_non_null(strstr(buf, "id host-b peer 10.0.0.1:5000 slabs 0 bytes 0"));
+	assert_int_equal(fsd_donor_stats(&c->d, buf, 64), -ENOSPC);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_alloc_grant),
+		T(test_alloc_wrong_size),
+		T(test_alloc_exhaustion),
+		T(test_alloc_busy_under_pressure),
+		T(test_alloc_register_fails),
+		T(test_slab_free),
+		T(test_free_other_hosts_slab),
+		T(test_dirty_slab_zeroed_on_regrant),
+		T(test_stats),
+		T(test_bad_message_closes_only_that_session),
+		T(test_every_malformed_kind_closes),
+		T(test_donor_only_types_close),
+		T(test_send_failure_closes),
+		cmocka_unit_test(test_msg_problem_names_reason),
+		T(test_conn_ctrl),
+		T(test_conn_io),
+		T(test_conn_version),
+		T(test_conn_limits),
+		T(test_pressure_releases_free_first),
+		T(test_reclaim_flow),
+		T(test_reclaim_refused_keeps_slab),
+		T(test_deadline_logs_never_drops),
+		cmocka_unit_test(test_outstanding_limit),
+		T(test_recovery_repopulates_and_offers),
+		T(test_host_without_reclaim_feature),
+		T(test_teardown_frees_everything),
+		T(test_stats_text),
+	};
+
+	fsd_log_init(FSD_LOG_ERR - 1, false);	/* quiet */
+	return cmocka_run_group_tests_name("donor", tests, NULL, NULL);
+}

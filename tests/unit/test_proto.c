@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Wire protocol checks (include/farswap_proto.h): every message type, every
+ * wrong length, magic, version and type, every reserved byte, and the
+ * connection private data checks.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "farswap_proto.h"
+
+#define V FARSWAP_VERSION_MAX
+
+struct resv {
+	size_t off, len;
+};
+
+struct msg_case {
+	unsigned int type;
+	size_t size;
+	struct resv resv[3];
+};
+
+#define R(st, f) { offsetof(struct st, f), sizeof(((struct st *)0)->f) }
+
+static const struct msg_case cases[] = {
+	{ FARSWAP_MSG_SLAB_ALLOC_REQ, 48, { R(farswap_slab_alloc_req, reserved) } },
+	{ FARSWAP_MSG_SLAB_ALLOC_REP, 56,
+	  { R(farswap_slab_alloc_rep, reserved0),
+	    R(farswap_slab_alloc_rep, reserved1) } },
+	{ FARSWAP_MSG_SLAB_FREE_REQ, 32,
+	  { R(farswap_slab_free_req, reserved0),
+	    R(farswap_slab_free_req, reserved1) } },
+	{ FARSWAP_MSG_SLAB_FREE_REP, 32,
+	  { R(farswap_slab_free_rep, reserved0),
+	    R(farswap_slab_free_rep, reserved1) } },
+	{ FARSWAP_MSG_RECLAIM_REQ, 32, { R(farswap_reclaim_req, reserved) } },
+	{ FARSWAP_MSG_RECLAIM_REP, 32,
+	  { R(farswap_reclaim_rep, reserved0),
+	    R(farswap_reclaim_rep, reserved1) } },
+	{ FARSWAP_MSG_STATS_REQ, 16, { { 0, 0 } } },
+	{ FARSWAP_MSG_STATS_REP, 56,
+	  { R(farswap_stats_rep, reserved0),
+	    R(farswap_stats_rep, reserved1) } },
+};
+
+/* A valid message of @type, the way a correct sender fills it. */
+static void build(union farswap_msg *m, unsigned int type)
+{
+	farswap_msg_init(m, type, V, 0x1122334455667788ull);
+	switch (type) {
+	case FARSWAP_MSG_SLAB_ALLOC_REQ:
+		m->alloc_req.slab_size = cpu_to_le64(4 << 20);
+		m->alloc_req.host_slab = cpu_to_le64(7);
+		break;
+	case FARSWAP_MSG_SLAB_ALLOC_REP:
+		m->alloc_rep.slab_id = cpu_to_le32(3);
+		m->alloc_rep.addr = cpu_to_le64(0x7f0000000000ull);
+		m->alloc_rep.length = cpu_to_le64(4 << 20);
+		m->alloc_rep.rkey = cpu_to_le32(0x1234);
+		m->alloc_rep.slabs_free = cpu_to_le32(9);
+		break;
+	case FARSWAP_MSG_SLAB_FREE_REQ:
+		m->free_req.slab_id = cpu_to_le32(3);
+		break;
+	case FARSWAP_MSG_SLAB_FREE_REP:
+		m->free_rep.slab_id = cpu_to_le32(3);
+		break;
+	case FARSWAP_MSG_RECLAIM_REQ:
+		m->reclaim_req.slab_id = cpu_to_le32(3);
+		m->reclaim_req.deadline_ms = cpu_to_le32(1000);
+		break;
+	case FARSWAP_MSG_RECLAIM_REP:
+		m->reclaim_rep.slab_id = cpu_to_le32(3);
+		break;
+	case FARSWAP_MSG_STATS_REP:
+		m->stats_rep.slab_size = cpu_to_le64(4 << 20);
+		m->stats_rep.slabs_total = cpu_to_le32(16);
+		m->stats_rep.slabs_free = cpu_to_le32(5);
+		break;
+	}
+}
+
+static void test_every_type_valid(void **state)
+{
+	union farswap_msg m;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		build(&m, cases[i].type);
+		assert_int_equal(farswap_msg_size(cases[i].type), cases[i].size);
+		assert_int_equal(le16_to_cpu(m.hdr.length), cases[i].size);
+		assert_int_equal(farswap_msg_check(&m, cases[i].size, V),
+				 FARSWAP_ST_OK);
+	}
+}
+
+static void test_every_bad_length(void **state)
+{
+	uint8_t buf[FARSWAP_MSG_MAX * 2];
+	union farswap_msg m;
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		build(&m, cases[i].type);
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, &m, sizeof(m));
+		for (len = 0; len <= sizeof(buf); len++) {
+			int want = len == cases[i].size ? FARSWAP_ST_OK :
+							  FARSWAP_ST_INVALID;
+
+			assert_int_equal(farswap_msg_check(buf, len, V), want);
+		}
+	}
+}
+
+static void test_bad_length_field(void **state)
+{
+	union farswap_msg m;
+	size_t i;
+	unsigned int l;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (l = 0; l <= 0xffff; l += (l < 128 ? 1 : 251)) {
+			if (l == cases[i].size)
+				continue;
+			build(&m, cases[i].type);
+			m.hdr.length = cpu_to_le16((uint16_t)l);
+			assert_int_equal(farswap_msg_check(&m, cases[i].size, V),
+					 FARSWAP_ST_INVALID);
+		}
+	}
+}
+
+static void test_bad_magic(void **state)
+{
+	union farswap_msg m;
+	unsigned int bit;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (bit = 0; bit < 32; bit++) {
+			build(&m, cases[i].type);
+			m.hdr.magic ^= cpu_to_le32(1u << bit);
+			assert_int_equal(farswap_msg_check(&m, cases[i].size, V),
+					 FARSWAP_ST_INVALID);
+		}
+	}
+}
+
+static void test_bad_version(void **state)
+{
+	union farswap_msg m;
+	unsigned int v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (v = 0; v < 256; v++) {
+			if (v == V)
+				continue;
+			build(&m, cases[i].type);
+			m.hdr.version = (uint8_t)v;
+			assert_int_equal(farswap_msg_check(&m, cases[i].size, V),
+					 FARSWAP_ST_VERSION);
+		}
+	}
+}
+
+static void test_bad_type(void **state)
+{
+	union farswap_msg m;
+	unsigned int t;
+
+	(void)state;
+	for (t = 0; t < 256; t++) {
+		size_t len;
+
+		if (t >= FARSWAP_MSG_SLAB_ALLOC_REQ && t <= FARSWAP_MSG_TYPE_MAX)
+			continue;
+		build(&m, FARSWAP_MSG_STATS_REQ);
+		m.hdr.type = (uint8_t)t;
+		assert_int_equal(farswap_msg_size(t), 0);
+		for (len = 16; len <= FARSWAP_MSG_MAX; len += 8) {
+			m.hdr.length = cpu_to_le16((uint16_t)len);
+			assert_int_equal(farswap_msg_check(&m, len, V),
+					 FARSWAP_ST_INVALID);
+		}
+	}
+}
+
+static void test_reserved_bytes(void **state)
+{
+	union farswap_msg m;
+	size_t i, r, b;
+	unsigned int checked = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (r = 0; r < 3 && cases[i].resv[r].len; r++) {
+			for (b = 0; b < cases[i].resv[r].len; b++) {
+				build(&m, cases[i].type);
+				m.raw[cases[i].resv[r].off + b] = 0x80;
+				assert_int_equal(farswap_msg_check(&m, cases[i].size,
+								   V),
+						 FARSWAP_ST_INVALID);
+				checked++;
+			}
+		}
+	}
+	/* Every reserved byte of every type: 16+2+8+4+8+2+4+8+2+8+4+8 */
+	assert_int_equal(checked, 74);
+}
+
+static void test_body_ranges(void **state)
+{
+	union farswap_msg m;
+	uint64_t sizes[] = { 0, 1, 4096, (2 << 20) - 1, (3 << 20),
+			     1ull << 41, UINT64_MAX };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		build(&m, FARSWAP_MSG_SLAB_ALLOC_REQ);
+		m.alloc_req.slab_size = cpu_to_le64(sizes[i]);
+		assert_int_equal(farswap_msg_check(&m, 48, V),
+				 FARSWAP_ST_INVALID);
+	}
+	build(&m, FARSWAP_MSG_SLAB_ALLOC_REQ);
+	m.alloc_req.slab_size = cpu_to_le64(2 << 20);
+	assert_int_equal(farswap_msg_check(&m, 48, V), FARSWAP_ST_OK);
+
+	/* A refusal carries no slab. */
+	build(&m, FARSWAP_MSG_SLAB_ALLOC_REP);
+	m.alloc_rep.status = cpu_to_le16(FARSWAP_ST_NO_SPACE);
+	assert_int_equal(farswap_msg_check(&m, 56, V), FARSWAP_ST_INVALID);
+	m.alloc_rep.slab_id = 0;
+	m.alloc_rep.addr = 0;
+	m.alloc_rep.length = 0;
+	m.alloc_rep.rkey = 0;
+	assert_int_equal(farswap_msg_check(&m, 56, V), FARSWAP_ST_OK);
+	/* A grant must not wrap the address space. */
+	build(&m, FARSWAP_MSG_SLAB_ALLOC_REP);
+	m.alloc_rep.addr = cpu_to_le64(UINT64_MAX - 4096);
+	assert_int_equal(farswap_msg_check(&m, 56, V), FARSWAP_ST_INVALID);
+	/* Statuses beyond the enum. */
+	build(&m, FARSWAP_MSG_RECLAIM_REP);
+	m.reclaim_rep.status = cpu_to_le16(FARSWAP_ST_COUNT);
+	assert_int_equal(farswap_msg_check(&m, 32, V), FARSWAP_ST_INVALID);
+	build(&m, FARSWAP_MSG_SLAB_FREE_REP);
+	m.free_rep.status = cpu_to_le16(0xffff);
+	assert_int_equal(farswap_msg_check(&m, 32, V), FARSWAP_ST_INVALID);
+	/* More free than total. */
+	build(&m, FARSWAP_MSG_STATS_REP);
+	m.stats_rep.slabs_free = cpu_to_le32(17);
+	assert_int_equal(farswap_msg_check(&m, 56, V), FARSWAP_ST_INVALID);
+}
+
+static void test_status_strings(void **state)
+{
+	unsigned int st;
+
+	(void)state;
+	for (st = 0; st < FARSWAP_ST_COUNT; st++)
+		assert_string_not_equal(farswap_status_str(st),
+					"unknown status");
+	assert_string_equal(farswap_status_str(FARSWAP_ST_COUNT),
+			    "unknown status");
+	for (st = 1; st <= FARSWAP_MSG_TYPE_MAX; st++)
+		assert_string_not_equal(farswap_msg_type_str(st), "unknown");
+}
+
+static void conn_req(struct farswap_conn_req *r, unsigned int qtype,
+		     unsigned int qid, uint64_t session)
+{
+	farswap_conn_req_init(r, qtype, qid, 4, session, 128);
+	memcpy(r->host_id, "host-a", 6);
+}
+
+static void test_conn_req_check(void **state)
+{
+	struct farswap_conn_req r;
+	uint8_t pad[64];
+	size_t b;
+
+	(void)state;
+	conn_req(&r, FARSWAP_QT_CTRL, 0, 0);
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)), FARSWAP_ST_OK);
+	/* rdma_cm may pad: longer is fine, shorter is not. */
+	memset(pad, 0, sizeof(pad));
+	memcpy(pad, &r, sizeof(r));
+	assert_int_equal(farswap_conn_req_check(pad, sizeof(pad)),
+			 FARSWAP_ST_OK);
+	for (b = 0; b < sizeof(r); b++)
+		assert_int_equal(farswap_conn_req_check(&r, b),
+				 FARSWAP_ST_INVALID);
+	assert_int_equal(farswap_conn_req_check(NULL, 56), FARSWAP_ST_INVALID);
+
+	conn_req(&r, FARSWAP_QT_IO, 1, 99);
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)), FARSWAP_ST_OK);
+	conn_req(&r, FARSWAP_QT_IO, 4, 99);
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)), FARSWAP_ST_OK);
+
+	/* Control: qid 0 and no session; I/O: qid 1..n and a session. */
+	conn_req(&r, FARSWAP_QT_CTRL, 1, 0);
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	conn_req(&r, FARSWAP_QT_CTRL, 0, 5);
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	conn_req(&r, FARSWAP_QT_IO, 0, 99);
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	conn_req(&r, FARSWAP_QT_IO, 5, 99);
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	conn_req(&r, FARSWAP_QT_IO, 1, 0);
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	conn_req(&r, 3, 0, 0);
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	conn_req(&r, 0, 0, 0);
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+
+	/* nr_io_queues 1..64, queue_depth > 0. */
+	conn_req(&r, FARSWAP_QT_CTRL, 0, 0);
+	r.nr_io_queues = 0;
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	r.nr_io_queues = cpu_to_le16(FARSWAP_MAX_IO_QUEUES + 1);
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	r.nr_io_queues = cpu_to_le16(FARSWAP_MAX_IO_QUEUES);
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)), FARSWAP_ST_OK);
+	r.queue_depth = 0;
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+
+	/* Magic and every reserved byte. */
+	conn_req(&r, FARSWAP_QT_CTRL, 0, 0);
+	r.magic ^= cpu_to_le32(0x100);
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	conn_req(&r, FARSWAP_QT_CTRL, 0, 0);
+	r.reserved0 = 1;
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	for (b = 0; b < sizeof(r.reserved1); b++) {
+		conn_req(&r, FARSWAP_QT_CTRL, 0, 0);
+		r.reserved1[b] = 1;
+		assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+				 FARSWAP_ST_INVALID);
+	}
+	/* Versions are not the check's business: the donor negotiates. */
+	conn_req(&r, FARSWAP_QT_CTRL, 0, 0);
+	r.ver_min = 9;
+	r.ver_max = 9;
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)), FARSWAP_ST_OK);
+}
+
+static void test_conn_rep_check(void **state)
+{
+	struct farswap_conn_rep r;
+	size_t b;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.magic = cpu_to_le32(FARSWAP_MAGIC);
+	r.version = 1;
+	r.session = cpu_to_le64(77);
+	r.slab_size = cpu_to_le64(1 << 30);
+	r.slabs_total = cpu_to_le32(8);
+	r.slabs_free = cpu_to_le32(8);
+	assert_int_equal(farswap_conn_rep_check(&r, sizeof(r)), FARSWAP_ST_OK);
+	assert_int_equal(farswap_conn_rep_check(&r, sizeof(r) - 1),
+			 FARSWAP_ST_INVALID);
+	r.version = 2;
+	assert_int_equal(farswap_conn_rep_check(&r, sizeof(r)),
+			 FARSWAP_ST_VERSION);
+	r.version = 0;
+	assert_int_equal(farswap_conn_rep_check(&r, sizeof(r)),
+			 FARSWAP_ST_VERSION);
+	r.version = 1;
+	r.session = 0;
+	assert_int_equal(farswap_conn_rep_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	r.session = cpu_to_le64(77);
+	r.slabs_free = cpu_to_le32(9);
+	assert_int_equal(farswap_conn_rep_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	r.slabs_free = cpu_to_le32(8);
+	r.slab_size = cpu_to_le64(3 << 20);
+	assert_int_equal(farswap_conn_rep_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	r.slab_size = cpu_to_le64(1 << 30);
+	for (b = 0; b < sizeof(r.reserved2); b++) {
+		r.reserved2[b] = 1;
+		assert_int_equal(farswap_conn_rep_check(&r, sizeof(r)),
+				 FARSWAP_ST_INVALID);
+		r.reserved2[b] = 0;
+	}
+	r.reserved1 = 1;
+	assert_int_equal(farswap_conn_rep_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+}
+
+static void test_conn_rej(void **state)
+{
+	struct farswap_conn_rej r;
+	unsigned int st;
+
+	(void)state;
+	for (st = 1; st < FARSWAP_ST_COUNT; st++) {
+		farswap_conn_rej_init(&r, st);
+		assert_int_equal(farswap_conn_rej_reason(&r, sizeof(r)), st);
+		assert_int_equal(r.ver_min, FARSWAP_VERSION_MIN);
+		assert_int_equal(r.ver_max, FARSWAP_VERSION_MAX);
+	}
+	farswap_conn_rej_init(&r, FARSWAP_ST_OK);
+	assert_int_equal(farswap_conn_rej_reason(&r, sizeof(r)), -1);
+	farswap_conn_rej_init(&r, FARSWAP_ST_COUNT);
+	assert_int_equal(farswap_conn_rej_reason(&r, sizeof(r)), -1);
+	farswap_conn_rej_init(&r, FARSWAP_ST_VERSION);
+	assert_int_equal(farswap_conn_rej_reason(&r, sizeof(r) - 1), -1);
+	assert_int_equal(farswap_conn_rej_reason(NULL, 16), -1);
+	r.magic = 0;
+	assert_int_equal(farswap_conn_rej_reason(&r, sizeof(r)), -1);
+}
+
+static void test_negotiate(void **state)
+{
+	(void)state;
+	assert_int_equal(farswap_negotiate_version(1, 1), 1);
+	assert_int_equal(farswap_negotiate_version(1, 5), 1);
+	assert_int_equal(farswap_negotiate_version(0, 1), 1);
+	assert_int_equal(farswap_negotiate_version(2, 5), 0);
+	assert_int_equal(farswap_negotiate_version(0, 0), 0);
+	assert_int_equal(farswap_negotiate_version(1, 0), 0);
+	assert_int_equal(farswap_negotiate_version(255, 255), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_type_valid),
+		cmocka_unit_test(test_every_bad_length),
+		cmocka_unit_test(test_bad_length_field),
+		cmocka_unit_test(test_bad_magic),
+		cmocka_unit_test(test_bad_version),
+		cmocka_unit_test(test_bad_type),
+		cmocka_unit_test(test_reserved_bytes),
+		cmocka_unit_test(test_body_ranges),
+		cmocka_unit_test(test_status_strings),
+		cmocka_unit_test(test_conn_req_check),
+		cmocka_unit_test(test_conn_rep_check),
+		cmocka_unit_test(test_conn_rej),
+		cmocka_unit_test(test_negotiate),
+	};
+
+	return cmocka_run_group_tests_name("proto", tests, NULL, NULL);
+}
