@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Parsing of the attach command written to /sys/kernel/farswap/attach:
+ *
+ *   donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE] [name=farswapN]
+ *   [queues=N] [queue_depth=N] [io_timeout_ms=N] [sync_io=0|1]
+ *
+ * ADDR is IPv4 dotted-quad or IPv6 (in brackets when a port follows).
+ * Free of RDMA calls, so KUnit runs it under UML.
+ */
+#ifndef FARSWAP_ARGS_H
+#define FARSWAP_ARGS_H
+
+#include <linux/socket.h>
+#include <linux/types.h>
+
+#include "place.h"
+
+#define FARSWAP_NAME_LEN	32
+#define FARSWAP_ERR_LEN		160
+
+struct farswap_attach_args {
+	char name[FARSWAP_NAME_LEN];	/* "" lets the module choose */
+	struct sockaddr_storage donor[FARSWAP_MAX_DONORS];
+	unsigned int nr_donors;
+	u64 size;
+	u64 slab_size;			/* 0: the donors' slab size */
+	unsigned int nr_queues;
+	unsigned int queue_depth;
+	unsigned int io_timeout_ms;
+	bool sync_io;
+};
+
+/* Limits, also enforced on module parameters. */
+#define FARSWAP_QUEUE_DEPTH_MAX		1024
+#define FARSWAP_IO_TIMEOUT_MIN_MS	100
+#define FARSWAP_IO_TIMEOUT_MAX_MS	3600000
+
+int farswap_parse_addr(const char *s, struct sockaddr_storage *ss);
+int farswap_parse_size(const char *s, u64 *out);
+int farswap_parse_attach(char *buf, struct farswap_attach_args *args,
+			 char *err, size_t errlen);
+bool farswap_addr_equal(const struct sockaddr_storage *a,
+			const struct sockaddr_storage *b);
+int farswap_name_index(const char *name);
+
+#endif /* FARSWAP_ARGS_H */

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The only place that tests kernel versions.  farswap builds against
+ * Debian 12's 6.1 and 6.12 kernels; each difference between them that the
+ * module meets is wrapped here under a name that says what it is for.
+ */
+#ifndef FARSWAP_COMPAT_H
+#define FARSWAP_COMPAT_H
+
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/version.h>
+
+/* Queue limits, whichever way the kernel wants them. */
+struct farswap_limits {
+	unsigned int block_size;	/* logical = physical = io_min */
+	unsigned int max_hw_sectors;
+	unsigned short max_segments;
+	unsigned int max_segment_size;
+	unsigned int chunk_sectors;	/* no request crosses a slab */
+	unsigned int max_discard_sectors;
+	bool synchronous;		/* SWP_SYNCHRONOUS_IO fast swap-in */
+};
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+/* 6.9: limits are passed to blk_mq_alloc_disk(); 6.11: flags -> features. */
+static inline struct gendisk *
+farswap_alloc_disk(struct blk_mq_tag_set *set, const struct farswap_limits *l,
+		   void *queuedata)
+{
+	struct queue_limits lim = {
+		.logical_block_size	= l->block_size,
+		.physical_block_size	= l->block_size,
+		.io_min			= l->block_size,
+		.max_hw_sectors		= l->max_hw_sectors,
+		.max_segments		= l->max_segments,
+		.max_segment_size	= l->max_segment_size,
+		.chunk_sectors		= l->chunk_sectors,
+		.max_hw_discard_sectors	= l->max_discard_sectors,
+		.discard_granularity	= l->block_size,
+	};
+	struct gendisk *disk;
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+	if (l->synchronous)
+		lim.features |= BLK_FEAT_SYNCHRONOUS;
+#endif
+	disk = blk_mq_alloc_disk(set, &lim, queuedata);
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+	if (!IS_ERR(disk)) {
+		blk_queue_flag_set(QUEUE_FLAG_NONROT, disk->queue);
+		if (l->synchronous)
+			blk_queue_flag_set(QUEUE_FLAG_SYNCHRONOUS, disk->queue);
+	}
+#endif
+	return disk;
+}
+#else
+/* Before 6.9: allocate, then apply each limit with its setter. */
+static inline struct gendisk *
+farswap_alloc_disk(struct blk_mq_tag_set *set, const struct farswap_limits *l,
+		   void *queuedata)
+{
+	struct gendisk *disk = blk_mq_alloc_disk(set, queuedata);
+	struct request_queue *q;
+
+	if (IS_ERR(disk))
+		return disk;
+	q = disk->queue;
+	blk_queue_logical_block_size(q, l->block_size);
+	blk_queue_physical_block_size(q, l->block_size);
+	blk_queue_io_min(q, l->block_size);
+	blk_queue_max_hw_sectors(q, l->max_hw_sectors);
+	blk_queue_max_segments(q, l->max_segments);
+	blk_queue_max_segment_size(q, l->max_segment_size);
+	blk_queue_chunk_sectors(q, l->chunk_sectors);
+	blk_queue_max_discard_sectors(q, l->max_discard_sectors);
+	q->limits.discard_granularity = l->block_size;
+	/* blk-mq disks start out rotational before 6.11. */
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, q);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	if (l->synchronous)
+		blk_queue_flag_set(QUEUE_FLAG_SYNCHRONOUS, q);
+#endif
+	return disk;
+}
+#endif
+
+/*
+ * Before 6.3 the swap code marks a device SWP_SYNCHRONOUS_IO when its
+ * block_device_operations has rw_page, and tries rw_page before building
+ * a bio.  farswap's rw_page declines every call, so the I/O itself always
+ * takes the blk-mq path; its presence only turns the fast swap-in on.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+#define FARSWAP_SYNC_VIA_RW_PAGE 1
+#endif
+
+/* 6.5 changed the block_device_operations open and release arguments. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define FARSWAP_OPEN_ARGS	struct gendisk *disk, blk_mode_t mode
+#define FARSWAP_OPEN_DISK	(disk)
+#define FARSWAP_RELEASE_ARGS	struct gendisk *disk
+#else
+#define FARSWAP_OPEN_ARGS	struct block_device *bdev, fmode_t mode
+#define FARSWAP_OPEN_DISK	(bdev->bd_disk)
+#define FARSWAP_RELEASE_ARGS	struct gendisk *disk, fmode_t mode
+#endif
+
+/* 6.14 dropped BLK_MQ_F_SHOULD_MERGE: merging became the default. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+#define FARSWAP_TAG_SET_FLAGS	0
+#else
+#define FARSWAP_TAG_SET_FLAGS	BLK_MQ_F_SHOULD_MERGE
+#endif
+
+#endif /* FARSWAP_COMPAT_H */

@@ -1,0 +1,1184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Donor sessions: rdma_cm connection of the control and I/O queue pairs,
+ * the control channel (SEND/RECV of struct farswap_msg), failure handling
+ * and reconnection.
+ *
+ * A session is all or nothing: losing any queue pair fails the donor,
+ * which tears every queue down (draining them, so every posted work
+ * request completes), lets the loss work unbind the slabs it held, and
+ * reconnects after a delay.  The donor frees a session's slabs when it
+ * ends, so a new session never holds old data.
+ */
+#include <linux/delay.h>
+#include <linux/inet.h>
+#include <linux/jiffies.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+
+#include "farswap.h"
+
+#define FARSWAP_RECONNECT_MAX_MS	30000
+/* Outstanding RDMA READs per I/O queue; rxe allows 128. */
+#define FARSWAP_MAX_RD_ATOM		16
+
+static void farswap_donor_teardown(struct farswap_donor *donor);
+
+/* Returns whether the transition was legal and made. */
+static bool farswap_donor_change_state(struct farswap_donor *donor,
+				       enum farswap_donor_state to)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&donor->state_lock, flags);
+	ok = farswap_donor_state_allowed(donor->state, to);
+	if (ok)
+		smp_store_release(&donor->state, to);
+	spin_unlock_irqrestore(&donor->state_lock, flags);
+	return ok;
+}
+
+/*
+ * Is @gen the donor's current, live session?  Callers that go on to post
+ * work requests hold rcu_read_lock() across the check and the post.
+ */
+bool farswap_donor_live(struct farswap_donor *donor, u32 gen)
+{
+	return smp_load_acquire(&donor->state) == FARSWAP_DONOR_LIVE &&
+	       READ_ONCE(donor->gen) == gen;
+}
+
+static void farswap_donor_set_error(struct farswap_donor *donor,
+				    const char *fmt, ...) __printf(2, 3);
+static void farswap_donor_set_error(struct farswap_donor *donor,
+				    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(donor->last_error, sizeof(donor->last_error), fmt, ap);
+	va_end(ap);
+}
+
+/**
+ * farswap_donor_error - a live donor failed: tear it down and reconnect
+ * @donor: the donor
+ * @why: what was seen, for the log
+ *
+ * Callable from any context, any number of times: only the first call of
+ * a session logs and schedules the teardown.
+ */
+void farswap_donor_error(struct farswap_donor *donor, const char *why)
+{
+	if (!farswap_donor_change_state(donor, FARSWAP_DONOR_FAILED))
+		return;
+	pr_err("%s: donor %s failed: %s; failing its I/O and reconnecting\n",
+	       donor->dev->name, donor->name, why);
+	queue_work(donor->dev->wq, &donor->err_work);
+}
+
+/*
+ * Control channel
+ */
+
+static int farswap_status_errno(unsigned int status)
+{
+	switch (status) {
+	case FARSWAP_ST_OK:
+		return 0;
+	case FARSWAP_ST_VERSION:
+		return -EPROTONOSUPPORT;
+	case FARSWAP_ST_NO_SPACE:
+		return -ENOSPC;
+	case FARSWAP_ST_NO_ENTRY:
+		return -ENOENT;
+	case FARSWAP_ST_SLAB_SIZE:
+		return -EINVAL;
+	case FARSWAP_ST_BUSY:
+		return -EBUSY;
+	case FARSWAP_ST_DENIED:
+		return -EACCES;
+	default:
+		return -EPROTO;
+	}
+}
+
+static int farswap_ctrl_post_recv(struct farswap_ctrl_recv *recv)
+{
+	struct farswap_donor *donor = recv->donor;
+	struct ib_sge sge = {
+		.addr	= recv->dma,
+		.length	= FARSWAP_MSG_MAX,
+		.lkey	= donor->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe	 = &recv->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(donor->ctrl.qp, &wr, NULL);
+}
+
+/* A reply arrived: hand it to the slot waiting for its cookie. */
+static void farswap_ctrl_complete(struct farswap_donor *donor,
+				  const union farswap_msg *msg)
+{
+	u64 cookie = le64_to_cpu(msg->hdr.cookie);
+	unsigned int i = (cookie & 0xff) - 1;
+	struct farswap_ctrl_slot *slot;
+	unsigned long flags;
+	bool found = false;
+
+	if (i >= FARSWAP_CTRL_SLOTS)
+		goto stale;
+	slot = &donor->slot[i];
+	spin_lock_irqsave(&donor->slot_lock, flags);
+	if (slot->cookie == cookie) {
+		slot->reply = *msg;
+		slot->cookie = 0;
+		found = true;
+	}
+	spin_unlock_irqrestore(&donor->slot_lock, flags);
+	if (found) {
+		complete(&slot->reply_done);
+		return;
+	}
+stale:
+	/* A reply to a call that timed out: harmless, the call failed. */
+	pr_warn_ratelimited("%s: donor %s: unexpected %s (cookie %llx)\n",
+			    donor->dev->name, donor->name,
+			    farswap_msg_type_str(msg->hdr.type), cookie);
+}
+
+static void farswap_reclaim_enqueue(struct farswap_donor *donor,
+				    const struct farswap_reclaim_req *req)
+{
+	struct farswap_reclaim_item *item;
+	unsigned long flags;
+	bool queued = false;
+
+	spin_lock_irqsave(&donor->reclaim_lock, flags);
+	if (donor->reclaim_count < FARSWAP_RECLAIM_SLOTS) {
+		item = &donor->reclaim[(donor->reclaim_head +
+					donor->reclaim_count++) %
+				       FARSWAP_RECLAIM_SLOTS];
+		item->remote_id = le32_to_cpu(req->slab_id);
+		item->deadline_ms = le32_to_cpu(req->deadline_ms);
+		item->cookie = le64_to_cpu(req->hdr.cookie);
+		item->gen = READ_ONCE(donor->gen);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&donor->reclaim_lock, flags);
+
+	if (queued)
+		queue_work(donor->dev->wq, &donor->reclaim_work);
+	else
+		pr_warn_ratelimited("%s: donor %s sent more reclaim requests than the protocol allows; ignoring one\n",
+				    donor->dev->name, donor->name);
+}
+
+static void farswap_ctrl_dispatch(struct farswap_donor *donor,
+				  const union farswap_msg *msg)
+{
+	switch (msg->hdr.type) {
+	case FARSWAP_MSG_SLAB_ALLOC_REP:
+		WRITE_ONCE(donor->slabs_free,
+			   le32_to_cpu(msg->alloc_rep.slabs_free));
+		farswap_ctrl_complete(donor, msg);
+		break;
+	case FARSWAP_MSG_SLAB_FREE_REP:
+		WRITE_ONCE(donor->slabs_free,
+			   le32_to_cpu(msg->free_rep.slabs_free));
+		farswap_ctrl_complete(donor, msg);
+		break;
+	case FARSWAP_MSG_STATS_REP:
+		WRITE_ONCE(donor->slabs_free,
+			   le32_to_cpu(msg->stats_rep.slabs_free));
+		WRITE_ONCE(donor->slabs_total,
+			   le32_to_cpu(msg->stats_rep.slabs_total));
+		/* Cookie 0: the donor offers room again, nobody waits. */
+		if (msg->hdr.cookie)
+			farswap_ctrl_complete(donor, msg);
+		break;
+	case FARSWAP_MSG_RECLAIM_REQ:
+		farswap_reclaim_enqueue(donor, &msg->reclaim_req);
+		break;
+	default:
+		pr_err("%s: donor %s sent %s, which only a host sends; dropping the connection\n",
+		       donor->dev->name, donor->name,
+		       farswap_msg_type_str(msg->hdr.type));
+		farswap_donor_error(donor, "protocol violation");
+	}
+}
+
+static void farswap_ctrl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct farswap_ctrl_recv *recv =
+		container_of(wc->wr_cqe, struct farswap_ctrl_recv, cqe);
+	struct farswap_donor *donor = recv->donor;
+	union farswap_msg msg;
+	int st;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			farswap_donor_error(donor,
+					    ib_wc_status_msg(wc->status));
+		return;
+	}
+
+	ib_dma_sync_single_for_cpu(donor->ibdev, recv->dma, FARSWAP_MSG_MAX,
+				   DMA_FROM_DEVICE);
+	st = farswap_msg_check(recv->buf, wc->byte_len, donor->version);
+	if (st != FARSWAP_ST_OK) {
+		pr_err("%s: donor %s sent a malformed control message (type %u, %u bytes: %s); dropping the connection\n",
+		       donor->dev->name, donor->name,
+		       wc->byte_len ? recv->buf->hdr.type : 0, wc->byte_len,
+		       farswap_status_str(st));
+		farswap_donor_error(donor, "malformed control message");
+		return;
+	}
+	memcpy(&msg, recv->buf, wc->byte_len);
+	ib_dma_sync_single_for_device(donor->ibdev, recv->dma, FARSWAP_MSG_MAX,
+				      DMA_FROM_DEVICE);
+	if (farswap_ctrl_post_recv(recv)) {
+		farswap_donor_error(donor, "cannot repost a control receive");
+		return;
+	}
+	farswap_ctrl_dispatch(donor, &msg);
+}
+
+static void farswap_ctrl_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct farswap_ctrl_slot *slot =
+		container_of(wc->wr_cqe, struct farswap_ctrl_slot, send_cqe);
+
+	slot->send_status = wc->status;
+	if (unlikely(wc->status != IB_WC_SUCCESS &&
+		     wc->status != IB_WC_WR_FLUSH_ERR))
+		farswap_donor_error(slot->donor, ib_wc_status_msg(wc->status));
+	complete(&slot->send_done);
+}
+
+static int farswap_ctrl_get_slot(struct farswap_donor *donor)
+{
+	unsigned int tmo = donor->dev->params.ctrl_timeout_ms;
+	unsigned long flags;
+	int i;
+
+	if (down_timeout(&donor->slot_sem, msecs_to_jiffies(tmo)))
+		return -ETIMEDOUT;
+	spin_lock_irqsave(&donor->slot_lock, flags);
+	i = find_first_zero_bit(&donor->slot_busy, FARSWAP_CTRL_SLOTS);
+	__set_bit(i, &donor->slot_busy);
+	spin_unlock_irqrestore(&donor->slot_lock, flags);
+	return i;
+}
+
+static void farswap_ctrl_put_slot(struct farswap_donor *donor, int i)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&donor->slot_lock, flags);
+	donor->slot[i].cookie = 0;
+	/* A late reply may have landed after a timeout: forget it. */
+	memset(&donor->slot[i].reply, 0, sizeof(donor->slot[i].reply));
+	__clear_bit(i, &donor->slot_busy);
+	spin_unlock_irqrestore(&donor->slot_lock, flags);
+	up(&donor->slot_sem);
+}
+
+/* Fail every call waiting for a reply: the session is gone. */
+static void farswap_ctrl_fail_waiters(struct farswap_donor *donor)
+{
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < FARSWAP_CTRL_SLOTS; i++) {
+		struct farswap_ctrl_slot *slot = &donor->slot[i];
+		bool waiting;
+
+		spin_lock_irqsave(&donor->slot_lock, flags);
+		waiting = slot->cookie != 0;
+		slot->cookie = 0;
+		spin_unlock_irqrestore(&donor->slot_lock, flags);
+		if (waiting)
+			complete(&slot->reply_done);
+	}
+}
+
+/*
+ * Send @msg on the control queue; with @reply, wait for the answer.  The
+ * message's cookie is set here when a reply is awaited.  @gen, if not
+ * NULL, receives the session the message went to.
+ */
+static int farswap_ctrl_xfer(struct farswap_donor *donor,
+			     union farswap_msg *msg, union farswap_msg *reply,
+			     u32 *gen)
+{
+	unsigned int tmo = donor->dev->params.ctrl_timeout_ms;
+	u32 len = farswap_msg_size(msg->hdr.type);
+	struct farswap_ctrl_slot *slot;
+	struct ib_send_wr wr = {};
+	struct ib_sge sge;
+	unsigned long flags;
+	int i, ret;
+
+	i = farswap_ctrl_get_slot(donor);
+	if (i < 0)
+		return i;
+	slot = &donor->slot[i];
+	reinit_completion(&slot->send_done);
+	reinit_completion(&slot->reply_done);
+
+	if (reply) {
+		spin_lock_irqsave(&donor->slot_lock, flags);
+		slot->cookie = ((u64)++donor->cookie_seq << 8) | (i + 1);
+		msg->hdr.cookie = cpu_to_le64(slot->cookie);
+		spin_unlock_irqrestore(&donor->slot_lock, flags);
+	}
+
+	rcu_read_lock();
+	if (smp_load_acquire(&donor->state) != FARSWAP_DONOR_LIVE) {
+		rcu_read_unlock();
+		farswap_ctrl_put_slot(donor, i);
+		return -ENOTCONN;
+	}
+	if (gen)
+		*gen = READ_ONCE(donor->gen);
+	memcpy(slot->buf, msg, len);
+	ib_dma_sync_single_for_device(donor->ibdev, slot->dma, len,
+				      DMA_TO_DEVICE);
+	sge.addr = slot->dma;
+	sge.length = len;
+	sge.lkey = donor->pd->local_dma_lkey;
+	wr.wr_cqe = &slot->send_cqe;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	ret = ib_post_send(donor->ctrl.qp, &wr, NULL);
+	rcu_read_unlock();
+	if (ret) {
+		farswap_ctrl_put_slot(donor, i);
+		farswap_donor_error(donor, "cannot post a control message");
+		return ret;
+	}
+
+	if (reply) {
+		if (!wait_for_completion_timeout(&slot->reply_done,
+						 msecs_to_jiffies(tmo))) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "no reply to %s within %u ms",
+				 farswap_msg_type_str(msg->hdr.type), tmo);
+			farswap_donor_error(donor, why);
+			ret = -ETIMEDOUT;
+		} else {
+			spin_lock_irqsave(&donor->slot_lock, flags);
+			/* Completed without a reply: the session failed. */
+			if (!slot->reply.hdr.magic)
+				ret = -ENOTCONN;
+			else
+				*reply = slot->reply;
+			spin_unlock_irqrestore(&donor->slot_lock, flags);
+		}
+	}
+	/* The buffer is the HCA's until the send completes or is flushed. */
+	wait_for_completion(&slot->send_done);
+	if (!ret && slot->send_status != IB_WC_SUCCESS)
+		ret = -EIO;
+	farswap_ctrl_put_slot(donor, i);
+	return ret;
+}
+
+/* Send a request and wait for its reply; checks the reply's type. */
+int farswap_ctrl_call(struct farswap_donor *donor, union farswap_msg *req,
+		      union farswap_msg *reply)
+{
+	unsigned int want = req->hdr.type + 1;	/* every *_REP follows its *_REQ */
+	int ret;
+
+	ret = farswap_ctrl_xfer(donor, req, reply, NULL);
+	if (ret)
+		return ret;
+	if (reply->hdr.type != want) {
+		pr_err("%s: donor %s answered %s with %s; dropping the connection\n",
+		       donor->dev->name, donor->name,
+		       farswap_msg_type_str(req->hdr.type),
+		       farswap_msg_type_str(reply->hdr.type));
+		farswap_donor_error(donor, "protocol violation");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* Send a message that has no reply (a RECLAIM_REP). */
+int farswap_ctrl_send(struct farswap_donor *donor, union farswap_msg *msg)
+{
+	return farswap_ctrl_xfer(donor, msg, NULL, NULL);
+}
+
+/* Ask for a slab; on success @place describes it. */
+int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 host_slab,
+			     u64 slab_bytes, struct farswap_placement *place)
+{
+	union farswap_msg req, rep;
+	u32 gen;
+	int ret;
+
+	farswap_msg_init(&req, FARSWAP_MSG_SLAB_ALLOC_REQ, donor->version, 0);
+	req.alloc_req.slab_size = cpu_to_le64(slab_bytes);
+	req.alloc_req.host_slab = cpu_to_le64(host_slab);
+	ret = farswap_ctrl_xfer(donor, &req, &rep, &gen);
+	if (ret)
+		return ret;
+	if (rep.hdr.type != FARSWAP_MSG_SLAB_ALLOC_REP) {
+		farswap_donor_error(donor, "answered SLAB_ALLOC_REQ with another type");
+		return -EPROTO;
+	}
+	ret = farswap_status_errno(le16_to_cpu(rep.alloc_rep.status));
+	if (ret)
+		return ret;
+	if (le64_to_cpu(rep.alloc_rep.length) != slab_bytes) {
+		farswap_donor_error(donor, "granted a slab of the wrong size");
+		return -EPROTO;
+	}
+	place->donor = donor;
+	place->gen = gen;
+	place->remote_id = le32_to_cpu(rep.alloc_rep.slab_id);
+	place->addr = le64_to_cpu(rep.alloc_rep.addr);
+	place->rkey = le32_to_cpu(rep.alloc_rep.rkey);
+	return 0;
+}
+
+int farswap_donor_free_slab(struct farswap_donor *donor, u32 remote_id)
+{
+	union farswap_msg req, rep;
+	int ret;
+
+	farswap_msg_init(&req, FARSWAP_MSG_SLAB_FREE_REQ, donor->version, 0);
+	req.free_req.slab_id = cpu_to_le32(remote_id);
+	ret = farswap_ctrl_call(donor, &req, &rep);
+	if (ret)
+		return ret;
+	return farswap_status_errno(le16_to_cpu(rep.free_rep.status));
+}
+
+/* Refresh the donor's free slab count (placement asks before choosing). */
+int farswap_donor_query_stats(struct farswap_donor *donor)
+{
+	union farswap_msg req, rep;
+
+	farswap_msg_init(&req, FARSWAP_MSG_STATS_REQ, donor->version, 0);
+	return farswap_ctrl_call(donor, &req, &rep);
+}
+
+/*
+ * Queue pairs
+ */
+
+static void farswap_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct farswap_queue *q = ctx;
+
+	if (ev->event == IB_EVENT_QP_FATAL || ev->event == IB_EVENT_QP_REQ_ERR ||
+	    ev->event == IB_EVENT_QP_ACCESS_ERR)
+		farswap_donor_error(q->donor, ib_event_msg(ev->event));
+}
+
+/* Work requests one blk-mq request may post: one per max_sge segments. */
+static unsigned int farswap_cmd_wrs(u32 max_sge)
+{
+	return DIV_ROUND_UP(FARSWAP_MAX_SEGS, max_sge);
+}
+
+static int farswap_ctrl_map_bufs(struct farswap_donor *donor)
+{
+	struct ib_device *ibdev = donor->ibdev;
+	int i;
+
+	for (i = 0; i < FARSWAP_CTRL_DEPTH; i++) {
+		struct farswap_ctrl_recv *recv = &donor->recv[i];
+
+		recv->dma = ib_dma_map_single(ibdev, recv->buf, FARSWAP_MSG_MAX,
+					      DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ibdev, recv->dma))
+			goto out_unmap;
+	}
+	for (i = 0; i < FARSWAP_CTRL_SLOTS; i++) {
+		struct farswap_ctrl_slot *slot = &donor->slot[i];
+
+		slot->dma = ib_dma_map_single(ibdev, slot->buf, FARSWAP_MSG_MAX,
+					      DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(ibdev, slot->dma))
+			goto out_unmap_slots;
+	}
+	donor->bufs_mapped = true;
+	return 0;
+
+out_unmap_slots:
+	while (--i >= 0)
+		ib_dma_unmap_single(ibdev, donor->slot[i].dma, FARSWAP_MSG_MAX,
+				    DMA_TO_DEVICE);
+	i = FARSWAP_CTRL_DEPTH;
+out_unmap:
+	while (--i >= 0)
+		ib_dma_unmap_single(ibdev, donor->recv[i].dma, FARSWAP_MSG_MAX,
+				    DMA_FROM_DEVICE);
+	return -ENOMEM;
+}
+
+static void farswap_ctrl_unmap_bufs(struct farswap_donor *donor)
+{
+	int i;
+
+	if (!donor->bufs_mapped)
+		return;
+	for (i = 0; i < FARSWAP_CTRL_DEPTH; i++)
+		ib_dma_unmap_single(donor->ibdev, donor->recv[i].dma,
+				    FARSWAP_MSG_MAX, DMA_FROM_DEVICE);
+	for (i = 0; i < FARSWAP_CTRL_SLOTS; i++)
+		ib_dma_unmap_single(donor->ibdev, donor->slot[i].dma,
+				    FARSWAP_MSG_MAX, DMA_TO_DEVICE);
+	donor->bufs_mapped = false;
+}
+
+/* The first queue of a session picks the device and sets up what all share. */
+static int farswap_session_init_device(struct farswap_donor *donor,
+				       struct ib_device *ibdev)
+{
+	struct farswap_dev *dev = donor->dev;
+	u32 sq;
+	int ret;
+
+	donor->ibdev = ibdev;
+	donor->max_sge = min_t(u32, ibdev->attrs.max_send_sge, FARSWAP_MAX_SEGS);
+	if (!donor->max_sge) {
+		farswap_donor_set_error(donor, "RDMA device %s has no send SGEs",
+					dev_name(&ibdev->dev));
+		return -EOPNOTSUPP;
+	}
+	sq = dev->params.queue_depth * farswap_cmd_wrs(donor->max_sge) +
+	     FARSWAP_SQ_RESERVE;
+	if (sq + 1 > ibdev->attrs.max_qp_wr) {
+		farswap_donor_set_error(donor, "RDMA device %s allows %d work requests per queue pair, %u needed: lower queue_depth",
+					dev_name(&ibdev->dev),
+					ibdev->attrs.max_qp_wr, sq + 1);
+		return -EINVAL;
+	}
+
+	donor->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(donor->pd)) {
+		ret = PTR_ERR(donor->pd);
+		donor->pd = NULL;
+		farswap_donor_set_error(donor, "cannot allocate a protection domain on %s (%d)",
+					dev_name(&ibdev->dev), ret);
+		return ret;
+	}
+	ret = farswap_ctrl_map_bufs(donor);
+	if (ret) {
+		ib_dealloc_pd(donor->pd);
+		donor->pd = NULL;
+		farswap_donor_set_error(donor, "cannot map control buffers");
+	}
+	return ret;
+}
+
+static int farswap_queue_create_qp(struct farswap_queue *q)
+{
+	struct farswap_donor *donor = q->donor;
+	struct ib_device *ibdev = q->cm_id->device;
+	struct ib_qp_init_attr attr = {};
+	u32 rq;
+	int ret, i;
+
+	if (!q->qid) {
+		ret = farswap_session_init_device(donor, ibdev);
+		if (ret)
+			return ret;
+		q->sq_depth = FARSWAP_CTRL_SLOTS;
+		rq = FARSWAP_CTRL_DEPTH;
+	} else {
+		if (ibdev != donor->ibdev) {
+			farswap_donor_set_error(donor, "I/O queue %u resolved to RDMA device %s, the control queue to %s",
+						q->qid, dev_name(&ibdev->dev),
+						dev_name(&donor->ibdev->dev));
+			return -EXDEV;
+		}
+		q->sq_depth = donor->dev->params.queue_depth *
+			      farswap_cmd_wrs(donor->max_sge) +
+			      FARSWAP_SQ_RESERVE;
+		rq = 0;
+	}
+
+	/* One more on each side for the drain work request. */
+	q->cq = ib_alloc_cq(ibdev, q, q->sq_depth + rq + 2,
+			    q->qid % ibdev->num_comp_vectors, IB_POLL_SOFTIRQ);
+	if (IS_ERR(q->cq)) {
+		ret = PTR_ERR(q->cq);
+		q->cq = NULL;
+		farswap_donor_set_error(donor, "cannot allocate a completion queue (%d)",
+					ret);
+		return ret;
+	}
+
+	attr.event_handler = farswap_qp_event;
+	attr.qp_context = q;
+	attr.send_cq = q->cq;
+	attr.recv_cq = q->cq;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	attr.cap.max_send_wr = q->sq_depth + 1;
+	attr.cap.max_recv_wr = rq + 1;
+	attr.cap.max_send_sge = q->qid ? donor->max_sge : 1;
+	attr.cap.max_recv_sge = 1;
+	ret = rdma_create_qp(q->cm_id, donor->pd, &attr);
+	if (ret) {
+		farswap_donor_set_error(donor, "cannot create a queue pair (%d)",
+					ret);
+		return ret;
+	}
+	q->qp = q->cm_id->qp;
+
+	if (!q->qid) {
+		/* Receives go up before connecting: the donor may send first. */
+		for (i = 0; i < FARSWAP_CTRL_DEPTH; i++) {
+			ret = farswap_ctrl_post_recv(&donor->recv[i]);
+			if (ret) {
+				farswap_donor_set_error(donor, "cannot post control receives (%d)",
+							ret);
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+static int farswap_cm_route_resolved(struct farswap_queue *q)
+{
+	struct farswap_donor *donor = q->donor;
+	struct rdma_conn_param param = {};
+	struct farswap_conn_req req;
+	int ret;
+
+	ret = farswap_queue_create_qp(q);
+	if (ret)
+		return ret;
+
+	farswap_conn_req_init(&req, q->qid ? FARSWAP_QT_IO : FARSWAP_QT_CTRL,
+			      q->qid, donor->nr_ioq, q->qid ? donor->session : 0,
+			      q->sq_depth);
+	memcpy(req.host_id, farswap_host_id, FARSWAP_ID_LEN);
+
+	param.private_data = &req;
+	param.private_data_len = sizeof(req);
+	param.initiator_depth = q->qid ?
+		min_t(int, donor->ibdev->attrs.max_qp_init_rd_atom,
+		      FARSWAP_MAX_RD_ATOM) : 0;
+	param.responder_resources = 0;
+	param.flow_control = 1;
+	param.retry_count = 7;
+	param.rnr_retry_count = 7;	/* infinite: the donor reposts receives */
+	ret = rdma_connect_locked(q->cm_id, &param);
+	if (ret)
+		farswap_donor_set_error(donor, "rdma_connect failed (%d)", ret);
+	return ret;
+}
+
+static int farswap_cm_established(struct farswap_queue *q,
+				  struct rdma_cm_event *ev)
+{
+	const struct farswap_conn_rep *rep = ev->param.conn.private_data;
+	struct farswap_donor *donor = q->donor;
+	int st;
+
+	st = farswap_conn_rep_check(rep, ev->param.conn.private_data_len);
+	if (st != FARSWAP_ST_OK) {
+		farswap_donor_set_error(donor, "%s accepted with a malformed reply (%s): is it farswapd?",
+					donor->name, farswap_status_str(st));
+		return -EPROTO;
+	}
+	if (!q->qid) {
+		donor->session = le64_to_cpu(rep->session);
+		donor->version = rep->version;
+		donor->slab_size = le64_to_cpu(rep->slab_size);
+		donor->slabs_total = le32_to_cpu(rep->slabs_total);
+		WRITE_ONCE(donor->slabs_free, le32_to_cpu(rep->slabs_free));
+		memcpy(donor->donor_id, rep->donor_id, FARSWAP_ID_LEN);
+	} else if (le64_to_cpu(rep->session) != donor->session) {
+		farswap_donor_set_error(donor, "%s put I/O queue %u in another session",
+					donor->name, q->qid);
+		return -EPROTO;
+	}
+	q->established = true;
+	return 0;
+}
+
+static int farswap_cm_rejected(struct farswap_queue *q,
+			       struct rdma_cm_event *ev)
+{
+	struct farswap_donor *donor = q->donor;
+	const struct farswap_conn_rej *rej;
+	u8 len = 0;
+	int reason;
+
+	rej = rdma_consumer_reject_data(q->cm_id, ev, &len);
+	reason = farswap_conn_rej_reason(rej, len);
+	if (reason < 0) {
+		farswap_donor_set_error(donor, "%s refused the connection (%s): is farswapd running there?",
+					donor->name,
+					rdma_reject_msg(q->cm_id, ev->status));
+		return -ECONNREFUSED;
+	}
+	if (reason == FARSWAP_ST_VERSION) {
+		farswap_donor_set_error(donor, "%s speaks protocol versions %u-%u, this host %u-%u",
+					donor->name, rej->ver_min, rej->ver_max,
+					FARSWAP_VERSION_MIN,
+					FARSWAP_VERSION_MAX);
+		return -EPROTONOSUPPORT;
+	}
+	farswap_donor_set_error(donor, "%s refused the connection: %s",
+				donor->name, farswap_status_str(reason));
+	return farswap_status_errno(reason) ?: -ECONNREFUSED;
+}
+
+static int farswap_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct farswap_queue *q = id->context;
+	struct farswap_donor *donor = q->donor;
+	unsigned int tmo = donor->dev->params.connect_timeout_ms;
+	int err = 0;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		err = rdma_resolve_route(id, tmo);
+		if (err)
+			farswap_donor_set_error(donor, "route resolution to %s failed (%d)",
+						donor->name, err);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		err = farswap_cm_route_resolved(q);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		q->cm_error = farswap_cm_established(q, ev);
+		complete(&q->cm_done);
+		return 0;
+	case RDMA_CM_EVENT_REJECTED:
+		err = farswap_cm_rejected(q, ev);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		farswap_donor_set_error(donor, "%s unreachable: address resolution failed (%d)",
+					donor->name, ev->status);
+		err = -EHOSTUNREACH;
+		break;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		farswap_donor_set_error(donor, "%s unreachable: route resolution failed (%d)",
+					donor->name, ev->status);
+		err = -ENETUNREACH;
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		if (q->established) {
+			farswap_donor_error(donor, rdma_event_msg(ev->event));
+			return 0;
+		}
+		farswap_donor_set_error(donor, "%s unreachable: %s (%d)",
+					donor->name, rdma_event_msg(ev->event),
+					ev->status);
+		err = -EHOSTUNREACH;
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/*
+		 * ib_client remove tears down devices being removed before
+		 * rdma_cm asks; this only catches queues it raced with.
+		 */
+		if (q->established) {
+			farswap_donor_error(donor, rdma_event_msg(ev->event));
+			return 0;
+		}
+		farswap_donor_set_error(donor, "%s: %s while connecting",
+					donor->name, rdma_event_msg(ev->event));
+		err = -ECONNRESET;
+		break;
+	default:
+		return 0;
+	}
+
+	if (err) {
+		q->cm_error = err;
+		complete(&q->cm_done);
+	}
+	/* Never non-zero: the queue's owner destroys the cm_id. */
+	return 0;
+}
+
+static void farswap_queue_stop(struct farswap_queue *q)
+{
+	if (q->established)
+		rdma_disconnect(q->cm_id);
+	/* Every posted work request completes (flushed) before this returns. */
+	if (q->qp)
+		ib_drain_qp(q->qp);
+}
+
+static void farswap_queue_free(struct farswap_queue *q)
+{
+	/*
+	 * The cm_id goes first, so no more events arrive; the QP is then
+	 * destroyed with the verbs call, as the cm_id is gone.
+	 */
+	if (q->cm_id)
+		rdma_destroy_id(q->cm_id);
+	if (q->qp)
+		ib_destroy_qp(q->qp);
+	if (q->cq)
+		ib_free_cq(q->cq);
+	q->cm_id = NULL;
+	q->qp = NULL;
+	q->cq = NULL;
+	q->established = false;
+}
+
+static int farswap_queue_connect(struct farswap_queue *q)
+{
+	struct farswap_donor *donor = q->donor;
+	unsigned int tmo = donor->dev->params.connect_timeout_ms;
+	struct rdma_cm_id *id;
+	int ret;
+
+	init_completion(&q->cm_done);
+	q->cm_error = -ETIMEDOUT;
+	q->established = false;
+
+	id = rdma_create_id(&init_net, farswap_cm_handler, q, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id)) {
+		farswap_donor_set_error(donor, "cannot create an rdma_cm id (%ld)",
+					PTR_ERR(id));
+		return PTR_ERR(id);
+	}
+	q->cm_id = id;
+	/* How long the transport retries before declaring the donor dead. */
+	rdma_set_ack_timeout(id, donor->dev->params.ack_timeout);
+
+	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&donor->addr, tmo);
+	if (ret) {
+		farswap_donor_set_error(donor, "%s unreachable: no local RDMA device routes to it (%d)",
+					donor->name, ret);
+		return ret;
+	}
+	/* Address, route and connect each have @tmo; allow for all three. */
+	if (!wait_for_completion_timeout(&q->cm_done,
+					 msecs_to_jiffies(3 * tmo + 1000))) {
+		farswap_donor_set_error(donor, "%s did not answer within %u ms",
+					donor->name, 3 * tmo + 1000);
+		return -ETIMEDOUT;
+	}
+	return q->cm_error;
+}
+
+/* Connect every queue of a new session; on failure nothing is left. */
+static int farswap_donor_connect(struct farswap_donor *donor)
+{
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&donor->lock);
+	donor->session = 0;
+	donor->last_error[0] = '\0';
+
+	ret = farswap_queue_connect(&donor->ctrl);
+	if (ret)
+		goto out_teardown;
+	if (donor->dev->geo.slab_shift &&
+	    donor->slab_size != farswap_slab_bytes(&donor->dev->geo)) {
+		farswap_donor_set_error(donor, "%s now serves %llu-byte slabs, the device uses %llu",
+					donor->name, donor->slab_size,
+					farswap_slab_bytes(&donor->dev->geo));
+		ret = -EINVAL;
+		goto out_teardown;
+	}
+	for (i = 0; i < donor->nr_ioq; i++) {
+		ret = farswap_queue_connect(&donor->ioq[i]);
+		if (ret)
+			goto out_teardown;
+	}
+	return 0;
+
+out_teardown:
+	farswap_donor_teardown(donor);
+	return ret;
+}
+
+/* Tear every queue of the session down; no work request survives it. */
+static void farswap_donor_teardown(struct farswap_donor *donor)
+{
+	unsigned int i;
+
+	for (i = 0; i < donor->nr_ioq; i++)
+		farswap_queue_stop(&donor->ioq[i]);
+	farswap_queue_stop(&donor->ctrl);
+	farswap_ctrl_fail_waiters(donor);
+
+	for (i = 0; i < donor->nr_ioq; i++)
+		farswap_queue_free(&donor->ioq[i]);
+	farswap_queue_free(&donor->ctrl);
+
+	farswap_ctrl_unmap_bufs(donor);
+	if (donor->pd) {
+		ib_dealloc_pd(donor->pd);
+		donor->pd = NULL;
+	}
+	donor->ibdev = NULL;
+}
+
+/* Make the just-connected session the live one. */
+static bool farswap_donor_go_live(struct farswap_donor *donor)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&donor->state_lock, flags);
+	ok = farswap_donor_state_allowed(donor->state, FARSWAP_DONOR_LIVE);
+	if (ok) {
+		/* A new generation: placements of the old session are dead. */
+		WRITE_ONCE(donor->gen, donor->gen + 1);
+		smp_store_release(&donor->state, FARSWAP_DONOR_LIVE);
+	}
+	spin_unlock_irqrestore(&donor->state_lock, flags);
+	return ok;
+}
+
+int farswap_donor_connect_first(struct farswap_donor *donor)
+{
+	unsigned int noio;
+	int ret;
+
+	mutex_lock(&donor->lock);
+	if (!farswap_donor_change_state(donor, FARSWAP_DONOR_CONNECTING)) {
+		mutex_unlock(&donor->lock);
+		return -ESHUTDOWN;
+	}
+	noio = memalloc_noio_save();
+	ret = farswap_donor_connect(donor);
+	memalloc_noio_restore(noio);
+	if (!ret && !farswap_donor_go_live(donor)) {
+		farswap_donor_teardown(donor);
+		ret = -ESHUTDOWN;
+	}
+	mutex_unlock(&donor->lock);
+	return ret;
+}
+
+static void farswap_donor_err_work(struct work_struct *work)
+{
+	struct farswap_donor *donor =
+		container_of(work, struct farswap_donor, err_work);
+	struct farswap_dev *dev = donor->dev;
+
+	mutex_lock(&donor->lock);
+	if (smp_load_acquire(&donor->state) != FARSWAP_DONOR_FAILED) {
+		mutex_unlock(&donor->lock);
+		return;
+	}
+	/* Whoever saw the donor live has posted by now; drain the rest. */
+	synchronize_rcu();
+	farswap_donor_teardown(donor);
+	if (farswap_donor_change_state(donor, FARSWAP_DONOR_WAITING)) {
+		donor->reconnect_backoff_ms = dev->params.reconnect_delay_ms;
+		queue_delayed_work(dev->wq, &donor->reconnect_work,
+				   msecs_to_jiffies(donor->reconnect_backoff_ms));
+	}
+	mutex_unlock(&donor->lock);
+
+	/* The slabs of the dead session are gone: unbind them. */
+	queue_work(dev->wq, &dev->loss_work);
+}
+
+static void farswap_donor_reconnect_work(struct work_struct *work)
+{
+	struct farswap_donor *donor = container_of(to_delayed_work(work),
+						   struct farswap_donor,
+						   reconnect_work);
+	struct farswap_dev *dev = donor->dev;
+	unsigned int noio;
+	int ret;
+
+	mutex_lock(&donor->lock);
+	if (!farswap_donor_change_state(donor, FARSWAP_DONOR_CONNECTING)) {
+		mutex_unlock(&donor->lock);
+		return;
+	}
+	noio = memalloc_noio_save();
+	ret = farswap_donor_connect(donor);
+	memalloc_noio_restore(noio);
+
+	if (!ret && farswap_donor_go_live(donor)) {
+		atomic64_inc(&donor->stats.reconnects);
+		pr_info("%s: donor %s reconnected (session %u)\n", dev->name,
+			donor->name, donor->gen);
+	} else {
+		if (!ret)
+			farswap_donor_teardown(donor);
+		if (farswap_donor_change_state(donor, FARSWAP_DONOR_WAITING)) {
+			pr_info_ratelimited("%s: donor %s: reconnect failed: %s; retrying in %u ms\n",
+					    dev->name, donor->name,
+					    donor->last_error,
+					    donor->reconnect_backoff_ms);
+			queue_delayed_work(dev->wq, &donor->reconnect_work,
+					   msecs_to_jiffies(donor->reconnect_backoff_ms));
+			donor->reconnect_backoff_ms =
+				min(donor->reconnect_backoff_ms * 2,
+				    FARSWAP_RECONNECT_MAX_MS);
+		}
+	}
+	mutex_unlock(&donor->lock);
+}
+
+/*
+ * ib_client remove: the RDMA device goes away.  Tear down every session on
+ * it before returning (rdma_cm waits for our cm_ids after this), and let
+ * the reconnect work find another way to the donor later.
+ */
+void farswap_donors_remove_device(struct ib_device *ibdev)
+{
+	struct farswap_dev *dev;
+	unsigned int i;
+
+	mutex_lock(&farswap_devs_mutex);
+	list_for_each_entry(dev, &farswap_devs, node) {
+		for (i = 0; i < dev->nr_donors; i++) {
+			struct farswap_donor *donor = dev->donors[i];
+
+			if (!donor)
+				continue;
+			mutex_lock(&donor->lock);
+			if (donor->ibdev != ibdev) {
+				mutex_unlock(&donor->lock);
+				continue;
+			}
+			if (farswap_donor_change_state(donor, FARSWAP_DONOR_FAILED))
+				pr_err("%s: donor %s: RDMA device %s removed; failing its I/O\n",
+				       dev->name, donor->name,
+				       dev_name(&ibdev->dev));
+			synchronize_rcu();
+			farswap_donor_teardown(donor);
+			if (farswap_donor_change_state(donor, FARSWAP_DONOR_WAITING)) {
+				donor->reconnect_backoff_ms =
+					dev->params.reconnect_delay_ms;
+				queue_delayed_work(dev->wq,
+						   &donor->reconnect_work,
+						   msecs_to_jiffies(donor->reconnect_backoff_ms));
+			}
+			mutex_unlock(&donor->lock);
+			queue_work(dev->wq, &dev->loss_work);
+		}
+	}
+	mutex_unlock(&farswap_devs_mutex);
+}
+
+static void farswap_donor_format_name(struct farswap_donor *donor)
+{
+	const struct sockaddr_in *sin = (const void *)&donor->addr;
+	const struct sockaddr_in6 *sin6 = (const void *)&donor->addr;
+
+	if (donor->addr.ss_family == AF_INET6)
+		snprintf(donor->name, sizeof(donor->name), "[%pI6c]:%u",
+			 &sin6->sin6_addr, ntohs(sin6->sin6_port));
+	else
+		snprintf(donor->name, sizeof(donor->name), "%pI4:%u",
+			 &sin->sin_addr, ntohs(sin->sin_port));
+}
+
+struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
+					   unsigned int index,
+					   const struct sockaddr_storage *addr)
+{
+	struct farswap_donor *donor;
+	unsigned int i;
+
+	donor = kzalloc(sizeof(*donor), GFP_KERNEL);
+	if (!donor)
+		return NULL;
+	donor->nr_ioq = dev->params.nr_queues;
+	donor->ioq = kcalloc(donor->nr_ioq, sizeof(*donor->ioq), GFP_KERNEL);
+	donor->ctrl_bufs = kcalloc(FARSWAP_CTRL_DEPTH + FARSWAP_CTRL_SLOTS,
+				   sizeof(union farswap_msg), GFP_KERNEL);
+	if (!donor->ioq || !donor->ctrl_bufs)
+		goto out_free;
+
+	donor->dev = dev;
+	donor->index = index;
+	donor->addr = *addr;
+	farswap_donor_format_name(donor);
+	mutex_init(&donor->lock);
+	spin_lock_init(&donor->state_lock);
+	donor->state = FARSWAP_DONOR_NEW;
+
+	donor->ctrl.donor = donor;
+	donor->ctrl.qid = 0;
+	for (i = 0; i < donor->nr_ioq; i++) {
+		donor->ioq[i].donor = donor;
+		donor->ioq[i].qid = i + 1;
+	}
+
+	for (i = 0; i < FARSWAP_CTRL_DEPTH; i++) {
+		donor->recv[i].donor = donor;
+		donor->recv[i].cqe.done = farswap_ctrl_recv_done;
+		donor->recv[i].buf = &donor->ctrl_bufs[i];
+	}
+	for (i = 0; i < FARSWAP_CTRL_SLOTS; i++) {
+		struct farswap_ctrl_slot *slot = &donor->slot[i];
+
+		slot->donor = donor;
+		slot->send_cqe.done = farswap_ctrl_send_done;
+		slot->buf = &donor->ctrl_bufs[FARSWAP_CTRL_DEPTH + i];
+		init_completion(&slot->send_done);
+		init_completion(&slot->reply_done);
+	}
+	sema_init(&donor->slot_sem, FARSWAP_CTRL_SLOTS);
+	spin_lock_init(&donor->slot_lock);
+	spin_lock_init(&donor->reclaim_lock);
+	INIT_WORK(&donor->reclaim_work, farswap_reclaim_work);
+	INIT_WORK(&donor->err_work, farswap_donor_err_work);
+	INIT_DELAYED_WORK(&donor->reconnect_work, farswap_donor_reconnect_work);
+	return donor;
+
+out_free:
+	kfree(donor->ctrl_bufs);
+	kfree(donor->ioq);
+	kfree(donor);
+	return NULL;
+}
+
+/* No more I/O or control traffic, and none of the donor's work runs again. */
+void farswap_donor_stop(struct farswap_donor *donor)
+{
+	mutex_lock(&donor->lock);
+	farswap_donor_change_state(donor, FARSWAP_DONOR_DELETING);
+	mutex_unlock(&donor->lock);
+
+	cancel_delayed_work_sync(&donor->reconnect_work);
+	cancel_work_sync(&donor->err_work);
+	cancel_work_sync(&donor->reclaim_work);
+}
+
+/* After farswap_donor_stop(): end the session and free the donor. */
+void farswap_donor_destroy(struct farswap_donor *donor)
+{
+	mutex_lock(&donor->lock);
+	synchronize_rcu();
+	farswap_donor_teardown(donor);
+	mutex_unlock(&donor->lock);
+
+	kfree(donor->ctrl_bufs);
+	kfree(donor->ioq);
+	kfree(donor);
+}

@@ -1,0 +1,720 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The block device: blk-mq queues, the gendisk, attach and detach, and the
+ * per-device sysfs attributes under /sys/block/farswapN/farswap/.
+ */
+#include <linux/blkdev.h>
+#include <linux/slab.h>
+
+#include "compat.h"
+#include "farswap.h"
+
+/*
+ * blk-mq
+ */
+
+static blk_status_t farswap_queue_rq(struct blk_mq_hw_ctx *hctx,
+				     const struct blk_mq_queue_data *bd)
+{
+	struct request *rq = bd->rq;
+	struct farswap_cmd *cmd = blk_mq_rq_to_pdu(rq);
+	struct farswap_dev *dev = cmd->dev;
+
+	cmd->hctx_idx = hctx->queue_num;
+	cmd->status = BLK_STS_OK;
+	cmd->start_ns = ktime_get_ns();
+	cmd->mapped_dev = NULL;
+	atomic_set(&cmd->pending, 0);
+	blk_mq_start_request(rq);
+
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		atomic64_inc(&dev->stats.reads);
+		atomic64_add(blk_rq_bytes(rq), &dev->stats.read_bytes);
+		farswap_submit(cmd);
+		break;
+	case REQ_OP_WRITE:
+		atomic64_inc(&dev->stats.writes);
+		atomic64_add(blk_rq_bytes(rq), &dev->stats.write_bytes);
+		farswap_submit(cmd);
+		break;
+	case REQ_OP_DISCARD:
+		farswap_discard(cmd, rq);
+		break;
+	case REQ_OP_FLUSH:
+		/* No volatile cache: a completed RDMA WRITE is placed. */
+		blk_mq_end_request(rq, BLK_STS_OK);
+		break;
+	default:
+		return BLK_STS_NOTSUPP;
+	}
+	return BLK_STS_OK;
+}
+
+static void farswap_complete_rq(struct request *rq)
+{
+	struct farswap_cmd *cmd = blk_mq_rq_to_pdu(rq);
+
+	blk_mq_end_request(rq, cmd->status);
+}
+
+/*
+ * A request posted to a donor did not complete in io_timeout_ms: fail the
+ * donor.  Its teardown drains the queues, which completes the request
+ * with an error; until then the timer is just re-armed.
+ */
+static enum blk_eh_timer_return farswap_timeout(struct request *rq)
+{
+	struct farswap_cmd *cmd = blk_mq_rq_to_pdu(rq);
+	char why[64];
+
+	if (atomic_read(&cmd->pending) > 0) {
+		snprintf(why, sizeof(why), "I/O timed out after %u ms",
+			 cmd->dev->params.io_timeout_ms);
+		farswap_donor_error(cmd->place.donor, why);
+	}
+	return BLK_EH_RESET_TIMER;
+}
+
+static int farswap_init_request(struct blk_mq_tag_set *set,
+				struct request *rq, unsigned int hctx_idx,
+				unsigned int numa_node)
+{
+	farswap_cmd_init(blk_mq_rq_to_pdu(rq), set->driver_data);
+	return 0;
+}
+
+static const struct blk_mq_ops farswap_mq_ops = {
+	.queue_rq	= farswap_queue_rq,
+	.complete	= farswap_complete_rq,
+	.timeout	= farswap_timeout,
+	.init_request	= farswap_init_request,
+};
+
+/*
+ * Block device operations
+ */
+
+static int farswap_open(FARSWAP_OPEN_ARGS)
+{
+	struct farswap_dev *dev = FARSWAP_OPEN_DISK->private_data;
+	int ret = 0;
+
+	mutex_lock(&farswap_devs_mutex);
+	if (dev->detaching)
+		ret = -ENXIO;
+	else
+		dev->open_count++;
+	mutex_unlock(&farswap_devs_mutex);
+	return ret;
+}
+
+static void farswap_release(FARSWAP_RELEASE_ARGS)
+{
+	struct farswap_dev *dev = disk->private_data;
+
+	mutex_lock(&farswap_devs_mutex);
+	dev->open_count--;
+	mutex_unlock(&farswap_devs_mutex);
+}
+
+static const struct block_device_operations farswap_fops = {
+	.owner		= THIS_MODULE,
+	.open		= farswap_open,
+	.release	= farswap_release,
+};
+
+#ifdef FARSWAP_SYNC_VIA_RW_PAGE
+/* Declines every page: its presence alone marks the swap synchronous. */
+static int farswap_rw_page(struct block_device *bdev, sector_t sector,
+			   struct page *page, enum req_op op)
+{
+	return -EOPNOTSUPP;
+}
+
+static const struct block_device_operations farswap_sync_fops = {
+	.owner		= THIS_MODULE,
+	.open		= farswap_open,
+	.release	= farswap_release,
+	.rw_page	= farswap_rw_page,
+};
+#endif
+
+static const struct block_device_operations *
+farswap_fops_for(const struct farswap_dev *dev)
+{
+#ifdef FARSWAP_SYNC_VIA_RW_PAGE
+	if (dev->params.sync_io)
+		return &farswap_sync_fops;
+#endif
+	return &farswap_fops;
+}
+
+static int farswap_add_disk(struct farswap_dev *dev)
+{
+	u64 slab_sectors = farswap_slab_bytes(&dev->geo) >> SECTOR_SHIFT;
+	struct farswap_limits lim = {
+		.block_size		= FARSWAP_PAGE_BYTES,
+		.max_hw_sectors		= FARSWAP_MAX_IO_BYTES >> SECTOR_SHIFT,
+		.max_segments		= FARSWAP_MAX_SEGS,
+		.max_segment_size	= FARSWAP_MAX_IO_BYTES,
+		/* No read or write request crosses a slab. */
+		.chunk_sectors		= slab_sectors,
+		.max_discard_sectors	= slab_sectors,
+		.synchronous		= dev->params.sync_io,
+	};
+	struct blk_mq_tag_set *set = &dev->tag_set;
+	struct gendisk *disk;
+	int ret;
+
+	set->ops = &farswap_mq_ops;
+	set->nr_hw_queues = dev->params.nr_queues;
+	set->queue_depth = dev->params.queue_depth;
+	set->numa_node = NUMA_NO_NODE;
+	set->cmd_size = farswap_cmd_size();
+	set->flags = FARSWAP_TAG_SET_FLAGS;
+	set->driver_data = dev;
+	set->timeout = msecs_to_jiffies(dev->params.io_timeout_ms);
+	ret = blk_mq_alloc_tag_set(set);
+	if (ret)
+		return ret;
+
+	disk = farswap_alloc_disk(set, &lim, dev);
+	if (IS_ERR(disk)) {
+		ret = PTR_ERR(disk);
+		goto out_free_tag_set;
+	}
+	/* No major of our own: the dynamic extended range. */
+	disk->flags |= GENHD_FL_NO_PART;
+	disk->fops = farswap_fops_for(dev);
+	disk->private_data = dev;
+	strscpy(disk->disk_name, dev->name, DISK_NAME_LEN);
+	set_capacity(disk, dev->geo.size >> SECTOR_SHIFT);
+
+	ret = device_add_disk(NULL, disk, farswap_disk_groups);
+	if (ret)
+		goto out_put_disk;
+	dev->disk = disk;
+	return 0;
+
+out_put_disk:
+	put_disk(disk);
+out_free_tag_set:
+	blk_mq_free_tag_set(set);
+	return ret;
+}
+
+/*
+ * Attach and detach
+ */
+
+static struct farswap_dev *farswap_find(const char *name)
+{
+	struct farswap_dev *dev;
+
+	lockdep_assert_held(&farswap_devs_mutex);
+	list_for_each_entry(dev, &farswap_devs, node)
+		if (!strcmp(dev->name, name))
+			return dev;
+	return NULL;
+}
+
+/* Claim a name and the donors for a new device, or say why not. */
+static int farswap_reserve(struct farswap_dev *dev,
+			   const struct farswap_attach_args *a)
+{
+	struct farswap_dev *other;
+	unsigned int i, j;
+	int id;
+
+	lockdep_assert_held(&farswap_devs_mutex);
+	list_for_each_entry(other, &farswap_devs, node) {
+		for (i = 0; i < a->nr_donors; i++) {
+			for (j = 0; j < other->nr_donors; j++) {
+				if (!farswap_addr_equal(&a->donor[i],
+							&other->donors[j]->addr))
+					continue;
+				farswap_set_last_error("donor %s already serves %s",
+						       other->donors[j]->name,
+						       other->name);
+				return -EEXIST;
+			}
+		}
+	}
+
+	if (a->name[0]) {
+		if (farswap_find(a->name)) {
+			farswap_set_last_error("%s exists", a->name);
+			return -EEXIST;
+		}
+		id = farswap_name_index(a->name);
+	} else {
+		char name[FARSWAP_NAME_LEN];
+
+		for (id = 0;; id++) {
+			snprintf(name, sizeof(name), "farswap%d", id);
+			if (!farswap_find(name))
+				break;
+		}
+	}
+	dev->id = id;
+	snprintf(dev->name, sizeof(dev->name), "farswap%d", id);
+	dev->detaching = true;	/* not openable until attached */
+	list_add_tail(&dev->node, &farswap_devs);
+	return 0;
+}
+
+/* Stop everything and free the device; works on a half-made one too. */
+static void farswap_dev_destroy(struct farswap_dev *dev)
+{
+	unsigned int i;
+
+	if (dev->disk)
+		del_gendisk(dev->disk);	/* waits for every request */
+
+	for (i = 0; i < dev->nr_donors; i++)
+		farswap_donor_stop(dev->donors[i]);
+	if (dev->wq) {
+		cancel_work_sync(&dev->bind_work);
+		cancel_work_sync(&dev->release_work);
+		cancel_work_sync(&dev->loss_work);
+	}
+	for (i = 0; i < dev->nr_donors; i++)
+		farswap_donor_destroy(dev->donors[i]);
+	if (dev->wq)
+		destroy_workqueue(dev->wq);
+
+	if (dev->disk) {
+		put_disk(dev->disk);
+		blk_mq_free_tag_set(&dev->tag_set);
+	}
+	farswap_slabs_free(dev);
+	kfree(dev->bounce);
+	kfree(dev);
+}
+
+/* The donors must agree on a slab size, and with slab_size= if given. */
+static int farswap_pick_slab_size(struct farswap_dev *dev,
+				  const struct farswap_attach_args *a,
+				  u64 *slab_size)
+{
+	u64 want = a->slab_size ?: dev->donors[0]->slab_size;
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_donors; i++) {
+		struct farswap_donor *d = dev->donors[i];
+
+		if (d->slab_size == want)
+			continue;
+		farswap_set_last_error("donor %s serves %llu MiB slabs, %s %llu MiB",
+				       d->name, d->slab_size >> 20,
+				       a->slab_size ? "slab_size asks for" :
+						      "another donor serves",
+				       want >> 20);
+		return -EINVAL;
+	}
+	*slab_size = want;
+	return 0;
+}
+
+static int farswap_alloc_bounce(struct farswap_dev *dev)
+{
+	size_t len = min_t(u64, SZ_1M, farswap_slab_bytes(&dev->geo));
+
+	/* Any size works; bigger copies a reclaimed slab in fewer round trips. */
+	for (; len >= FARSWAP_PAGE_BYTES; len >>= 2) {
+		dev->bounce = kmalloc(len, GFP_KERNEL | __GFP_NOWARN);
+		if (dev->bounce) {
+			dev->bounce_len = len;
+			return 0;
+		}
+	}
+	return -ENOMEM;
+}
+
+static void farswap_dev_init(struct farswap_dev *dev,
+			     const struct farswap_attach_args *a)
+{
+	dev->params = farswap_defaults;
+	dev->params.nr_queues = a->nr_queues;
+	dev->params.queue_depth = a->queue_depth;
+	dev->params.io_timeout_ms = a->io_timeout_ms;
+	dev->params.sync_io = a->sync_io;
+	mutex_init(&dev->map_mutex);
+	spin_lock_init(&dev->work_lock);
+	INIT_LIST_HEAD(&dev->bind_list);
+	INIT_LIST_HEAD(&dev->release_list);
+	INIT_WORK(&dev->bind_work, farswap_bind_work);
+	INIT_WORK(&dev->release_work, farswap_release_work);
+	INIT_WORK(&dev->loss_work, farswap_loss_work);
+}
+
+static int farswap_create_donors(struct farswap_dev *dev,
+				 const struct farswap_attach_args *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->nr_donors; i++) {
+		struct farswap_donor *donor;
+
+		donor = farswap_donor_create(dev, i, &a->donor[i]);
+		if (!donor)
+			return -ENOMEM;
+		mutex_lock(&farswap_devs_mutex);
+		dev->donors[dev->nr_donors++] = donor;
+		mutex_unlock(&farswap_devs_mutex);
+	}
+	return 0;
+}
+
+static int farswap_connect_donors(struct farswap_dev *dev)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < dev->nr_donors; i++) {
+		struct farswap_donor *donor = dev->donors[i];
+
+		ret = farswap_donor_connect_first(donor);
+		if (ret) {
+			farswap_set_last_error("cannot attach donor %s: %s",
+					       donor->name,
+					       donor->last_error[0] ?
+					       donor->last_error : "error");
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/**
+ * farswap_dev_attach - create /dev/farswapN on the given donors
+ * @a: parsed attach arguments
+ * @name_out: receives the device name
+ *
+ * Connects every donor (each within the connect timeout), agrees on the
+ * slab size, and only then creates the disk: on any failure nothing is
+ * left behind and farswap_set_last_error() says why.
+ */
+int farswap_dev_attach(struct farswap_attach_args *a, char *name_out)
+{
+	struct farswap_dev *dev;
+	u64 slab_size;
+	int ret;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	farswap_dev_init(dev, a);
+
+	mutex_lock(&farswap_devs_mutex);
+	ret = farswap_reserve(dev, a);
+	mutex_unlock(&farswap_devs_mutex);
+	if (ret) {
+		kfree(dev);
+		return ret;
+	}
+
+	dev->wq = alloc_workqueue("%s", WQ_MEM_RECLAIM | WQ_UNBOUND, 0,
+				  dev->name);
+	ret = dev->wq ? farswap_create_donors(dev, a) : -ENOMEM;
+	if (ret) {
+		farswap_set_last_error("out of memory");
+		goto out_destroy;
+	}
+	ret = farswap_connect_donors(dev);
+	if (ret)
+		goto out_destroy;
+	ret = farswap_pick_slab_size(dev, a, &slab_size);
+	if (ret)
+		goto out_destroy;
+
+	ret = farswap_geometry_init(&dev->geo, a->size, slab_size);
+	if (ret) {
+		if (a->size < slab_size)
+			farswap_set_last_error("size %llu is smaller than one slab (%llu MiB)",
+					       a->size, slab_size >> 20);
+		else if (ret == -E2BIG)
+			farswap_set_last_error("size %llu needs more than %u slabs of %llu MiB",
+					       a->size, FARSWAP_MAX_SLABS,
+					       slab_size >> 20);
+		else
+			farswap_set_last_error("size %llu is not a multiple of the slab size (%llu MiB)",
+					       a->size, slab_size >> 20);
+		goto out_destroy;
+	}
+	ret = farswap_slabs_alloc(dev);
+	if (!ret)
+		ret = farswap_alloc_bounce(dev);
+	if (ret) {
+		farswap_set_last_error("out of memory for the slab map of %llu slabs",
+				       (u64)dev->geo.nr_slabs);
+		goto out_destroy;
+	}
+	ret = farswap_add_disk(dev);
+	if (ret) {
+		farswap_set_last_error("cannot create the disk (%d)", ret);
+		goto out_destroy;
+	}
+
+	mutex_lock(&farswap_devs_mutex);
+	dev->detaching = false;
+	mutex_unlock(&farswap_devs_mutex);
+
+	strscpy(name_out, dev->name, FARSWAP_NAME_LEN);
+	pr_info("%s: attached: %llu MiB in %u slabs of %llu MiB over %u donor%s, %u queues of depth %u%s\n",
+		dev->name, dev->geo.size >> 20, dev->geo.nr_slabs,
+		slab_size >> 20, dev->nr_donors, dev->nr_donors > 1 ? "s" : "",
+		dev->params.nr_queues, dev->params.queue_depth,
+		dev->params.sync_io ? ", synchronous swap-in" : "");
+	return 0;
+
+out_destroy:
+	pr_err("%s: attach failed: %s\n", dev->name, farswap_last_error());
+	mutex_lock(&farswap_devs_mutex);
+	list_del(&dev->node);
+	mutex_unlock(&farswap_devs_mutex);
+	farswap_dev_destroy(dev);
+	return ret;
+}
+
+/**
+ * farswap_dev_detach - remove a device
+ * @name: "farswapN"
+ *
+ * Refused while the device is open (a swap device, mounted, ...).  The
+ * donors free the device's slabs when its sessions end.
+ */
+int farswap_dev_detach(const char *name)
+{
+	struct farswap_dev *dev;
+
+	mutex_lock(&farswap_devs_mutex);
+	dev = farswap_find(name);
+	if (!dev) {
+		mutex_unlock(&farswap_devs_mutex);
+		farswap_set_last_error("no device %s", name);
+		return -ENODEV;
+	}
+	if (dev->detaching) {
+		mutex_unlock(&farswap_devs_mutex);
+		farswap_set_last_error("%s is being attached or detached", name);
+		return -EBUSY;
+	}
+	if (dev->open_count) {
+		mutex_unlock(&farswap_devs_mutex);
+		farswap_set_last_error("%s is in use (swapoff it first)", name);
+		return -EBUSY;
+	}
+	dev->detaching = true;
+	list_del(&dev->node);
+	mutex_unlock(&farswap_devs_mutex);
+
+	farswap_dev_destroy(dev);
+	pr_info("%s: detached\n", name);
+	return 0;
+}
+
+/* Module exit: no device can be open (each holds a module reference). */
+void farswap_dev_destroy_all(void)
+{
+	struct farswap_dev *dev;
+
+	for (;;) {
+		mutex_lock(&farswap_devs_mutex);
+		dev = list_first_entry_or_null(&farswap_devs,
+					       struct farswap_dev, node);
+		if (dev) {
+			dev->detaching = true;
+			list_del(&dev->node);
+		}
+		mutex_unlock(&farswap_devs_mutex);
+		if (!dev)
+			break;
+		pr_info("%s: detached at module unload\n", dev->name);
+		farswap_dev_destroy(dev);
+	}
+}
+
+/*
+ * sysfs: /sys/block/farswapN/farswap/
+ */
+
+static struct farswap_dev *farswap_dev_of(struct device *d)
+{
+	return dev_to_disk(d)->private_data;
+}
+
+static ssize_t slab_size_show(struct device *d, struct device_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  farswap_slab_bytes(&farswap_dev_of(d)->geo));
+}
+static DEVICE_ATTR_RO(slab_size);
+
+static ssize_t slabs_show(struct device *d, struct device_attribute *attr,
+			  char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	u32 count[FARSWAP_SLAB_NR_STATES] = {};
+	u32 i;
+
+	for (i = 0; i < dev->geo.nr_slabs; i++)
+		count[READ_ONCE(dev->slabs[i].state)]++;
+	return sysfs_emit(buf,
+			  "total=%u unbound=%u binding=%u bound=%u migrating=%u releasing=%u\n",
+			  dev->geo.nr_slabs, count[FARSWAP_SLAB_UNBOUND],
+			  count[FARSWAP_SLAB_BINDING],
+			  count[FARSWAP_SLAB_BOUND],
+			  count[FARSWAP_SLAB_MIGRATING] +
+			  count[FARSWAP_SLAB_SWITCHING],
+			  count[FARSWAP_SLAB_RELEASING]);
+}
+static DEVICE_ATTR_RO(slabs);
+
+static ssize_t sync_io_show(struct device *d, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", farswap_dev_of(d)->params.sync_io);
+}
+static DEVICE_ATTR_RO(sync_io);
+
+static ssize_t io_timeout_ms_show(struct device *d,
+				  struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", farswap_dev_of(d)->params.io_timeout_ms);
+}
+
+static ssize_t io_timeout_ms_store(struct device *d,
+				   struct device_attribute *attr,
+				   const char *buf, size_t count)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	unsigned int ms;
+
+	if (kstrtouint(buf, 10, &ms) || ms < FARSWAP_IO_TIMEOUT_MIN_MS ||
+	    ms > FARSWAP_IO_TIMEOUT_MAX_MS)
+		return -EINVAL;
+	WRITE_ONCE(dev->params.io_timeout_ms, ms);
+	blk_queue_rq_timeout(dev->disk->queue, msecs_to_jiffies(ms));
+	return count;
+}
+static DEVICE_ATTR_RW(io_timeout_ms);
+
+static ssize_t stat_show(struct device *d, struct device_attribute *attr,
+			 char *buf)
+{
+	struct farswap_dev_stats *s = &farswap_dev_of(d)->stats;
+
+	return sysfs_emit(buf,
+			  "reads=%lld writes=%lld discards=%lld read_bytes=%lld write_bytes=%lld zero_reads=%lld errors=%lld binds=%lld bind_failures=%lld releases=%lld migrations=%lld lost_pages=%lld\n",
+			  atomic64_read(&s->reads), atomic64_read(&s->writes),
+			  atomic64_read(&s->discards),
+			  atomic64_read(&s->read_bytes),
+			  atomic64_read(&s->write_bytes),
+			  atomic64_read(&s->zero_reads),
+			  atomic64_read(&s->errors), atomic64_read(&s->binds),
+			  atomic64_read(&s->bind_failures),
+			  atomic64_read(&s->releases),
+			  atomic64_read(&s->migrations),
+			  atomic64_read(&s->lost_pages));
+}
+static DEVICE_ATTR_RO(stat);
+
+/*
+ * " count=N p50_us=X p99_us=X" of a histogram, and with @full also p90 and
+ * p99.9 (the donors table is brief so that 16 donors fit in a page).
+ */
+static int farswap_emit_lat(char *buf, int at, const char *prefix,
+			    const struct farswap_lat_hist *h, bool full)
+{
+	static const u32 ppm[] = { 500000, 990000, 900000, 999000 };
+	static const char * const name[] = { "p50", "p99", "p90", "p999" };
+	int i, n = full ? ARRAY_SIZE(ppm) : 2;
+	u64 *counts;
+
+	counts = kmalloc_array(FARSWAP_LAT_BUCKETS, sizeof(*counts),
+			       GFP_KERNEL);
+	if (!counts)
+		return 0;
+	farswap_lat_snapshot(h, counts);
+	at += sysfs_emit_at(buf, at, " %scount=%lld", prefix,
+			    atomic64_read(&h->count));
+	for (i = 0; i < n; i++)
+		at += sysfs_emit_at(buf, at, " %s%s_us=%llu", prefix, name[i],
+				    div_u64(farswap_lat_percentile(counts,
+								   ppm[i]),
+					    NSEC_PER_USEC));
+	kfree(counts);
+	return at;
+}
+
+static ssize_t latency_show(struct device *d, struct device_attribute *attr,
+			    char *buf)
+{
+	struct farswap_dev_stats *s = &farswap_dev_of(d)->stats;
+	int at = 0;
+
+	at += sysfs_emit_at(buf, at, "read");
+	at = farswap_emit_lat(buf, at, "", &s->read_lat, true);
+	at += sysfs_emit_at(buf, at, "\nwrite");
+	at = farswap_emit_lat(buf, at, "", &s->write_lat, true);
+	at += sysfs_emit_at(buf, at, "\n");
+	return at;
+}
+static DEVICE_ATTR_RO(latency);
+
+static ssize_t donors_show(struct device *d, struct device_attribute *attr,
+			   char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	unsigned int i;
+	int at = 0;
+
+	for (i = 0; i < dev->nr_donors; i++) {
+		struct farswap_donor *dn = dev->donors[i];
+		struct farswap_donor_stats *s = &dn->stats;
+
+		at += sysfs_emit_at(buf, at,
+				    "%s state=%s slabs=%d free=%u total=%u reads=%lld writes=%lld read_bytes=%lld write_bytes=%lld errors=%lld reconnects=%lld migrated_out=%lld",
+				    dn->name,
+				    farswap_donor_state_name(smp_load_acquire(&dn->state)),
+				    atomic_read(&s->slabs),
+				    READ_ONCE(dn->slabs_free),
+				    READ_ONCE(dn->slabs_total),
+				    atomic64_read(&s->reads),
+				    atomic64_read(&s->writes),
+				    atomic64_read(&s->read_bytes),
+				    atomic64_read(&s->write_bytes),
+				    atomic64_read(&s->errors),
+				    atomic64_read(&s->reconnects),
+				    atomic64_read(&s->migrated_out));
+		at = farswap_emit_lat(buf, at, "read_", &s->read_lat, false);
+		at = farswap_emit_lat(buf, at, "write_", &s->write_lat, false);
+		at += sysfs_emit_at(buf, at, "\n");
+	}
+	return at;
+}
+static DEVICE_ATTR_RO(donors);
+
+static struct attribute *farswap_disk_attrs[] = {
+	&dev_attr_slab_size.attr,
+	&dev_attr_slabs.attr,
+	&dev_attr_sync_io.attr,
+	&dev_attr_io_timeout_ms.attr,
+	&dev_attr_stat.attr,
+	&dev_attr_latency.attr,
+	&dev_attr_donors.attr,
+	NULL,
+};
+
+static const struct attribute_group farswap_disk_group = {
+	.name	= "farswap",
+	.attrs	= farswap_disk_attrs,
+};
+
+const struct attribute_group *farswap_disk_groups[] = {
+	&farswap_disk_group,
+	NULL,
+};

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * farswap: a swap block device whose pages live in other machines' memory,
+ * moved by one-sided RDMA.  Internal structures shared by the module's
+ * files.
+ *
+ * Objects and their lifetimes:
+ *  - struct farswap_dev: one /dev/farswapN, from attach to detach.  Owns
+ *    the blk-mq disk, the slab map and its donors.
+ *  - struct farswap_donor: one donor machine, for the device's lifetime.
+ *    Its RDMA session (PD, queues) comes and goes with the connection; the
+ *    session generation @gen tells placements of an old session apart.
+ *  - struct farswap_queue: one RC queue pair of a donor session.  qid 0
+ *    carries control messages, qid 1..n carry page data, one per blk-mq
+ *    hardware queue.
+ *  - struct farswap_slab: one slab of the device's sector space and where
+ *    its pages live (its placements).
+ *  - struct farswap_cmd: the per-request context, preallocated by blk-mq.
+ *
+ * Locking:
+ *  - farswap_devs_mutex: the device list, attach and detach.
+ *  - dev->map_mutex: serialises slab state changes made by work items
+ *    (bind, release, migration, loss), which may sleep on the control
+ *    channel.  Taken before any slab lock.
+ *  - slab->lock (irqsave spinlock): a slab's state, placements, page
+ *    bitmaps and held requests; taken by the I/O path.
+ *  - donor->lock (mutex): connect and teardown of a donor session.
+ *  - donor->state_lock (spinlock): donor state, read under RCU by the I/O
+ *    path: teardown moves the state away from LIVE, then waits an RCU grace
+ *    period, so no work request is posted to a queue being destroyed.
+ */
+#ifndef FARSWAP_H
+#define FARSWAP_H
+
+#undef pr_fmt
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blk-mq.h>
+#include <linux/completion.h>
+#include <linux/kobject.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/semaphore.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "farswap_proto.h"
+#include "args.h"
+#include "place.h"
+#include "slabmap.h"
+#include "state.h"
+#include "stats.h"
+
+/* Placements a slab can carry; one until replication arrives. */
+#define FARSWAP_MAX_REPLICAS	2
+
+/* Segments of one request; THP swap-out is one contiguous segment. */
+#define FARSWAP_MAX_SEGS	64
+/* Bytes of one request: a 2 MiB THP swap-out. */
+#define FARSWAP_MAX_IO_BYTES	(2u << 20)
+/* Work requests reserved on each I/O queue for slab migration copies. */
+#define FARSWAP_SQ_RESERVE	4
+/* Unsolicited reclaim requests a donor may have outstanding. */
+#define FARSWAP_RECLAIM_SLOTS	(FARSWAP_CTRL_DEPTH / 2)
+/* Control messages in flight from the host. */
+#define FARSWAP_CTRL_SLOTS	(FARSWAP_CTRL_DEPTH / 2)
+
+struct farswap_dev;
+struct farswap_donor;
+
+/* Module parameters: defaults copied into each device at attach. */
+struct farswap_params {
+	unsigned int nr_queues;
+	unsigned int queue_depth;
+	unsigned int io_timeout_ms;
+	unsigned int connect_timeout_ms;
+	unsigned int ctrl_timeout_ms;
+	unsigned int reconnect_delay_ms;
+	unsigned int ack_timeout;
+	bool sync_io;
+};
+
+extern struct farswap_params farswap_defaults;
+extern u8 farswap_host_id[FARSWAP_ID_LEN];
+
+/* One RC queue pair to a donor. */
+struct farswap_queue {
+	struct farswap_donor *donor;
+	u16 qid;			/* 0: control; 1..n: I/O */
+	struct rdma_cm_id *cm_id;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	u32 sq_depth;
+	bool established;
+
+	/* Connection handshake, completed by the rdma_cm handler. */
+	struct completion cm_done;
+	int cm_error;
+};
+
+/* A control message send slot: a request and, maybe, its reply. */
+struct farswap_ctrl_slot {
+	struct farswap_donor *donor;
+	struct ib_cqe send_cqe;
+	union farswap_msg *buf;		/* DMA-mapped send buffer */
+	u64 dma;
+	u64 cookie;			/* 0 when no reply is awaited */
+	struct completion send_done;
+	struct completion reply_done;
+	int send_status;
+	union farswap_msg reply;
+};
+
+/* A posted control receive. */
+struct farswap_ctrl_recv {
+	struct farswap_donor *donor;
+	struct ib_cqe cqe;
+	union farswap_msg *buf;
+	u64 dma;
+};
+
+/* A reclaim request from a donor, queued for the reclaim work. */
+struct farswap_reclaim_item {
+	u32 remote_id;
+	u32 deadline_ms;
+	u64 cookie;
+	u32 gen;			/* session that asked */
+};
+
+struct farswap_donor_stats {
+	atomic64_t reads;
+	atomic64_t writes;
+	atomic64_t read_bytes;
+	atomic64_t write_bytes;
+	atomic64_t errors;		/* failed RDMA operations */
+	atomic64_t reconnects;
+	atomic64_t migrated_out;	/* slabs moved away on reclaim */
+	atomic_t slabs;			/* slabs of the device bound here */
+	struct farswap_lat_hist read_lat;
+	struct farswap_lat_hist write_lat;
+};
+
+struct farswap_donor {
+	struct farswap_dev *dev;
+	unsigned int index;
+	struct sockaddr_storage addr;
+	char name[64];			/* "10.0.0.2:7471", for logs */
+
+	struct mutex lock;		/* connect and teardown */
+	spinlock_t state_lock;
+	enum farswap_donor_state state;
+	u32 gen;			/* bumped by every successful connect */
+
+	/* Session facts from the donor's accept. */
+	u64 session;
+	u8 version;
+	u64 slab_size;
+	u32 slabs_total;
+	u32 slabs_free;			/* as last heard (READ_ONCE) */
+	u8 donor_id[FARSWAP_ID_LEN];
+	char last_error[FARSWAP_ERR_LEN];
+
+	/* RDMA resources of the current session. */
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	u32 max_sge;			/* SGEs per data work request */
+	struct farswap_queue ctrl;
+	struct farswap_queue *ioq;	/* nr_ioq I/O queues */
+	unsigned int nr_ioq;
+
+	/* Control channel: buffers live as long as the donor. */
+	union farswap_msg *ctrl_bufs;
+	struct farswap_ctrl_recv recv[FARSWAP_CTRL_DEPTH];
+	struct farswap_ctrl_slot slot[FARSWAP_CTRL_SLOTS];
+	struct semaphore slot_sem;
+	spinlock_t slot_lock;
+	unsigned long slot_busy;	/* bitmap over slot[] */
+	u32 cookie_seq;
+	bool bufs_mapped;
+
+	/* Reclaim requests waiting for the reclaim work. */
+	spinlock_t reclaim_lock;
+	struct farswap_reclaim_item reclaim[FARSWAP_RECLAIM_SLOTS];
+	unsigned int reclaim_head, reclaim_count;
+	struct work_struct reclaim_work;
+
+	struct work_struct err_work;
+	struct delayed_work reconnect_work;
+	unsigned int reconnect_backoff_ms;
+	u32 lost_gen;			/* session whose slabs the loss work frees */
+
+	struct farswap_donor_stats stats;
+};
+
+/* Where one copy of a slab lives. */
+struct farswap_placement {
+	struct farswap_donor *donor;
+	u32 gen;			/* donor session that granted it */
+	u32 remote_id;			/* donor's slab id */
+	u64 addr;
+	u32 rkey;
+};
+
+struct farswap_slab {
+	spinlock_t lock;
+	u8 state;			/* enum farswap_slab_state */
+	u8 nr_places;
+	struct farswap_placement place[FARSWAP_MAX_REPLICAS];
+	struct farswap_pages pages;
+	atomic_t inflight_reads;
+	atomic_t inflight_writes;
+	struct list_head held;		/* requests waiting on this slab */
+	struct list_head bind_node;	/* on dev->bind_list */
+	struct list_head release_node;	/* on dev->release_list */
+};
+
+struct farswap_dev_stats {
+	atomic64_t reads;
+	atomic64_t writes;
+	atomic64_t discards;
+	atomic64_t read_bytes;
+	atomic64_t write_bytes;
+	atomic64_t zero_reads;		/* reads served without the network */
+	atomic64_t errors;		/* requests failed with an error */
+	atomic64_t binds;
+	atomic64_t bind_failures;
+	atomic64_t releases;
+	atomic64_t migrations;
+	atomic64_t lost_pages;
+	struct farswap_lat_hist read_lat;
+	struct farswap_lat_hist write_lat;
+};
+
+struct farswap_dev {
+	struct list_head node;		/* on farswap_devs */
+	int id;
+	char name[FARSWAP_NAME_LEN];
+	struct farswap_params params;
+
+	struct farswap_geometry geo;
+	struct farswap_slab *slabs;
+
+	struct farswap_donor *donors[FARSWAP_MAX_DONORS];
+	unsigned int nr_donors;
+
+	struct blk_mq_tag_set tag_set;
+	struct gendisk *disk;
+	unsigned int cmd_wrs;		/* work requests one request may need */
+	unsigned int open_count;
+	bool detaching;
+
+	struct workqueue_struct *wq;	/* WQ_MEM_RECLAIM: we are the swap */
+	struct mutex map_mutex;
+	spinlock_t work_lock;		/* bind_list, release_list */
+	struct list_head bind_list;
+	struct list_head release_list;
+	struct work_struct bind_work;
+	struct work_struct release_work;
+	struct work_struct loss_work;
+
+	/* Bounce buffer for copying a slab between donors. */
+	void *bounce;
+	size_t bounce_len;
+
+	struct farswap_dev_stats stats;
+};
+
+/* Per-request context, allocated by blk-mq with room for the arrays. */
+struct farswap_cmd {
+	struct farswap_dev *dev;
+	struct ib_cqe cqe;
+	atomic_t pending;		/* work requests not yet completed */
+	blk_status_t status;
+	u64 start_ns;
+	unsigned int hctx_idx;
+	struct list_head held_node;	/* on slab->held */
+
+	/* The request's single slab extent, set at submission. */
+	struct farswap_extent ext;
+	struct farswap_placement place;
+	struct ib_device *mapped_dev;	/* non-NULL while sg is DMA-mapped */
+	int nents;
+
+	/* Sized by FARSWAP_MAX_SEGS and the donors' SGE limits. */
+	struct scatterlist *sg;
+	struct ib_sge *sge;
+	struct ib_rdma_wr *wr;
+};
+
+/* main.c */
+extern struct mutex farswap_devs_mutex;
+extern struct list_head farswap_devs;
+void farswap_set_last_error(const char *fmt, ...) __printf(1, 2);
+const char *farswap_last_error(void);
+
+/* dev.c */
+int farswap_dev_attach(struct farswap_attach_args *args, char *name_out);
+int farswap_dev_detach(const char *name);
+void farswap_dev_destroy_all(void);
+extern const struct attribute_group *farswap_disk_groups[];
+
+/* io.c */
+size_t farswap_cmd_size(void);
+void farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev);
+void farswap_submit(struct farswap_cmd *cmd);
+void farswap_discard(struct farswap_cmd *cmd, struct request *rq);
+void farswap_cmd_fail(struct farswap_cmd *cmd, blk_status_t status);
+void farswap_resubmit_held(struct list_head *held);
+void farswap_fail_held(struct list_head *held, blk_status_t status);
+int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
+		      size_t len, u64 remote_addr, u32 rkey, u32 gen);
+
+/* conn.c */
+struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
+					   unsigned int index,
+					   const struct sockaddr_storage *addr);
+void farswap_donor_stop(struct farswap_donor *donor);
+void farswap_donor_destroy(struct farswap_donor *donor);
+int farswap_donor_connect_first(struct farswap_donor *donor);
+void farswap_donor_error(struct farswap_donor *donor, const char *why);
+bool farswap_donor_live(struct farswap_donor *donor, u32 gen);
+int farswap_ctrl_call(struct farswap_donor *donor, union farswap_msg *req,
+		      union farswap_msg *reply);
+int farswap_ctrl_send(struct farswap_donor *donor, union farswap_msg *msg);
+int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 host_slab,
+			     u64 slab_bytes, struct farswap_placement *place);
+int farswap_donor_free_slab(struct farswap_donor *donor, u32 remote_id);
+int farswap_donor_query_stats(struct farswap_donor *donor);
+void farswap_donors_remove_device(struct ib_device *ibdev);
+
+/* slab.c */
+int farswap_slabs_alloc(struct farswap_dev *dev);
+void farswap_slabs_free(struct farswap_dev *dev);
+void farswap_slab_queue_bind(struct farswap_dev *dev, struct farswap_slab *slab);
+void farswap_slab_queue_release(struct farswap_dev *dev,
+				struct farswap_slab *slab);
+void farswap_bind_work(struct work_struct *work);
+void farswap_release_work(struct work_struct *work);
+void farswap_loss_work(struct work_struct *work);
+void farswap_reclaim_work(struct work_struct *work);
+void farswap_slabs_release_all(struct farswap_dev *dev);
+
+static inline struct farswap_slab *farswap_slab_of(struct farswap_dev *dev,
+						   u32 index)
+{
+	return &dev->slabs[index];
+}
+
+#endif /* FARSWAP_H */

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * farswap: swap to other machines' memory over RDMA.
+ *
+ * Module parameters (the defaults of new devices), the control interface
+ * in /sys/kernel/farswap/, the ib_client that hears of RDMA devices going
+ * away, and an optional device created at load time for boot-time swap.
+ */
+#include <linux/ctype.h>
+#include <linux/kobject.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include <linux/uuid.h>
+
+#include "farswap.h"
+
+#define FARSWAP_MODULE_VERSION	"0.1"
+
+DEFINE_MUTEX(farswap_devs_mutex);
+LIST_HEAD(farswap_devs);
+
+struct farswap_params farswap_defaults = {
+	.nr_queues		= 0,	/* 0: one per CPU, at most 4 */
+	.queue_depth		= 64,
+	.io_timeout_ms		= 10000,
+	.connect_timeout_ms	= 5000,
+	.ctrl_timeout_ms	= 5000,
+	.reconnect_delay_ms	= 2000,
+	.ack_timeout		= 17,	/* 4.096 us << 17 = 0.54 s per try */
+	.sync_io		= false,
+};
+
+u8 farswap_host_id[FARSWAP_ID_LEN];
+
+module_param_named(nr_queues, farswap_defaults.nr_queues, uint, 0444);
+MODULE_PARM_DESC(nr_queues, "I/O queues (blk-mq hardware queues, and RC queue pairs per donor); 0 = one per CPU, at most 4");
+module_param_named(queue_depth, farswap_defaults.queue_depth, uint, 0444);
+MODULE_PARM_DESC(queue_depth, "Requests in flight per queue (default 64)");
+module_param_named(io_timeout_ms, farswap_defaults.io_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(io_timeout_ms, "A request not done in this time fails its donor (default 10000)");
+module_param_named(connect_timeout_ms, farswap_defaults.connect_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(connect_timeout_ms, "Time allowed for each connection step to a donor (default 5000)");
+module_param_named(ctrl_timeout_ms, farswap_defaults.ctrl_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(ctrl_timeout_ms, "Time a donor has to answer a control message (default 5000)");
+module_param_named(reconnect_delay_ms, farswap_defaults.reconnect_delay_ms, uint, 0444);
+MODULE_PARM_DESC(reconnect_delay_ms, "First delay before reconnecting to a failed donor; doubles up to 30 s (default 2000)");
+module_param_named(ack_timeout, farswap_defaults.ack_timeout, uint, 0444);
+MODULE_PARM_DESC(ack_timeout, "RDMA transport ack timeout exponent: 4.096 us << N per retry, 7 retries (default 17)");
+module_param_named(sync_io, farswap_defaults.sync_io, bool, 0444);
+MODULE_PARM_DESC(sync_io, "Mark new devices synchronous (SWP_SYNCHRONOUS_IO fast swap-in) (default 0)");
+
+static char *donors;
+module_param(donors, charp, 0444);
+MODULE_PARM_DESC(donors, "Create farswap0 at load on these donors: ADDR[:PORT][,ADDR[:PORT]...]");
+static char *size;
+module_param(size, charp, 0444);
+MODULE_PARM_DESC(size, "Size of the device created at load (e.g. 8G)");
+static char *slab_size;
+module_param(slab_size, charp, 0444);
+MODULE_PARM_DESC(slab_size, "Slab size of the device created at load (default: the donors')");
+static char *host_id;
+module_param(host_id, charp, 0444);
+MODULE_PARM_DESC(host_id, "This host's identity shown to donors, a UUID (default: random at load)");
+
+/*
+ * The reason for the last failed attach or detach, for farswapctl to show
+ * with the error code the write returned.
+ */
+static DEFINE_SPINLOCK(farswap_error_lock);
+static char farswap_error[FARSWAP_ERR_LEN + 64];
+
+void farswap_set_last_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	spin_lock(&farswap_error_lock);
+	va_start(ap, fmt);
+	vsnprintf(farswap_error, sizeof(farswap_error), fmt, ap);
+	va_end(ap);
+	spin_unlock(&farswap_error_lock);
+}
+
+/* Only for logging right after setting it, from the same thread. */
+const char *farswap_last_error(void)
+{
+	return farswap_error;
+}
+
+/* Fill attach arguments with the module parameters' defaults. */
+static void farswap_default_args(struct farswap_attach_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->nr_queues = farswap_defaults.nr_queues ?:
+		       min_t(unsigned int, num_online_cpus(), 4);
+	a->queue_depth = farswap_defaults.queue_depth;
+	a->io_timeout_ms = farswap_defaults.io_timeout_ms;
+	a->sync_io = farswap_defaults.sync_io;
+}
+
+static int farswap_attach_cmd(char *cmd)
+{
+	struct farswap_attach_args *a;
+	char name[FARSWAP_NAME_LEN];
+	char err[FARSWAP_ERR_LEN];
+	int ret;
+
+	a = kmalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	farswap_default_args(a);
+	ret = farswap_parse_attach(cmd, a, err, sizeof(err));
+	if (ret) {
+		farswap_set_last_error("%s", err);
+		pr_err("attach: %s\n", err);
+	} else {
+		ret = farswap_dev_attach(a, name);
+	}
+	kfree(a);
+	return ret;
+}
+
+static ssize_t attach_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	char *cmd;
+	int ret;
+
+	cmd = kstrndup(buf, count, GFP_KERNEL);
+	if (!cmd)
+		return -ENOMEM;
+	ret = farswap_attach_cmd(cmd);
+	kfree(cmd);
+	return ret ?: count;
+}
+
+static ssize_t attach_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf,
+			  "donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE] [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N] [sync_io=0|1]\n");
+}
+static struct kobj_attribute attach_attr = __ATTR_RW_MODE(attach, 0600);
+
+static ssize_t detach_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	char name[FARSWAP_NAME_LEN];
+	int ret;
+
+	if (count >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, buf, count);
+	name[count] = '\0';
+	strim(name);
+	ret = farswap_dev_detach(strim(name));
+	if (ret)
+		pr_err("detach: %s\n", farswap_last_error());
+	return ret ?: count;
+}
+static struct kobj_attribute detach_attr = __ATTR_WO(detach);
+
+static ssize_t last_error_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	ssize_t n;
+
+	spin_lock(&farswap_error_lock);
+	n = sysfs_emit(buf, "%s\n", farswap_error);
+	spin_unlock(&farswap_error_lock);
+	return n;
+}
+static struct kobj_attribute last_error_attr = __ATTR_RO(last_error);
+
+static ssize_t host_id_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%pUb\n", farswap_host_id);
+}
+static struct kobj_attribute host_id_attr = __ATTR_RO(host_id);
+
+static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "module=%s protocol=%u-%u\n",
+			  FARSWAP_MODULE_VERSION, FARSWAP_VERSION_MIN,
+			  FARSWAP_VERSION_MAX);
+}
+static struct kobj_attribute version_attr = __ATTR_RO(version);
+
+static struct attribute *farswap_ctl_attrs[] = {
+	&attach_attr.attr,
+	&detach_attr.attr,
+	&last_error_attr.attr,
+	&host_id_attr.attr,
+	&version_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group farswap_ctl_group = {
+	.attrs = farswap_ctl_attrs,
+};
+
+static struct kobject *farswap_kobj;
+
+static void farswap_remove_one(struct ib_device *ibdev, void *client_data)
+{
+	farswap_donors_remove_device(ibdev);
+}
+
+static struct ib_client farswap_ib_client = {
+	.name	= "farswap",
+	.remove	= farswap_remove_one,
+};
+
+static int farswap_check_params(void)
+{
+	struct farswap_params *p = &farswap_defaults;
+
+	if (p->nr_queues > FARSWAP_MAX_IO_QUEUES) {
+		pr_err("nr_queues=%u: at most %d\n", p->nr_queues,
+		       FARSWAP_MAX_IO_QUEUES);
+		return -EINVAL;
+	}
+	if (!p->queue_depth || p->queue_depth > FARSWAP_QUEUE_DEPTH_MAX) {
+		pr_err("queue_depth=%u: 1 to %d\n", p->queue_depth,
+		       FARSWAP_QUEUE_DEPTH_MAX);
+		return -EINVAL;
+	}
+	if (p->io_timeout_ms < FARSWAP_IO_TIMEOUT_MIN_MS ||
+	    p->io_timeout_ms > FARSWAP_IO_TIMEOUT_MAX_MS) {
+		pr_err("io_timeout_ms=%u: %d to %d\n", p->io_timeout_ms,
+		       FARSWAP_IO_TIMEOUT_MIN_MS, FARSWAP_IO_TIMEOUT_MAX_MS);
+		return -EINVAL;
+	}
+	if (p->connect_timeout_ms < 100 || p->ctrl_timeout_ms < 100 ||
+	    p->reconnect_delay_ms < 100) {
+		pr_err("connect_timeout_ms, ctrl_timeout_ms and reconnect_delay_ms must be at least 100\n");
+		return -EINVAL;
+	}
+	if (p->ack_timeout < 8 || p->ack_timeout > 31) {
+		pr_err("ack_timeout=%u: 8 to 31\n", p->ack_timeout);
+		return -EINVAL;
+	}
+	if (host_id && uuid_parse(host_id, (uuid_t *)farswap_host_id)) {
+		pr_err("host_id=%s is not a UUID\n", host_id);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* donors= and size= at load: build the attach command they stand for. */
+static void farswap_attach_at_load(void)
+{
+	char *cmd, *list, *tok, *p;
+	size_t len;
+	int ret;
+
+	if (!donors && !size)
+		return;
+	if (!donors || !size) {
+		pr_err("donors= and size= go together; no device created\n");
+		return;
+	}
+	len = 2 * strlen(donors) + strlen(size) + 128 +
+	      (slab_size ? strlen(slab_size) : 0);
+	cmd = kzalloc(len, GFP_KERNEL);
+	list = kstrdup(donors, GFP_KERNEL);
+	if (!cmd || !list)
+		goto out_free;
+	p = list;
+	while ((tok = strsep(&p, ",")) != NULL) {
+		if (*tok)
+			scnprintf(cmd + strlen(cmd), len - strlen(cmd),
+				  "donor=%s ", tok);
+	}
+	scnprintf(cmd + strlen(cmd), len - strlen(cmd), "size=%s name=farswap0",
+		  size);
+	if (slab_size)
+		scnprintf(cmd + strlen(cmd), len - strlen(cmd),
+			  " slab_size=%s", slab_size);
+	ret = farswap_attach_cmd(cmd);
+	if (ret)
+		pr_err("no device created at load (%d): %s\n", ret,
+		       farswap_last_error());
+out_free:
+	kfree(list);
+	kfree(cmd);
+}
+
+static int __init farswap_init(void)
+{
+	int ret;
+
+	ret = farswap_check_params();
+	if (ret)
+		return ret;
+	if (!host_id)
+		get_random_bytes(farswap_host_id, sizeof(farswap_host_id));
+
+	ret = ib_register_client(&farswap_ib_client);
+	if (ret)
+		return ret;
+
+	farswap_kobj = kobject_create_and_add("farswap", kernel_kobj);
+	if (!farswap_kobj) {
+		ret = -ENOMEM;
+		goto out_unregister_client;
+	}
+	ret = sysfs_create_group(farswap_kobj, &farswap_ctl_group);
+	if (ret)
+		goto out_put_kobj;
+
+	pr_info("loaded: protocol %u-%u, host %pUb\n", FARSWAP_VERSION_MIN,
+		FARSWAP_VERSION_MAX, farswap_host_id);
+	farswap_attach_at_load();
+	return 0;
+
+out_put_kobj:
+	kobject_put(farswap_kobj);
+out_unregister_client:
+	ib_unregister_client(&farswap_ib_client);
+	return ret;
+}
+
+static void __exit farswap_exit(void)
+{
+	/* First no new attaches, then no devices, then no RDMA client. */
+	sysfs_remove_group(farswap_kobj, &farswap_ctl_group);
+	kobject_put(farswap_kobj);
+	farswap_dev_destroy_all();
+	ib_unregister_client(&farswap_ib_client);
+	pr_info("unloaded\n");
+}
+
+module_init(farswap_init);
+module_exit(farswap_exit);
+
+MODULE_AUTHOR("The farswap developers");
+MODULE_DESCRIPTION("Swap to remote memory over RDMA");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(FARSWAP_MODULE_VERSION);

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Slab map logic: device geometry, splitting byte ranges at slab
+ * boundaries, per-slab page accounting, and what a request may do with a
+ * slab in a given state.
+ *
+ * Nothing here touches RDMA or the block layer, so KUnit runs it under UML.
+ * The callers hold the slab's lock around every farswap_pages_* call.
+ */
+#ifndef FARSWAP_SLABMAP_H
+#define FARSWAP_SLABMAP_H
+
+#include <linux/types.h>
+
+/* Bytes of one tracked page: the swap unit of a 4 KiB-page host. */
+#define FARSWAP_PAGE_SHIFT	12
+#define FARSWAP_PAGE_BYTES	(1u << FARSWAP_PAGE_SHIFT)
+
+/* A device has at most this many slabs (bounds the slab map's memory). */
+#define FARSWAP_MAX_SLABS	(1u << 20)
+
+struct farswap_geometry {
+	u64 size;		/* device bytes, a whole number of slabs */
+	u32 slab_shift;		/* log2 of the slab size in bytes */
+	u32 nr_slabs;
+	u32 slab_pages;		/* tracked pages per slab */
+};
+
+int farswap_geometry_init(struct farswap_geometry *g, u64 size, u64 slab_size);
+
+static inline u64 farswap_slab_bytes(const struct farswap_geometry *g)
+{
+	return 1ull << g->slab_shift;
+}
+
+/* One piece of a byte range that lies within a single slab. */
+struct farswap_extent {
+	u32 slab;		/* slab index */
+	u32 first_page;		/* first page within the slab */
+	u32 nr_pages;
+	u64 slab_off;		/* byte offset within the slab */
+	u64 len;		/* bytes */
+	u64 range_off;		/* byte offset within the split range */
+};
+
+int farswap_split(const struct farswap_geometry *g, u64 pos, u64 len,
+		  struct farswap_extent *ext, unsigned int max_ext);
+
+/*
+ * Which pages of a slab hold data.  "written" pages may hold data on the
+ * donor; "lost" pages held data on a donor that died, and reading them
+ * must fail rather than return something else.  lost is allocated only
+ * once a slab has lost pages.
+ */
+struct farswap_pages {
+	unsigned long *written;
+	unsigned long *lost;
+	u32 nr_pages;
+	u32 used;		/* bits set in written */
+	u32 nr_lost;		/* bits set in lost */
+};
+
+void farswap_pages_mark_written(struct farswap_pages *p, u32 first, u32 n);
+u32 farswap_pages_discard(struct farswap_pages *p, u32 first, u32 n);
+bool farswap_pages_any_written(const struct farswap_pages *p, u32 first,
+			       u32 n);
+bool farswap_pages_any_lost(const struct farswap_pages *p, u32 first, u32 n);
+u32 farswap_pages_lose(struct farswap_pages *p);
+
+/*
+ * Slab states.  Every slab starts UNBOUND; the first write binds it.
+ *
+ *   UNBOUND --write--> BINDING --slab granted--> BOUND
+ *   BINDING --no donor has room--> UNBOUND (held writes fail)
+ *   BOUND --donor reclaims--> MIGRATING --copied--> SWITCHING --> BOUND
+ *   BOUND --all pages discarded--> RELEASING --freed--> UNBOUND
+ *   BOUND/MIGRATING/... --donor lost--> UNBOUND (written pages become lost)
+ */
+enum farswap_slab_state {
+	FARSWAP_SLAB_UNBOUND,
+	FARSWAP_SLAB_BINDING,	/* asking donors for a slab; writes held */
+	FARSWAP_SLAB_BOUND,
+	FARSWAP_SLAB_MIGRATING,	/* copying to another donor; writes held */
+	FARSWAP_SLAB_SWITCHING,	/* copy done; all I/O held while it drains */
+	FARSWAP_SLAB_RELEASING,	/* giving the slab back; writes held */
+	FARSWAP_SLAB_NR_STATES
+};
+
+const char *farswap_slab_state_name(unsigned int state);
+
+/* What the I/O path does with one request on one slab. */
+enum farswap_io_action {
+	FARSWAP_IO_RDMA,	/* post RDMA to the slab's placement */
+	FARSWAP_IO_ZERO,	/* never-written pages: fill with zeros locally */
+	FARSWAP_IO_HOLD,	/* park on the slab until its state settles */
+	FARSWAP_IO_BIND,	/* park, and start binding the slab */
+	FARSWAP_IO_FAIL,	/* the data is gone: fail with -EIO */
+};
+
+struct farswap_io_view {
+	unsigned int state;	/* enum farswap_slab_state */
+	bool write;
+	bool any_written;	/* a page of the range may hold data */
+	bool any_lost;		/* a page of the range died with a donor */
+	bool place_live;	/* the placement's donor session is alive */
+};
+
+enum farswap_io_action farswap_io_decide(const struct farswap_io_view *v);
+
+#endif /* FARSWAP_SLABMAP_H */
