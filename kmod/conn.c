@@ -36,7 +36,7 @@ static bool farswap_donor_change_state(struct farswap_donor *donor,
 
 	spin_lock_irqsave(&donor->state_lock, flags);
 	ok = farswap_donor_state_allowed(donor->state, to);
-	if (ok)
+	if (ok) /* release: pairs with the acquire in farswap_donor_state() */
 		smp_store_release(&donor->state, to);
 	spin_unlock_irqrestore(&donor->state_lock, flags);
 	return ok;
@@ -48,7 +48,7 @@ static bool farswap_donor_change_state(struct farswap_donor *donor,
  */
 bool farswap_donor_live(struct farswap_donor *donor, u32 gen)
 {
-	return smp_load_acquire(&donor->state) == FARSWAP_DONOR_LIVE &&
+	return farswap_donor_state(donor) == FARSWAP_DONOR_LIVE &&
 	       READ_ONCE(donor->gen) == gen;
 }
 
@@ -337,13 +337,14 @@ static int farswap_ctrl_xfer(struct farswap_donor *donor,
 
 	if (reply) {
 		spin_lock_irqsave(&donor->slot_lock, flags);
-		slot->cookie = ((u64)++donor->cookie_seq << 8) | (i + 1);
+		donor->cookie_seq++;
+		slot->cookie = ((u64)donor->cookie_seq << 8) | (i + 1);
 		msg->hdr.cookie = cpu_to_le64(slot->cookie);
 		spin_unlock_irqrestore(&donor->slot_lock, flags);
 	}
 
 	rcu_read_lock();
-	if (smp_load_acquire(&donor->state) != FARSWAP_DONOR_LIVE) {
+	if (farswap_donor_state(donor) != FARSWAP_DONOR_LIVE) {
 		rcu_read_unlock();
 		farswap_ctrl_put_slot(donor, i);
 		return -ENOTCONN;
@@ -950,6 +951,7 @@ static bool farswap_donor_go_live(struct farswap_donor *donor)
 	if (ok) {
 		/* A new generation: placements of the old session are dead. */
 		WRITE_ONCE(donor->gen, donor->gen + 1);
+		/* Release: readers that see LIVE see the new gen too. */
 		smp_store_release(&donor->state, FARSWAP_DONOR_LIVE);
 	}
 	spin_unlock_irqrestore(&donor->state_lock, flags);
@@ -984,7 +986,7 @@ static void farswap_donor_err_work(struct work_struct *work)
 	struct farswap_dev *dev = donor->dev;
 
 	mutex_lock(&donor->lock);
-	if (smp_load_acquire(&donor->state) != FARSWAP_DONOR_FAILED) {
+	if (farswap_donor_state(donor) != FARSWAP_DONOR_FAILED) {
 		mutex_unlock(&donor->lock);
 		return;
 	}

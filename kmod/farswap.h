@@ -343,6 +343,18 @@ void farswap_loss_work(struct work_struct *work);
 void farswap_reclaim_work(struct work_struct *work);
 void farswap_slabs_release_all(struct farswap_dev *dev);
 
+/*
+ * The donor's state, read locklessly by the I/O path.  Acquire pairs with
+ * the release in the state changes, so that a reader that sees LIVE also
+ * sees the generation of that session.
+ */
+static inline enum farswap_donor_state
+farswap_donor_state(struct farswap_donor *donor)
+{
+	/* acquire: pairs with smp_store_release() of the state in conn.c */
+	return smp_load_acquire(&donor->state);
+}
+
 static inline struct farswap_slab *farswap_slab_of(struct farswap_dev *dev,
 						   u32 index)
 {

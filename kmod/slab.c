@@ -135,7 +135,7 @@ static int farswap_place_slab(struct farswap_dev *dev, u32 index,
 		struct farswap_donor *d = dev->donors[i];
 
 		view[i].usable = d != exclude &&
-				 smp_load_acquire(&d->state) == FARSWAP_DONOR_LIVE;
+				 farswap_donor_state(d) == FARSWAP_DONOR_LIVE;
 		view[i].free = READ_ONCE(d->slabs_free);
 	}
 	nc = farswap_place_pick_two(view, dev->nr_donors, get_random_u32(),
