@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * farswapctl: attach, detach and inspect farswap devices on a host.
+ *
+ * A thin front end to the module's sysfs interface, which works without
+ * it too:
+ *   /sys/kernel/farswap/attach      write "donor=A[:P] ... size=S [...]"
+ *   /sys/kernel/farswap/detach      write "farswapN"
+ *   /sys/kernel/farswap/last_error  why the last attach/detach failed
+ *   /sys/block/farswapN/farswap/    per-device state and statistics
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CTL_DIR		"/sys/kernel/farswap"
+#define BLOCK_DIR	"/sys/block"
+#define MAX_CMD		4096
+#define MAX_NAME_TRIES	16
+
+static const char *prog = "farswapctl";
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* Read a whole sysfs file; NULL if it cannot be read. */
+static char *read_file(const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (cap - len < 1025) {
+			char *nbuf;
+
+			cap = cap ? 2 * cap : 4096;
+			nbuf = realloc(buf, cap);
+			if (!nbuf) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nbuf;
+		}
+		size_t n = fread(buf + len, 1, cap - len - 1, f);
+
+		if (!n)
+			break;
+		len += n;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Write @cmd to a sysfs file in one write(); returns 0 or an errno. */
+static int write_file(const char *path, const char *cmd)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return errno;
+	n = write(fd, cmd, strlen(cmd));
+	err = n < 0 ? errno : 0;
+	close(fd);
+	return err;
+}
+
+static void chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+}
+
+static const char *last_error(void)
+{
+	static char msg[512];
+	char *s = read_file(CTL_DIR "/last_error");
+
+	if (!s)
+		return "";
+	snprintf(msg, sizeof(msg), "%s", s);
+	free(s);
+	chomp(msg);
+	return msg;
+}
+
+/* The module must be loaded; load it if it is not. */
+static void ensure_module(void)
+{
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	if (!stat(CTL_DIR, &st))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		execlp("modprobe", "modprobe", "farswap", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) || stat(CTL_DIR, &st))
+		die("the farswap module is not loaded and 'modprobe farswap' failed");
+}
+
+static bool device_exists(const char *name)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), BLOCK_DIR "/%s/farswap", name);
+	return !stat(path, &st);
+}
+
+/* Accept "farswap0" or "/dev/farswap0". */
+static const char *device_name(const char *arg)
+{
+	const char *name = strncmp(arg, "/dev/", 5) ? arg : arg + 5;
+
+	if (strncmp(name, "farswap", 7) || !name[7])
+		die("'%s' is not a farswap device name (farswapN)", arg);
+	return name;
+}
+
+static void append(char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(char *cmd, const char *fmt, ...)
+{
+	size_t len = strlen(cmd);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd + len, MAX_CMD - len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= MAX_CMD - len)
+		die("command too long");
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: farswapctl attach --donor ADDR[:PORT] [--donor ...] --size SIZE\n"
+		"                         [--slab-size SIZE] [--name farswapN] [--queues N]\n"
+		"                         [--queue-depth N] [--io-timeout MS] [--sync-io]\n"
+		"       farswapctl detach farswapN\n"
+		"       farswapctl status [farswapN]\n"
+		"       farswapctl list\n"
+		"\n"
+		"attach creates /dev/farswapN, swapping to the donors' memory (farswapd\n"
+		"runs there), and prints its name; then: mkswap /dev/farswapN; swapon it.\n"
+		"SIZE takes K, M, G or T.  ADDR is IPv4, or [IPv6] when a port follows.\n"
+		"detach is refused while the device is in use (swapoff first).\n");
+}
+
+static int cmd_attach(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "donor", required_argument, NULL, 'd' },
+		{ "size", required_argument, NULL, 's' },
+		{ "slab-size", required_argument, NULL, 'S' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "queues", required_argument, NULL, 'q' },
+		{ "queue-depth", required_argument, NULL, 'D' },
+		{ "io-timeout", required_argument, NULL, 't' },
+		{ "sync-io", no_argument, NULL, 'y' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char base[MAX_CMD];
+	const char *name = NULL;
+	bool have_donor = false, have_size = false;
+	char cmd[MAX_CMD + 64], pick[32];
+	int c, i, err;
+
+	while ((c = getopt_long(argc, argv, "d:s:S:n:q:D:t:yh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			append(base, " donor=%s", optarg);
+			have_donor = true;
+			break;
+		case 's':
+			append(base, " size=%s", optarg);
+			have_size = true;
+			break;
+		case 'S':
+			append(base, " slab_size=%s", optarg);
+			break;
+		case 'n':
+			name = device_name(optarg);
+			break;
+		case 'q':
+			append(base, " queues=%s", optarg);
+			break;
+		case 'D':
+			append(base, " queue_depth=%s", optarg);
+			break;
+		case 't':
+			append(base, " io_timeout_ms=%s", optarg);
+			break;
+		case 'y':
+			append(base, " sync_io=1");
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc)
+		die("attach: unexpected argument '%s'", argv[optind]);
+	if (!have_donor || !have_size)
+		die("attach needs --donor and --size (see --help)");
+	ensure_module();
+
+	/*
+	 * Without --name take the lowest free farswapN; if another attach
+	 * takes it first, try the next.
+	 */
+	for (i = 0; i < MAX_NAME_TRIES; i++) {
+		const char *try = name;
+		int n;
+
+		if (!try) {
+			for (n = 0; n < 10000; n++) {
+				snprintf(pick, sizeof(pick), "farswap%d", n);
+				if (!device_exists(pick))
+					break;
+			}
+			try = pick;
+		}
+		snprintf(cmd, sizeof(cmd), "name=%s%s", try, base);
+		err = write_file(CTL_DIR "/attach", cmd);
+		if (!err) {
+			printf("/dev/%s\n", try);
+			return 0;
+		}
+		if (err == EEXIST && !name && device_exists(try))
+			continue;
+		die("attach failed: %s (%s)", last_error(), strerror(err));
+	}
+	die("attach failed: no free device name");
+}
+
+static int cmd_detach(int argc, char **argv)
+{
+	const char *name;
+	int err;
+
+	if (argc != 2)
+		die("usage: farswapctl detach farswapN");
+	name = device_name(argv[1]);
+	ensure_module();
+	err = write_file(CTL_DIR "/detach", name);
+	if (err)
+		die("detach %s failed: %s (%s)", name, last_error(),
+		    strerror(err));
+	return 0;
+}
+
+/* Value of "key=value" in a line of space-separated pairs; NULL if absent. */
+static const char *kv(const char *line, const char *key, char *out,
+		      size_t outlen)
+{
+	size_t klen = strlen(key);
+	const char *p = line;
+
+	while (p && *p) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, key, klen) && p[klen] == '=') {
+			size_t n = strcspn(p + klen + 1, " \n");
+
+			if (n >= outlen)
+				n = outlen - 1;
+			memcpy(out, p + klen + 1, n);
+			out[n] = '\0';
+			return out;
+		}
+		p = strchr(p, ' ');
+	}
+	return NULL;
+}
+
+static unsigned long long kv_num(const char *line, const char *key)
+{
+	char v[64];
+
+	return kv(line, key, v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+}
+
+static void human_bytes(unsigned long long b, char *out, size_t len)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = b;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(out, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+static void human_us(unsigned long long us, char *out, size_t len)
+{
+	if (us >= 10000)
+		snprintf(out, len, "%.1f ms", us / 1000.0);
+	else
+		snprintf(out, len, "%llu us", us);
+}
+
+static char *dev_file(const char *name, const char *file)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), BLOCK_DIR "/%s/farswap/%s", name, file);
+	return read_file(path);
+}
+
+/* "yes (priority N)" if the device is an active swap area, else "no". */
+static void swap_state(const char *name, char *out, size_t len)
+{
+	char *swaps = read_file("/proc/swaps");
+	char dev[64], *line;
+
+	snprintf(out, len, "no");
+	if (!swaps)
+		return;
+	snprintf(dev, sizeof(dev), "/dev/%s", name);
+	for (line = strtok(swaps, "\n"); line; line = strtok(NULL, "\n")) {
+		char path[256], type[32];
+		long long sz, used;
+		int prio;
+
+		if (sscanf(line, "%255s %31s %lld %lld %d", path, type, &sz,
+			   &used, &prio) == 5 && !strcmp(path, dev)) {
+			char u[32];
+
+			human_bytes(used * 1024ULL, u, sizeof(u));
+			snprintf(out, len, "yes, %s used, priority %d", u, prio);
+			break;
+		}
+	}
+	free(swaps);
+}
+
+static void print_latency(const char *label, const char *line,
+			  const char *prefix)
+{
+	char key[32], a[32], b[32];
+
+	snprintf(key, sizeof(key), "%scount", prefix);
+	if (!kv_num(line, key)) {
+		printf(" %s -", label);
+		return;
+	}
+	snprintf(key, sizeof(key), "%sp50_us", prefix);
+	human_us(kv_num(line, key), a, sizeof(a));
+	snprintf(key, sizeof(key), "%sp99_us", prefix);
+	human_us(kv_num(line, key), b, sizeof(b));
+	printf(" %s p50 %s p99 %s", label, a, b);
+}
+
+static int show_device(const char *name)
+{
+	char *stat = dev_file(name, "stat"), *slabs = dev_file(name, "slabs");
+	char *slab_size = dev_file(name, "slab_size");
+	char *lat = dev_file(name, "latency"), *donors = dev_file(name, "donors");
+	char *sync_io = dev_file(name, "sync_io"), *size_s;
+	char path[256], sz[32], ss[32], rb[32], wb[32], swap[96];
+	unsigned long long sectors;
+	char *line, *save = NULL;
+
+	snprintf(path, sizeof(path), BLOCK_DIR "/%s/size", name);
+	size_s = read_file(path);
+	if (!stat || !slabs || !slab_size || !lat || !donors || !size_s) {
+		fprintf(stderr, "%s: %s: not a farswap device\n", prog, name);
+		return 1;
+	}
+	sectors = strtoull(size_s, NULL, 10);
+	human_bytes(sectors * 512, sz, sizeof(sz));
+	human_bytes(strtoull(slab_size, NULL, 10), ss, sizeof(ss));
+	swap_state(name, swap, sizeof(swap));
+	printf("%s: %s, %llu slabs of %s, %llu bound; swap: %s; sync_io %s\n",
+	       name, sz, kv_num(slabs, "total"), ss, kv_num(slabs, "bound"),
+	       swap, sync_io && sync_io[0] == '1' ? "on" : "off");
+	human_bytes(kv_num(stat, "read_bytes"), rb, sizeof(rb));
+	human_bytes(kv_num(stat, "write_bytes"), wb, sizeof(wb));
+	printf("  I/O: %llu reads (%s), %llu writes (%s), %llu zero-fill reads, %llu discards, %llu errors\n",
+	       kv_num(stat, "reads"), rb, kv_num(stat, "writes"), wb,
+	       kv_num(stat, "zero_reads"), kv_num(stat, "discards"),
+	       kv_num(stat, "errors"));
+	printf("  slabs: %llu bound, %llu released, %llu migrated, %llu bind failures, %llu pages lost\n",
+	       kv_num(stat, "binds"), kv_num(stat, "releases"),
+	       kv_num(stat, "migrations"), kv_num(stat, "bind_failures"),
+	       kv_num(stat, "lost_pages"));
+	printf("  latency:");
+	for (line = strtok_r(lat, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		print_latency(strncmp(line, "read", 4) ? "write" : "read",
+			      line, "");
+	printf("\n");
+
+	save = NULL;
+	for (line = strtok_r(donors, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char addr[80], state[32];
+
+		if (sscanf(line, "%79s", addr) != 1)
+			continue;
+		human_bytes(kv_num(line, "read_bytes"), rb, sizeof(rb));
+		human_bytes(kv_num(line, "write_bytes"), wb, sizeof(wb));
+		printf("  donor %s: %s, %llu slabs here (donor has %llu of %llu free); %llu reads (%s), %llu writes (%s), %llu errors, %llu reconnects\n   ",
+		       addr, kv(line, "state", state, sizeof(state)) ?: "?",
+		       kv_num(line, "slabs"), kv_num(line, "free"),
+		       kv_num(line, "total"), kv_num(line, "reads"), rb,
+		       kv_num(line, "writes"), wb, kv_num(line, "errors"),
+		       kv_num(line, "reconnects"));
+		print_latency("read", line, "read_");
+		print_latency("; write", line, "write_");
+		printf("\n");
+	}
+	free(stat);
+	free(slabs);
+	free(slab_size);
+	free(lat);
+	free(donors);
+	free(sync_io);
+	free(size_s);
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const char *x = *(const char * const *)a, *y = *(const char * const *)b;
+
+	return atoi(x + 7) - atoi(y + 7);
+}
+
+/* Names of all farswap devices, sorted by number; *n receives the count. */
+static char **list_devices(int *n)
+{
+	DIR *d = opendir(BLOCK_DIR);
+	struct dirent *e;
+	char **names = NULL;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		char **nn;
+
+		if (strncmp(e->d_name, "farswap", 7) || !device_exists(e->d_name))
+			continue;
+		nn = realloc(names, (*n + 1) * sizeof(*names));
+		if (!nn)
+			break;
+		names = nn;
+		names[(*n)++] = strdup(e->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(names, *n, sizeof(*names), name_cmp);
+	return names;
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	char **names;
+	int n, i, ret = 0;
+
+	if (argc > 2)
+		die("usage: farswapctl status [farswapN]");
+	if (argc == 2)
+		return show_device(device_name(argv[1]));
+	names = list_devices(&n);
+	if (!n)
+		printf("no farswap devices\n");
+	for (i = 0; i < n; i++) {
+		ret |= show_device(names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return ret;
+}
+
+static int cmd_list(void)
+{
+	char **names;
+	int n, i;
+
+	names = list_devices(&n);
+	for (i = 0; i < n; i++) {
+		printf("%s\n", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "attach"))
+		return cmd_attach(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "detach"))
+		return cmd_detach(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "status"))
+		return cmd_status(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return cmd_list();
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[1]);
+	usage(stderr);
+	return 2;
+}
