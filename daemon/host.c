@@ -345,10 +345,14 @@ static void handle_wc(struct fsd_server *srv, struct fsd_session *s,
 		}
 	}
 	if (wc->status != IBV_WC_SUCCESS) {
-		if (wc->status == IBV_WC_LOC_LEN_ERR)
+		/* rxe says LOC_QP_OP_ERR where others say LOC_LEN_ERR. */
+		if (!(wc->wr_id & SEND_TAG) &&
+		    (wc->status == IBV_WC_LOC_LEN_ERR ||
+		     wc->status == IBV_WC_LOC_QP_OP_ERR))
 			fsd_session_close(&srv->donor, s, FSD_LOG_WARN,
-					  "bad message: longer than %u bytes",
-					  FSD_RECV_BUF);
+					  "bad message: too long for a receive buffer of %u bytes (%s)",
+					  FSD_RECV_BUF,
+					  ibv_wc_status_str(wc->status));
 		else
 			fsd_session_close(&srv->donor, s, FSD_LOG_WARN,
 					  "%s completion error: %s",

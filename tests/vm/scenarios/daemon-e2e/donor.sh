@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# daemon-e2e, donor side: run farswapd with small slabs, check its stats
+# and log while the host's clients work and misbehave, then SIGTERM it.
+set -euo pipefail
+. "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+
+fsd=$FARSWAP_SRC/daemon/farswapd
+log=$BED/farswapd.log
+sock=/run/farswap/farswapd.sock
+
+avail() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
+
+before=$(avail)
+"$fsd" --config /dev/null --listen "$FARSWAP_ADDR" --donate 64M --slab-size 4M \
+	--headroom 32M --hysteresis 16M --reclaim-deadline 5s --log-level debug \
+	--donor-id e2e-donor >"$log" 2>&1 &
+pid=$!
+bed_wait_rdma_listen 7471 60 $pid
+pinned=$(avail)
+bed_log "farswapd up (pid $pid); MemAvailable ${before} kB -> ${pinned} kB"
+[ $((before - pinned)) -ge $((60 * 1024)) ] ||
+	bed_fail "64M donated but MemAvailable fell only $((before - pinned)) kB: not pinned?"
+bed_signal ready
+
+# While client A holds its slabs (and the abuse is over): stats.
+bed_wait host abuse-done 200
+# The abusive sessions' disconnects may still be on their way.
+for ((i = 0; i < 50; i++)); do
+	stats=$("$fsd" --stats --stats-socket "$sock") || bed_fail "farswapd --stats failed"
+	grep -q '^hosts 1$' <<<"$stats" && break
+	sleep 0.2
+done
+echo "$stats" | sed 's/^/  stats: /'
+grep -q '^slabs_total 16$' <<<"$stats" || bed_fail "stats: slabs_total is not 16"
+grep -q '^slabs_used 4$' <<<"$stats" || bed_fail "stats: want 4 slabs used by host-a"
+grep -Eq '^host [0-9]+ id host-a peer [0-9.]+:[0-9]+ slabs 4 bytes 16777216 ' <<<"$stats" ||
+	bed_fail "stats: no line for host-a with 4 slabs"
+grep -q '^hosts 1$' <<<"$stats" || bed_fail "stats: the abusive sessions are not all gone"
+kill -USR1 $pid
+bed_signal stats-done
+
+bed_wait host done 200
+stats=$("$fsd" --stats --stats-socket "$sock")
+grep -q '^slabs_free 16$' <<<"$stats" || bed_fail "after the hosts left: not all slabs free: $stats"
+
+# Every kind of abuse was logged, once, with the peer's address.
+for why in "bad magic" "length 15 outside" "length 100 outside" "too long for a receive buffer of 128 bytes" \
+	"unknown message type 42" "version 2, session speaks 1" "length field 17" \
+	"reserved bytes set" "RECLAIM_REQ is only sent by a donor"; do
+	n=$(grep -c "closing session: .*$why" "$log" || true)
+	[ "$n" -eq 1 ] || bed_fail "log: want one 'closing session: ... $why', found $n"
+done
+grep -Eq 'host [0-9]+ \(host-m, [0-9.]+:[0-9]+\): closing session: bad message' "$log" ||
+	bed_fail "log: bad message closes do not name the host and its address"
+grep -q "rejected: no protocol version in common" "$log" || bed_fail "log: version reject missing"
+grep -q "rejected: no session with that token" "$log" || bed_fail "log: bad token reject missing"
+grep -q "rejected: session token belongs to another host" "$log" || bed_fail "log: intruder reject missing"
+grep -q "rejected: I/O queue id already connected" "$log" || bed_fail "log: duplicate qid reject missing"
+grep -q "stats: host" "$log" || bed_fail "log: SIGUSR1 did not dump the stats"
+
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+[ $rc -eq 0 ] || bed_fail "farswapd exited $rc on SIGTERM"
+grep -q "exited cleanly" "$log" || bed_fail "log: no clean exit"
+[ ! -e "$sock" ] || bed_fail "stats socket left behind"
+after=$(avail)
+bed_log "farswapd exited 0; MemAvailable ${pinned} kB -> ${after} kB"
+[ $((after - pinned)) -ge $((60 * 1024)) ] ||
+	bed_fail "MemAvailable grew only $((after - pinned)) kB after exit: memory not freed"
+bed_result daemon_e2e.memavail_returned_kB $((after - pinned))
+check_kernel_log
