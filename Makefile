@@ -16,7 +16,12 @@ KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all module userspace clean check demo bench setup install uninstall
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+# Where DKMS finds the module's sources.
+DKMS_SRC ?= $(DESTDIR)/usr/src/farswap-$(VERSION)
+
+.PHONY: all module userspace clean check demo bench setup install uninstall \
+	dkms-src dkms-install dkms-uninstall
 
 all: module userspace
 
@@ -44,6 +49,26 @@ install:
 
 uninstall:
 	$(MAKE) -C daemon uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+# The module's sources alone, laid out for DKMS.
+dkms-src:
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/kmod $(DKMS_SRC)/include
+	install -m 0644 dkms.conf Makefile Kbuild $(DKMS_SRC)/
+	install -m 0644 kmod/Kbuild kmod/*.c kmod/*.h $(DKMS_SRC)/kmod/
+	install -m 0644 include/farswap_proto.h $(DKMS_SRC)/include/
+
+# Build and install farswap.ko with DKMS for every kernel that has headers.
+dkms-install: dkms-src
+	dkms add -m farswap -v $(VERSION)
+	for k in /lib/modules/*/build; do \
+		k=$${k%/build}; k=$${k##*/}; \
+		dkms install -m farswap -v $(VERSION) -k $$k || exit 1; \
+	done
+
+dkms-uninstall:
+	-dkms remove -m farswap -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
