@@ -8,7 +8,7 @@ set -euo pipefail
 # globs the installed versions and never names one.
 PACKAGES=(
 	build-essential bc flex bison libelf-dev libssl-dev kmod cpio xz-utils
-	git rsync python3 iproute2 procps util-linux
+	git rsync python3 iproute2 iputils-ping procps util-linux
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	linux-image-amd64 linux-headers-amd64
 	dkms sparse

@@ -1,0 +1,710 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""farswap test bed: boot a scenario's guests under QEMU and judge the run.
+
+    tests/vm/bed.py run SCENARIO [--kernel 6.12|6.1] [--timeout S] [--keep]
+
+SCENARIO is a name under tests/vm/scenarios/ or a path to such a directory:
+scenario.conf plus one bash script per role (see tests/vm/README.md).  The
+first role is the hub: it gets one point-to-point link (QEMU UDP socket
+netdev, virtio-net, Soft-RoCE on top) to every other role.  Every guest runs
+Debian's kernel under TCG with the machine's root as a read-only 9p lower
+layer, so the checkout, the freshly built module and Debian's tools are all
+there at their usual paths.
+
+The last line printed is "PASS: vm/<scenario>" or "FAIL: vm/<scenario>:
+<reason>"; the exit code is 0 or 1.  Console logs and the shared directory
+are kept in build/vm-logs/<scenario>/ whatever happens.
+
+Python standard library only: this runs on a bare Debian with python3.
+"""
+
+import argparse
+import ctypes
+import fcntl
+import hashlib
+import lzma
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[2]
+VMDIR = SRC / "tests" / "vm"
+# Everything the bed writes (initramfs cache, run dirs, logs) lives here.
+# FARSWAP_BUILD_DIR moves it (scripts/build-module.sh honours it too); it
+# must not be under /tmp, which the guests cover with their own tmpfs.
+BUILD = Path(os.environ.get("FARSWAP_BUILD_DIR") or SRC / "build").resolve()
+
+# Modules the initramfs loads (with their dependencies, in order): 9p and
+# overlay to reach the machine's root, virtio_net and Soft-RoCE (rdma_ucm
+# for librdmacm's /dev/infiniband/rdma_cm) for the links.  Loading these
+# from the initramfs, decompressed, saves the guest's kmod a second of xz
+# under TCG.  Anything else is modprobed from the machine's /lib/modules.
+INITRAMFS_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "overlay",
+                     "virtio_net", "rdma_rxe", "rdma_ucm"]
+# Bump when the initramfs layout changes, so cached images are rebuilt.
+INITRAMFS_FORMAT = 2
+
+ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+# A kernel log line as printed on the console (printk.time=1) or by dmesg.
+# Role scripts' own output carries no such stamp and is not judged.
+KMSG_RE = re.compile(r"\[\s*\d+\.\d+\]\s?(.*)")
+# What to do after the first guest fails: the others usually notice at once
+# (bed_wait fails fast); give them this long before killing them.
+FAIL_GRACE = 20
+UDP_RMEM = 8388608
+
+logfile = None
+
+
+def log(msg):
+    line = f"bed: {msg}"
+    print(line, flush=True)
+    if logfile:
+        logfile.write(line + "\n")
+        logfile.flush()
+
+
+class Fail(Exception):
+    """The scenario failed before or around the guests; str() is the reason."""
+
+
+def version_key(s):
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", s)]
+
+
+def find_kernel(series):
+    """Newest Debian kernel of a series ("6.12") that has its modules."""
+    cands = []
+    for img in Path("/boot").glob(f"vmlinuz-{series}.*-amd64"):
+        kver = img.name[len("vmlinuz-"):]
+        if (Path("/lib/modules") / kver / "modules.dep").exists():
+            cands.append((version_key(kver), kver, img))
+    if not cands:
+        raise Fail(f"no kernel {series} installed (/boot/vmlinuz-{series}.*-amd64 "
+                   f"with /lib/modules); run 'make setup'")
+    _, kver, img = max(cands)
+    if not os.access(img, os.R_OK):
+        raise Fail(f"{img} is not readable")
+    return kver, img
+
+
+def parse_conf(path):
+    """KEY=VALUE lines, values in shell quoting; '#' starts a comment."""
+    conf = {}
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", line)
+        if not m:
+            raise Fail(f"{path}:{n}: not KEY=VALUE: {line}")
+        try:
+            words = shlex.split(m.group(2), comments=True)
+        except ValueError as e:
+            raise Fail(f"{path}:{n}: {e}")
+        if len(words) > 1:
+            raise Fail(f"{path}:{n}: quote values with spaces: {line}")
+        conf[m.group(1)] = words[0] if words else ""
+    return conf
+
+
+def conf_int(conf, key, default):
+    try:
+        return int(conf.get(key, default))
+    except ValueError:
+        raise Fail(f"scenario.conf: {key} is not a number: {conf[key]}")
+
+
+# --- the initramfs ----------------------------------------------------------
+
+def modules_for(kver):
+    """Module files to insmod, in load order, for INITRAMFS_MODULES."""
+    order = []
+    for mod in INITRAMFS_MODULES:
+        p = subprocess.run(["modprobe", "-S", kver, "--show-depends", mod],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            raise Fail(f"modprobe -S {kver} --show-depends {mod}: {p.stderr.strip()}")
+        for line in p.stdout.splitlines():
+            words = line.split()
+            if words[:1] == ["insmod"] and words[1] not in order:
+                order.append(words[1])
+    return order
+
+
+def read_module(path):
+    """A module's ELF bytes: busybox insmod cannot decompress."""
+    if path.endswith(".xz"):
+        return lzma.decompress(Path(path).read_bytes())
+    if path.endswith(".zst"):
+        return subprocess.run(["zstd", "-dc", path], check=True,
+                              capture_output=True).stdout
+    if path.endswith(".gz"):
+        import gzip
+        return gzip.decompress(Path(path).read_bytes())
+    return Path(path).read_bytes()
+
+
+def find_busybox():
+    bb = shutil.which("busybox") or "/bin/busybox"
+    if not os.path.exists(bb):
+        raise Fail("busybox not found; install busybox-static ('make setup')")
+    head = Path(bb).read_bytes()[:65536]
+    if b"ld-linux" in head:
+        raise Fail(f"{bb} is dynamically linked; install busybox-static")
+    return Path(bb).resolve()
+
+
+class Cpio:
+    """Just enough of the newc format for an initramfs."""
+
+    def __init__(self):
+        self.out = bytearray()
+        self.ino = 1
+
+    def add(self, name, mode, data=b"", rdev=(0, 0)):
+        fields = (self.ino, mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0], rdev[1],
+                  len(name) + 1, 0)
+        self.ino += 1
+        self.out += b"070701" + "".join(f"{v:08X}" for v in fields).encode()
+        self.out += name.encode() + b"\0"
+        self.out += b"\0" * (-len(self.out) % 4)
+        self.out += data
+        self.out += b"\0" * (-len(self.out) % 4)
+
+    def finish(self):
+        self.ino = 0
+        self.add("TRAILER!!!", 0)
+        return bytes(self.out)
+
+
+def ensure_initramfs(kver):
+    """build/vm/initramfs-<kver>.cpio, rebuilt when any input changed."""
+    init = VMDIR / "initramfs-init.sh"
+    busybox = find_busybox()
+    mods = modules_for(kver)
+
+    h = hashlib.sha256()
+    h.update(f"format {INITRAMFS_FORMAT} kver {kver}\n".encode())
+    h.update(init.read_bytes())
+    for f in [str(busybox)] + mods:
+        st = os.stat(f)
+        h.update(f"{f} {st.st_size} {st.st_mtime_ns}\n".encode())
+    key = h.hexdigest()
+
+    outdir = BUILD / "vm"
+    outdir.mkdir(parents=True, exist_ok=True)
+    image = outdir / f"initramfs-{kver}.cpio"
+    stamp = outdir / f"initramfs-{kver}.key"
+    if image.exists() and stamp.exists() and stamp.read_text().strip() == key:
+        return image
+
+    log(f"building initramfs for {kver} ({len(mods)} modules)")
+    c = Cpio()
+    for d in ("bin", "dev", "modules", "proc", "sys", "lower", "upper", "newroot"):
+        c.add(d, 0o040755)
+    # The kernel opens /dev/console for init before /init runs: without
+    # this node init would have no stdout.
+    c.add("dev/console", 0o020600, rdev=(5, 1))
+    c.add("bin/busybox", 0o100755, busybox.read_bytes())
+    c.add("init", 0o100755, init.read_bytes())
+    names = []
+    for m in mods:
+        name = re.sub(r"\.(xz|zst|gz)$", "", os.path.basename(m))
+        names.append(name)
+        c.add(f"modules/{name}", 0o100644, read_module(m))
+    c.add("modules/order", 0o100644, ("\n".join(names) + "\n").encode())
+
+    # Atomic replace: a concurrent run of another scenario may be reading.
+    tmp = image.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_bytes(c.finish())
+    os.replace(tmp, image)
+    stamp.write_text(key + "\n")
+    return image
+
+
+# --- building what the scenario needs ----------------------------------------
+
+def run_logged(cmd, logpath, what):
+    with open(logpath, "w") as f:
+        p = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=SRC)
+    text = Path(logpath).read_text()
+    if p.returncode != 0:
+        tail = [l for l in text.splitlines() if l.strip()][-5:]
+        for l in tail:
+            log(f"  {what}: {l}")
+        raise Fail(f"{what} failed (log: {logpath})")
+    return text
+
+
+def build_module(kver, logdir):
+    if not (SRC / "kmod" / "Kbuild").exists():
+        raise Fail("scenario needs farswap.ko but kmod/Kbuild does not exist yet")
+    log(f"building farswap.ko for {kver}")
+    out = run_logged([str(SRC / "scripts" / "build-module.sh"), kver],
+                     logdir / "module-build.log", "module build")
+    return out.strip().splitlines()[-1]
+
+
+def build_daemon(logdir):
+    if not (SRC / "daemon" / "Makefile").exists():
+        raise Fail("scenario needs farswapd but daemon/Makefile does not exist yet")
+    log("building the daemon")
+    run_logged(["make", "-C", "daemon"], logdir / "daemon-build.log", "daemon build")
+
+
+# --- the machine ---------------------------------------------------------------
+
+def raise_rmem():
+    """QEMU's UDP netdev takes the default receive buffer; at the stock
+    208 KiB a few percent of frames drop and RC retransmits stall."""
+    for key in ("rmem_max", "rmem_default"):
+        path = Path("/proc/sys/net/core") / key
+        try:
+            if int(path.read_text()) < UDP_RMEM:
+                path.write_text(f"{UDP_RMEM}\n")
+        except (OSError, ValueError) as e:
+            log(f"warning: cannot raise net.core.{key} to {UDP_RMEM} ({e}); "
+                f"expect UDP drops and RDMA retransmit stalls")
+
+
+def udp_rcvbuf_errors():
+    try:
+        lines = [l.split() for l in Path("/proc/net/snmp").read_text().splitlines()
+                 if l.startswith("Udp:")]
+        return int(lines[1][lines[0].index("RcvbufErrors")])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def free_udp_ports(n):
+    """n distinct free UDP ports on 127.0.0.1.  The sockets are returned
+    open and closed just before QEMU binds, to keep the window small."""
+    socks = []
+    for _ in range(n):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+    return socks, [s.getsockname()[1] for s in socks]
+
+
+def die_with_parent():
+    # QEMU must not outlive bed.py, even if bed.py is SIGKILLed.
+    PR_SET_PDEATHSIG = 1
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+# --- one run -------------------------------------------------------------------
+
+class Guest:
+    def __init__(self, role, mem, smp):
+        self.role = role
+        self.mem = mem
+        self.smp = smp
+        self.links = []     # (netdev_args, mac, netdev, rxe, addr/prefix, peer)
+        self.env = {}
+        self.proc = None
+        self.started = None
+        self.up_after = None
+        self.exited_after = None
+        self.killed = False
+
+
+def load_patterns(conf):
+    pats = []
+    for line in (VMDIR / "bad-patterns.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            pats.append(re.compile(line))
+    allow = conf.get("ALLOW_LOG_PATTERNS", "")
+    try:
+        allow_re = re.compile(allow) if allow else None
+    except re.error as e:
+        raise Fail(f"ALLOW_LOG_PATTERNS is not a valid regex: {e}")
+    return pats, allow_re
+
+
+def scan_log(path, pats, allow_re, stamped_only):
+    """Bad kernel log lines in a console log or dmesg dump."""
+    bad = []
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return bad
+    for raw in text.splitlines():
+        raw = raw.rstrip("\r")
+        m = KMSG_RE.search(raw)
+        if stamped_only and not m:
+            continue
+        line = raw[m.start():] if m else raw
+        if any(p.search(line) for p in pats) and not (allow_re and allow_re.search(line)):
+            bad.append(line)
+    return bad
+
+
+def run(args):
+    """Returns (tag, failure reason or None, log directory or None)."""
+    global logfile
+
+    sc = Path(args.scenario)
+    if not (sc / "scenario.conf").exists():
+        sc = VMDIR / "scenarios" / args.scenario
+    sc = sc.resolve()
+    name = sc.name
+    tag = f"vm/{name}"
+    if not (sc / "scenario.conf").exists():
+        return tag, f"no scenario {args.scenario} ({sc}/scenario.conf missing)", None
+    try:
+        conf = parse_conf(sc / "scenario.conf")
+    except Fail as e:
+        return tag, str(e), None
+
+    # A run on another kernel than the scenario's own is a different test:
+    # its name and log directory say which kernel.
+    series = args.kernel or conf.get("KERNEL", "6.12")
+    if series != conf.get("KERNEL", "6.12"):
+        name = f"{name}@{series}"
+        tag = f"vm/{name}"
+
+    if re.search(r"\s", str(SRC)) or re.search(r"\s", str(sc)):
+        return tag, f"paths must not contain spaces (kernel command line): {SRC}, {sc}", None
+    if str(sc).startswith("/tmp/") or str(BUILD).startswith("/tmp/"):
+        return tag, "scenario and build directory must not be under /tmp: guests mount their own /tmp", None
+
+    rundir = BUILD / "vm-runs" / name
+    logdir = BUILD / "vm-logs" / name
+    (BUILD / "vm-runs").mkdir(parents=True, exist_ok=True)
+    lock = open(BUILD / "vm-runs" / f"{name}.lock", "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return tag, "another run of this scenario is in progress", None
+
+    shutil.rmtree(logdir, ignore_errors=True)
+    logdir.mkdir(parents=True)
+    logfile = open(logdir / "bed.log", "w")
+
+    guests = []
+    try:
+        reason = run_guests(args, sc, conf, series, name, rundir, logdir, guests)
+    except Fail as e:
+        reason = str(e)
+    finally:
+        stop_all(guests)
+    return tag, reason, logdir
+
+
+def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
+    t0 = time.monotonic()
+    roles = conf.get("ROLES", "").split()
+    if not roles:
+        raise Fail("scenario.conf: ROLES is empty")
+    for r in roles:
+        if not ROLE_RE.match(r):
+            raise Fail(f"role name {r!r}: use [a-z][a-z0-9_]* (it becomes part of variable names)")
+        if not (sc / f"{r}.sh").exists():
+            raise Fail(f"role {r} has no script {sc / (r + '.sh')}")
+    if len(set(roles)) != len(roles):
+        raise Fail("scenario.conf: ROLES names a role twice")
+    if len(roles) > 250:
+        raise Fail("too many roles")
+
+    timeout = args.timeout or conf_int(conf, "TIMEOUT", 300)
+    kver, vmlinuz = find_kernel(series)
+    pats, allow_re = load_patterns(conf)
+    log(f"scenario {name}: roles {' '.join(roles)}, kernel {kver}, timeout {timeout} s")
+
+    # Before booting: everything the guests will run must exist.
+    initramfs = ensure_initramfs(kver)
+    ko = str(BUILD / kver / "kmod" / "farswap.ko")
+    if conf.get("NEEDS_MODULE") == "1":
+        ko = build_module(kver, logdir)
+    if conf.get("NEEDS_DAEMON") == "1":
+        build_daemon(logdir)
+    t_built = time.monotonic()
+
+    shutil.rmtree(rundir, ignore_errors=True)
+    shared = rundir / "shared"
+    (shared / ".bed").mkdir(parents=True)
+
+    for r in roles:
+        guests.append(Guest(r, conf_int(conf, f"MEM_{r}", 512), conf_int(conf, f"SMP_{r}", 1)))
+    hub = guests[0]
+    socks, ports = free_udp_ports(2 * (len(guests) - 1))
+
+    # Topology: a star from the hub, one /24 and one UDP "wire" per link.
+    for i, leaf in enumerate(guests[1:], 1):
+        hub_port, leaf_port = ports[2 * i - 2], ports[2 * i - 1]
+        net = f"10.77.{i}"
+        hub.links.append((f"udp=127.0.0.1:{leaf_port},localaddr=127.0.0.1:{hub_port}",
+                          f"52:54:00:77:{i:02x}:01", f"eth{i - 1}", f"rxe{i - 1}",
+                          f"{net}.1/24", leaf.role))
+        leaf.links.append((f"udp=127.0.0.1:{hub_port},localaddr=127.0.0.1:{leaf_port}",
+                           f"52:54:00:77:{i:02x}:02", "eth0", "rxe0",
+                           f"{net}.2/24", hub.role))
+
+    for g in guests:
+        env = {k: v for k, v in conf.items() if re.match(r"^[A-Z][A-Z0-9_]*$", k)}
+        env.update({
+            "FARSWAP_ROLE": g.role,
+            "FARSWAP_ROLES": " ".join(roles),
+            "FARSWAP_SCENARIO": name,
+            "FARSWAP_SRC": str(SRC),
+            "FARSWAP_KO": ko,
+            "FARSWAP_KVER": kver,
+            "BED": "/bed",
+            "BED_ROLE": g.role,
+            "BED_SCENARIO_DIR": str(sc.resolve()),
+            "BED_SCRIPT": str((sc / f"{g.role}.sh").resolve()),
+            "BED_TIMEOUT": str(timeout),
+            "BED_LINKS": " ".join(",".join(l[1:]) for l in g.links),
+            "ALLOW_LOG_PATTERNS": conf.get("ALLOW_LOG_PATTERNS", ""),
+        })
+        for _, _, netdev, rxe, addr, peer in g.links:
+            ip = addr.split("/")[0]
+            peer_ip = ip[: ip.rfind(".")] + (".2" if ip.endswith(".1") else ".1")
+            env.setdefault("FARSWAP_ADDR", ip)
+            env.setdefault("FARSWAP_DEV", rxe)
+            env[f"FARSWAP_ADDR_{peer}"] = ip
+            env[f"FARSWAP_PEER_{peer}"] = peer_ip
+            env[f"FARSWAP_DEV_{peer}"] = rxe
+            env[f"FARSWAP_NETDEV_{peer}"] = netdev
+        g.env = env
+        (shared / ".bed" / f"{g.role}.env").write_text(
+            "".join(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(env.items())))
+
+    raise_rmem()
+    udp0 = udp_rcvbuf_errors()
+
+    cmdline_extra = conf.get("EXTRA_CMDLINE", "")
+    for s in socks:
+        s.close()
+    for g in guests:
+        launch(g, vmlinuz, initramfs, shared, logdir, cmdline_extra)
+    t_launch = time.monotonic()
+    log(f"booting {len(guests)} guest(s); console logs in {logdir}")
+
+    reason = watch(guests, shared, timeout, t_launch)
+    t_end = time.monotonic()
+
+    # The verdict: exit codes, then the kernel logs of every guest.
+    reasons = [reason] if reason else []
+    for g in guests:
+        rcf = shared / f"{g.role}.rc"
+        if g.killed:
+            continue
+        if not rcf.exists():
+            fatal = [l for l in read_lines(logdir / f"{g.role}.console") if "farswap-bed: FATAL" in l]
+            why = fatal[0].split("FATAL: ", 1)[1] if fatal else "see its console log"
+            qerr = [l for l in read_lines(logdir / f"{g.role}.qemu.log") if l.strip()]
+            if g.proc.returncode not in (0, None) and qerr:
+                why = f"QEMU exited {g.proc.returncode}: {qerr[-1]}"
+            reasons.append(f"{g.role}: guest stopped without an exit code ({why})")
+            continue
+        rc = rcf.read_text().strip()
+        if rc == "254":
+            err = (shared / f"{g.role}.error")
+            reasons.append(f"{g.role}: guest setup failed: "
+                           f"{err.read_text().strip() if err.exists() else '?'}")
+        elif rc == "124":
+            reasons.append(f"{g.role}: role script timed out in the guest after {timeout} s")
+        elif rc != "0":
+            reasons.append(f"{g.role}: role script exited {rc}")
+
+    for g in guests:
+        bad = scan_log(logdir / f"{g.role}.console", pats, allow_re, True)
+        bad += scan_log(shared / f"{g.role}.dmesg", pats, allow_re, False)
+        if bad:
+            more = len(set(bad)) - 1
+            reasons.append(f"{g.role}: bad kernel log line: {bad[0].strip()}"
+                           + (f" (+{more} more)" if more > 0 else ""))
+            for l in sorted(set(bad), key=bad.index)[:10]:
+                log(f"  {g.role} kernel log: {l.strip()}")
+
+    udp1 = udp_rcvbuf_errors()
+    results = read_lines(shared / "results")
+    for g in guests:
+        if g.up_after is not None:
+            results.append(f"bed_boot_s_{g.role} {g.up_after:.1f}")
+    if udp0 is not None and udp1 is not None:
+        results.append(f"bed_udp_rcvbuf_errors {udp1 - udp0}")
+    results.append(f"bed_build_s {t_built - t0:.1f}")
+    results.append(f"bed_guests_s {t_end - t_launch:.1f}")
+    for r in results:
+        if r.strip():
+            print(f"result: {r}", flush=True)
+            logfile.write(f"result: {r}\n")
+
+    save_shared(shared, logdir)
+    if not args.keep:
+        shutil.rmtree(rundir, ignore_errors=True)
+    return "; ".join(reasons) if reasons else None
+
+
+def read_lines(path):
+    try:
+        return path.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def launch(g, vmlinuz, initramfs, shared, logdir, cmdline_extra):
+    cmdline = (f"console=ttyS0 zswap.enabled=0 panic=-1 printk.time=1 "
+               f"bed_role={g.role} bed_init={VMDIR / 'guest-init.sh'} {cmdline_extra}")
+    cmd = [
+        "qemu-system-x86_64",
+        "-name", f"farswap-bed-{g.role}",
+        "-machine", "pc", "-accel", "tcg", "-cpu", "max",
+        "-smp", str(g.smp), "-m", str(g.mem),
+        "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
+        "-kernel", str(vmlinuz), "-initrd", str(initramfs), "-append", cmdline.strip(),
+        "-chardev", f"file,id=con,path={logdir / (g.role + '.console')}",
+        "-serial", "chardev:con",
+        "-virtfs", "local,path=/,mount_tag=farswap_root,security_model=none,"
+                   "readonly=on,multidevs=remap",
+        "-virtfs", f"local,path={shared},mount_tag=farswap_bed,security_model=none,"
+                   "multidevs=remap",
+    ]
+    for n, (netdev, mac, *_rest) in enumerate(g.links):
+        cmd += ["-netdev", f"socket,id=n{n},{netdev}",
+                "-device", f"virtio-net-pci,netdev=n{n},mac={mac}"]
+    (logdir / f"{g.role}.qemu.cmd").write_text(shlex.join(cmd) + "\n")
+    qlog = open(logdir / f"{g.role}.qemu.log", "w")
+    # Own session: a Ctrl-C reaches bed.py only, which then stops QEMU.
+    g.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=qlog,
+                              stderr=subprocess.STDOUT, start_new_session=True,
+                              preexec_fn=die_with_parent)
+    qlog.close()
+    g.started = time.monotonic()
+
+
+def watch(guests, shared, timeout, t_launch):
+    """Wait for every guest to power off.  Returns a failure reason for
+    hangs (the other verdicts come from the files the guests left)."""
+    deadline = t_launch + timeout
+    failed_at = None
+    failed_role = None
+    while True:
+        now = time.monotonic()
+        running = []
+        for g in guests:
+            if g.up_after is None and (shared / ".bed" / f"{g.role}.up").exists():
+                g.up_after = now - g.started
+                log(f"{g.role} up after {g.up_after:.1f} s")
+            if g.exited_after is None and g.proc.poll() is not None:
+                g.exited_after = now - g.started
+                rcf = shared / f"{g.role}.rc"
+                rc = rcf.read_text().strip() if rcf.exists() else "none"
+                log(f"{g.role} powered off after {g.exited_after:.1f} s (role exit code {rc})")
+                if rc != "0" and failed_at is None:
+                    failed_at, failed_role = now, g.role
+            if g.exited_after is None:
+                running.append(g)
+        if not running:
+            return None
+        if now >= deadline:
+            hung = []
+            for g in running:
+                done = (shared / f"{g.role}.rc").exists()
+                hung.append(f"{g.role} ({'finished its role but did not power off' if done else 'still running'})")
+                kill(g)
+            return f"timed out after {timeout} s: hung: {', '.join(hung)}"
+        if failed_at is not None and now >= failed_at + FAIL_GRACE:
+            for g in running:
+                log(f"killing {g.role}: still running {FAIL_GRACE} s after {failed_role} failed")
+                kill(g)
+            return None
+        time.sleep(0.2)
+
+
+def kill(g):
+    g.killed = True
+    stop(g)
+
+
+def stop(g):
+    if g.proc is None or g.proc.poll() is not None:
+        return
+    g.proc.terminate()
+    try:
+        g.proc.wait(3)
+    except subprocess.TimeoutExpired:
+        g.proc.kill()
+        g.proc.wait()
+
+
+def stop_all(guests):
+    for g in guests:
+        try:
+            stop(g)
+        except Exception:       # keep stopping the others
+            if g.proc is not None:
+                g.proc.kill()
+
+
+def save_shared(shared, logdir):
+    """Copy the shared directory into the logs (results, .rc, dmesg...)."""
+    dest = logdir / "bed"
+    limit = 64 << 20
+    for p in sorted(shared.rglob("*")):
+        rel = p.relative_to(shared)
+        if p.is_dir():
+            (dest / rel).mkdir(parents=True, exist_ok=True)
+        elif p.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            if p.stat().st_size <= limit:
+                shutil.copy2(p, dest / rel)
+            else:
+                (dest / f"{rel}.skipped").write_text(f"{p.stat().st_size} bytes, not copied\n")
+
+
+def on_signal(signum, _frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="boot a scenario's guests and judge the run")
+    r.add_argument("scenario", help="name under tests/vm/scenarios/ or a directory")
+    r.add_argument("--kernel", help="kernel series: 6.12 (default) or 6.1")
+    r.add_argument("--timeout", type=int, help="seconds, overrides TIMEOUT in scenario.conf")
+    r.add_argument("--keep", action="store_true",
+                   help="keep the run directory build/vm-runs/<scenario>/ afterwards")
+    args = ap.parse_args()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    start = time.monotonic()
+    tag = f"vm/{Path(args.scenario).name}"
+    logdir = None
+    try:
+        tag, reason, logdir = run(args)
+    except KeyboardInterrupt:
+        reason = "interrupted"
+    except Exception as e:      # a bed bug must still end in a FAIL line
+        import traceback
+        traceback.print_exc()
+        reason = f"bed.py crashed: {e!r}"
+    took = time.monotonic() - start
+    if reason:
+        if logdir:
+            log(f"logs: {logdir}")
+        log(f"took {took:.1f} s")
+        print(f"FAIL: {tag}: {reason}", flush=True)
+        return 1
+    log(f"took {took:.1f} s")
+    print(f"PASS: {tag}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of every test bed guest, started by the initramfs (initramfs-init.sh)
+# after switch_root into the machine's root (read-only 9p, tmpfs overlay),
+# with /proc, /sys, /dev, /tmp, /run, cgroup2 and the shared /bed already
+# mounted.  It configures the links, runs the role's script and powers
+# off.  bed.py reads its "farswap-bed: ..." lines in the console log and
+# the files it leaves in /bed:
+#
+#   /bed/.bed/<role>.env   written by bed.py: the role's environment
+#   /bed/.bed/<role>.up    written here when the guest is ready (boot time)
+#   /bed/<role>.rc         the role script's exit code (254: the guest's
+#                          set-up failed, reason in /bed/<role>.error)
+#   /bed/<role>.dmesg      the whole kernel log at the end
+#
+# PID 1 must never exit (the kernel would panic), so nothing here uses
+# set -e: every step that can fail goes through setup_fail.  Builtins are
+# preferred over small programs: each exec costs ~50-100 ms under TCG.
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=dumb
+umask 022
+BED_ROLE=$(</proc/sys/kernel/hostname)
+
+say() {
+	echo "farswap-bed: $*"
+}
+
+power_off() {
+	sync
+	# busybox poweroff -f calls reboot(2) directly: no init daemon runs
+	# here for systemd's poweroff to ask.
+	busybox poweroff -f
+	echo o >/proc/sysrq-trigger
+	sleep 1000
+}
+
+setup_fail() {
+	say "FATAL: $*"
+	echo "$*" >"/bed/$BED_ROLE.error"
+	echo 254 >"/bed/$BED_ROLE.rc"
+	power_off
+}
+
+read -r up _ </proc/uptime
+say "guest init starts at $up s"
+
+envfile=/bed/.bed/$BED_ROLE.env
+[ -f "$envfile" ] || setup_fail "$envfile missing"
+# shellcheck source=/dev/null
+. "$envfile"
+
+# Each guest writes its own view of the peers: role names resolve.
+{
+	echo "127.0.0.1 localhost"
+	echo "127.0.1.1 $BED_ROLE"
+	for r in $FARSWAP_ROLES; do
+		v=FARSWAP_PEER_$r
+		[ -n "${!v:-}" ] && echo "${!v} $r"
+	done
+} >/etc/hosts
+
+ip link set dev lo up || setup_fail "cannot bring up lo"
+
+# BED_LINKS: one "mac,netdev,rxedev,address/prefix,peer" per link, in the
+# order of the NICs on QEMU's command line.  Find each NIC by its MAC (the
+# bed chose it) and give it the name the bed promised the role script.
+# virtio_net and rdma_rxe were loaded by the initramfs.
+for link in ${BED_LINKS:-}; do
+	IFS=, read -r mac netdev rxe addr peer <<<"$link"
+	found=
+	for ((i = 0; i < 50; i++)); do
+		for d in /sys/class/net/*; do
+			[ "$(<"$d/address")" = "$mac" ] && found=${d##*/}
+		done
+		[ -n "$found" ] && break
+		sleep 0.1
+	done
+	[ -n "$found" ] || setup_fail "no NIC with MAC $mac (link to $peer)"
+	if [ "$found" != "$netdev" ]; then
+		ip link set dev "$found" name "$netdev" || setup_fail "cannot rename $found to $netdev"
+	fi
+	ip addr add "$addr" dev "$netdev" || setup_fail "cannot address $netdev"
+	ip link set dev "$netdev" up || setup_fail "cannot bring up $netdev"
+	rdma link add "$rxe" type rxe netdev "$netdev" || setup_fail "rdma link add $rxe on $netdev failed"
+done
+
+# Swap traffic must reach the swap device under test: zswap is off on the
+# command line; say so loudly if something turned it back on.
+if [ "$(</sys/module/zswap/parameters/enabled)" = Y ]; then
+	say "warning: zswap is enabled"
+fi
+
+read -r up _ </proc/uptime
+echo "$up" >"/bed/.bed/$BED_ROLE.up"
+say "$BED_ROLE up after $up s (kernel $(</proc/sys/kernel/osrelease)), running $BED_SCRIPT"
+
+# The role script runs under its own deadline as a backstop; bed.py's
+# wall-clock timeout normally fires first and names the hung guest.
+cd "$BED_SCENARIO_DIR" || setup_fail "cannot cd to $BED_SCENARIO_DIR"
+timeout -k 5 "$BED_TIMEOUT" bash "$BED_SCRIPT" </dev/null
+rc=$?
+[ $rc -eq 124 ] && say "$BED_ROLE: role script timed out after $BED_TIMEOUT s"
+read -r up _ </proc/uptime
+say "$BED_ROLE: role script exited $rc at $up s"
+
+cd /
+dmesg >"/bed/$BED_ROLE.dmesg" 2>&1
+# Written last and in one go: bed_wait in the other guests treats an
+# existing .rc as "this role is over".
+echo "$rc" >"/bed/$BED_ROLE.rc.tmp" && mv "/bed/$BED_ROLE.rc.tmp" "/bed/$BED_ROLE.rc"
+power_off

@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for test bed role scripts.  Source it first thing:
+#
+#   #!/bin/bash
+#   set -euo pipefail
+#   . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+#
+# Guests of one run share the directory $BED (/bed, 9p, read-write); the
+# helpers below coordinate through files in it.  Every helper is safe under
+# set -euo pipefail.
+#
+#   bed_log MSG...             print MSG with role and uptime to the console
+#   bed_fail MSG...            print MSG and exit 1 (from the calling shell:
+#                              inside $(...) or a pipeline it ends only that)
+#   bed_signal NAME            tell the other guests NAME happened here
+#                              (creates $BED/<role>.NAME)
+#   bed_wait ROLE NAME [SECS]  wait for ROLE's bed_signal NAME (default 120 s);
+#                              fails at once if ROLE's script already ended
+#                              without signalling (its .rc exists), and with
+#                              a clear message on timeout
+#   bed_result KEY VALUE       report a measurement: appended to
+#                              $BED/results, printed by bed.py at the end
+#   bed_wait_rdma_listen PORT [SECS [PID]]
+#                              wait until an rdma_cm listener on PORT exists
+#                              here (a server is ready for clients); with
+#                              PID, fail at once if that process is gone
+#   check_kernel_log           scan dmesg for oopses, warnings, lockdep and
+#                              the rest of tests/vm/bad-patterns.txt, minus
+#                              the scenario's ALLOW_LOG_PATTERNS; prints the
+#                              offending lines and returns 1 if any
+
+: "${BED:=/bed}"
+: "${FARSWAP_ROLE:=$(hostname)}"
+
+bed_log() {
+	local up
+	read -r up _ </proc/uptime
+	echo "bed $FARSWAP_ROLE +${up}s: $*"
+}
+
+bed_fail() {
+	bed_log "FAILED: $*"
+	exit 1
+}
+
+bed_signal() {
+	[ $# -eq 1 ] || bed_fail "usage: bed_signal NAME"
+	: >"$BED/$FARSWAP_ROLE.$1"
+}
+
+bed_wait() {
+	[ $# -ge 2 ] || bed_fail "usage: bed_wait ROLE NAME [TIMEOUT]"
+	local role=$1 name=$2 secs=${3:-120}
+	local end=$((SECONDS + secs))
+
+	while [ ! -e "$BED/$role.$name" ]; do
+		# The signal is written before the .rc, so a .rc without the
+		# signal (checked again) means it will never come.
+		if [ -e "$BED/$role.rc" ] && [ ! -e "$BED/$role.$name" ]; then
+			bed_fail "waiting for $role.$name: $role's script already exited $(cat "$BED/$role.rc") without signalling it"
+		fi
+		[ $SECONDS -lt $end ] || bed_fail "timed out after $secs s waiting for $role to signal $name"
+		sleep 0.2
+	done
+}
+
+bed_result() {
+	[ $# -ge 2 ] || bed_fail "usage: bed_result KEY VALUE"
+	local key=$1
+	shift
+	echo "$key $*" >>"$BED/results"
+	bed_log "result: $key $*"
+}
+
+bed_wait_rdma_listen() {
+	[ $# -ge 1 ] || bed_fail "usage: bed_wait_rdma_listen PORT [TIMEOUT [PID]]"
+	local port=$1 secs=${2:-60} pid=${3:-}
+	local end=$((SECONDS + secs))
+
+	# rdma_cm listeners are not sockets: ss cannot see them, but the
+	# rdma tool lists every cm_id with its state and source port.
+	# iproute2 prints "src-addr A:PORT" (older: "src-port PORT").
+	until rdma resource show cm_id 2>/dev/null |
+		grep -Eq "state LISTEN .*(src-port |src-addr [^ ]*:)$port( |\$)"; do
+		[ $SECONDS -lt $end ] || bed_fail "no rdma_cm listener on port $port after $secs s"
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			bed_fail "process $pid exited before listening on rdma_cm port $port"
+		fi
+		sleep 0.1
+	done
+}
+
+check_kernel_log() {
+	local patterns=$FARSWAP_SRC/tests/vm/bad-patterns.txt log bad rc=0
+
+	log=$(dmesg) || bed_fail "check_kernel_log: dmesg failed"
+	bad=$(grep -E -f <(grep -Ev '^(#|$)' "$patterns") <<<"$log") || rc=$?
+	[ $rc -le 1 ] || bed_fail "check_kernel_log: grep failed (exit $rc)"
+	if [ -n "$bad" ] && [ -n "${ALLOW_LOG_PATTERNS:-}" ]; then
+		bad=$(grep -Ev -- "$ALLOW_LOG_PATTERNS" <<<"$bad" || true)
+	fi
+	if [ -n "$bad" ]; then
+		bed_log "check_kernel_log: bad kernel log lines:"
+		head -n 20 <<<"$bad" | sed 's/^/  >> /'
+		return 1
+	fi
+	bed_log "check_kernel_log: clean"
+}
