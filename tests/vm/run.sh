@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The vm suite of 'make check': every scenario listed in suite.list, each
+# booted by bed.py.  Prints bed.py's output, whose last line per scenario
+# is "PASS: vm/NAME" or "FAIL: vm/NAME: why".  For self-tests of the bed
+# (EXPECT_FAIL in scenario.conf) it prints its own verdict instead: PASS if
+# bed.py failed the scenario for the expected reason and kept the logs.
+# Exits non-zero if anything failed.
+#
+#   FARSWAP_VM_ONLY="rdma-rw selftest-exit"   run only these (names)
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=${FARSWAP_BUILD_DIR:-$top/build}
+bed=$here/bed.py
+failed=0
+
+# conf_value FILE KEY: a value from a scenario.conf (shell syntax).
+conf_value() {
+	(
+		set +u
+		# shellcheck source=/dev/null
+		. "$1" >/dev/null 2>&1
+		eval "printf '%s' \"\${$2:-}\""
+	)
+}
+
+# expected_failure NAME TAG LOG EXPECT: judge a self-test's bed.py output.
+expected_failure() {
+	local name=$1 tag=$2 log=$3 expect=$4 last logdir roles r
+	last=$(grep -E '^(PASS|FAIL): ' "$log" | tail -n1)
+	if [ "${last#FAIL: "$tag": }" = "$last" ]; then
+		echo "FAIL: $tag: self-test: bed.py should have failed it, said: ${last:-nothing}"
+		return 1
+	fi
+	if ! grep -Eq -- "$expect" <<<"${last#FAIL: "$tag": }"; then
+		echo "FAIL: $tag: self-test: wrong reason '${last#FAIL: "$tag": }', expected /$expect/"
+		return 1
+	fi
+	logdir=$build/vm-logs/${tag#vm/}
+	roles=$(conf_value "$here/scenarios/$name/scenario.conf" ROLES)
+	for r in $roles; do
+		if ! grep -qa 'farswap-bed:' "$logdir/$r.console" 2>/dev/null; then
+			echo "FAIL: $tag: self-test: console log $logdir/$r.console missing or empty"
+			return 1
+		fi
+	done
+	echo "PASS: $tag (failed as it must: ${last#FAIL: "$tag": })"
+}
+
+while read -r name opts; do
+	case $name in '' | '#'*) continue ;; esac
+	if [ -n "${FARSWAP_VM_ONLY:-}" ] && ! grep -qw -- "$name" <<<"$FARSWAP_VM_ONLY"; then
+		continue
+	fi
+	args=()
+	tag=vm/$name
+	for o in $opts; do
+		case $o in
+		kernel=*) args+=(--kernel "${o#kernel=}") tag=$tag@${o#kernel=} ;;
+		timeout=*) args+=(--timeout "${o#timeout=}") ;;
+		'#'*) break ;;
+		*)
+			echo "FAIL: $tag: suite.list: unknown option '$o'"
+			failed=1
+			continue 2
+			;;
+		esac
+	done
+
+	conf=$here/scenarios/$name/scenario.conf
+	expect=
+	[ -f "$conf" ] && expect=$(conf_value "$conf" EXPECT_FAIL)
+	log=$(mktemp)
+	if [ -n "$expect" ]; then
+		# bed.py's own FAIL line is the expected outcome here: keep it
+		# from being counted by relabelling it.
+		/usr/bin/python3 "$bed" run "$name" "${args[@]}" 2>&1 | tee "$log" |
+			sed -u -E 's/^(PASS|FAIL): /self-test outcome: \1: /'
+		expected_failure "$name" "$tag" "$log" "$expect" || failed=1
+	else
+		/usr/bin/python3 "$bed" run "$name" "${args[@]}" 2>&1 | tee "$log"
+		rc=${PIPESTATUS[0]}
+		if ! grep -Eq '^(PASS|FAIL): ' "$log"; then
+			echo "FAIL: $tag: bed.py exited $rc without a verdict"
+			failed=1
+		elif [ "$rc" -ne 0 ]; then
+			failed=1
+		fi
+	fi
+	rm -f "$log"
+done <"$here/suite.list"
+
+exit $failed

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Client side of rdma-rw (and rdma-rw-3): for every donor in turn, rping
+# it with validation, then measure RDMA READ and WRITE latency with
+# perftest over rdma_cm, reporting average and 99th percentile.
+set -euo pipefail
+. "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+
+# lat_test OP PEER: run ib_<OP>_lat against PEER's server, report results.
+lat_test() {
+	local op=$1 peer=$2 addr dev out line flags=
+	# Events (-e) let the single vCPU run Soft-RoCE's work instead of a
+	# busy-polling client; ib_write_lat spins on memory and has no events.
+	[ "$op" = read ] && flags=-e
+	addr=FARSWAP_PEER_$peer
+	dev=FARSWAP_DEV_$peer
+	bed_wait "$peer" "$op-ready" 60
+	out=$(ib_"$op"_lat -R -F $flags -d "${!dev}" -s "$LAT_SIZE" -n "$LAT_ITERS" "${!addr}" 2>&1) ||
+		bed_fail "ib_${op}_lat to $peer failed: $out"
+	echo "$out"
+	# The result row: #bytes #iterations t_min t_max t_typical t_avg
+	# t_stdev 99% 99.9% (all in usec).
+	line=$(awk -v s="$LAT_SIZE" '$1 == s && NF >= 9' <<<"$out")
+	[ -n "$line" ] || bed_fail "ib_${op}_lat to $peer: no result row in its output"
+	read -r _ _ min _ typ avg _ p99 _ <<<"$line"
+	bed_result "$peer.rdma_${op}_${LAT_SIZE}B_avg_us" "$avg"
+	bed_result "$peer.rdma_${op}_${LAT_SIZE}B_p99_us" "$p99"
+	bed_result "$peer.rdma_${op}_${LAT_SIZE}B_typical_us" "$typ"
+	bed_result "$peer.rdma_${op}_${LAT_SIZE}B_min_us" "$min"
+}
+
+for peer in $FARSWAP_ROLES; do
+	[ "$peer" != "$FARSWAP_ROLE" ] || continue
+	addr=FARSWAP_PEER_$peer
+	bed_log "rping $peer at ${!addr}"
+	bed_wait "$peer" rping-ready 60
+	out=$(rping -c -a "${!addr}" -C 20 -S 4096 -V 2>&1) || bed_fail "rping $peer failed: $out"
+	bed_log "rping $peer: 20 validated round trips"
+
+	lat_test read "$peer"
+	lat_test write "$peer"
+	bed_signal "done-$peer"
+done
+
+check_kernel_log
