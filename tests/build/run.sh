@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The build suite of 'make check': the donor daemon (its Makefile builds
+# with -Werror), and farswap.ko with W=1 against every installed Debian
+# 6.1 and 6.12 header set.  Any compiler or modpost warning fails a build.
+# One PASS/FAIL line per build; logs in build/test-logs/build-*.log.
+#
+# The module is built from scratch in build/check/<KVER>/ every time (an
+# incremental build would hide the warnings of files it does not rebuild);
+# the bed's own incremental builds in build/<KVER>/ are left alone.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${FARSWAP_BUILD_DIR:-$top/build}
+logs=$build/test-logs
+mkdir -p "$logs"
+failed=0
+
+# judge NAME RC LOG: one verdict line for one build.
+judge() {
+	local name=$1 rc=$2 log=$3 warn
+	warn=$(grep -i 'warning:' "$log" | head -n1)
+	if [ "$rc" -ne 0 ]; then
+		echo "FAIL: build/$name: exit $rc: $(grep -E -m1 'error|Error|build-module:' "$log" || tail -n1 "$log") (log: $log)"
+		failed=1
+	elif [ -n "$warn" ]; then
+		echo "FAIL: build/$name: $warn (log: $log)"
+		failed=1
+	else
+		echo "PASS: build/$name"
+	fi
+}
+
+# The daemon.
+log=$logs/build-daemon.log
+if [ ! -f "$top/daemon/Makefile" ]; then
+	echo "FAIL: build/daemon: daemon/Makefile does not exist yet"
+	failed=1
+else
+	make -C "$top/daemon" >"$log" 2>&1
+	judge daemon $? "$log"
+fi
+
+# The module, for every installed 6.1 and 6.12 kernel with headers.
+kvers=$(cd /lib/modules && ls -d 6.1.*-amd64 6.12.*-amd64 2>/dev/null | sort -V)
+if [ -z "$kvers" ]; then
+	echo "FAIL: build/farswap.ko: no 6.1 or 6.12 kernel installed (make setup)"
+	failed=1
+fi
+for kver in $kvers; do
+	log=$logs/build-farswap.ko-$kver.log
+	if [ ! -f "/lib/modules/$kver/build/Makefile" ]; then
+		echo "FAIL: build/farswap.ko-$kver: headers missing (/lib/modules/$kver/build)"
+		failed=1
+		continue
+	fi
+	rm -rf "$build/check/$kver"
+	FARSWAP_BUILD_DIR=$build/check "$top/scripts/build-module.sh" "$kver" >"$log" 2>&1
+	judge "farswap.ko-$kver" $? "$log"
+done
+
+exit $failed
