@@ -82,7 +82,7 @@
 #define FARSWAP_MSG_MAX		64	/* bytes: every control message fits */
 #define FARSWAP_MAX_IO_QUEUES	64
 #define FARSWAP_ID_LEN		16	/* host and donor identities */
-#define FARSWAP_PRIVATE_DATA_MAX 56	/* rdma_connect() private data limit */
+#define FARSWAP_PRIVATE_DATA_MAX 56	/* rdma_connect/accept private data limit */
 
 /*
  * Status and reason codes, carried in replies and in connection rejects.
@@ -134,21 +134,25 @@ struct farswap_conn_req {
 _Static_assert(sizeof(struct farswap_conn_req) == FARSWAP_PRIVATE_DATA_MAX,
 	       "conn_req must fill rdma_connect private data exactly");
 
-/* Donor -> host, rdma_accept() private data. */
+/*
+ * Donor -> host, rdma_accept() private data.  56 bytes, like the request:
+ * the userspace rdma_cm ABI carries no more (struct rdma_ucm_conn_param),
+ * and librdmacm drops larger private data without an error.
+ */
 struct farswap_conn_rep {
 	__le32 magic;
 	__u8 version;		/* negotiated version */
 	__u8 reserved0[3];
 	__le32 features;	/* FARSWAP_FEAT_* both sides support */
-	__le32 reserved1;
+	__le32 slabs_total;	/* slabs this donor donates */
 	__le64 session;		/* token the host's I/O QPs present */
 	__le64 slab_size;	/* bytes per slab, a power of two */
-	__le32 slabs_total;	/* slabs this donor donates */
 	__le32 slabs_free;	/* slabs free right now */
+	__le32 reserved1;
 	__u8 donor_id[FARSWAP_ID_LEN];
-	__u8 reserved2[8];
 };
-_Static_assert(sizeof(struct farswap_conn_rep) == 64, "conn_rep size");
+_Static_assert(sizeof(struct farswap_conn_rep) == FARSWAP_PRIVATE_DATA_MAX,
+	       "conn_rep must fit rdma_accept private data from userspace");
 
 /* Donor -> host, rdma_reject() private data. */
 struct farswap_conn_rej {
@@ -587,8 +591,7 @@ static inline int farswap_conn_rep_check(const void *buf, size_t len)
 	    le32_to_cpu(r->slabs_free) > le32_to_cpu(r->slabs_total))
 		return FARSWAP_ST_INVALID;
 	if (!FARSWAP_RESERVED_ZERO(r->reserved0) ||
-	    !FARSWAP_RESERVED_ZERO(r->reserved1) ||
-	    !FARSWAP_RESERVED_ZERO(r->reserved2))
+	    !FARSWAP_RESERVED_ZERO(r->reserved1))
 		return FARSWAP_ST_INVALID;
 	return FARSWAP_ST_OK;
 }

@@ -404,11 +404,11 @@ static void test_conn_rep_check(void **state)
 	assert_int_equal(farswap_conn_rep_check(&r, sizeof(r)),
 			 FARSWAP_ST_INVALID);
 	r.slab_size = cpu_to_le64(1 << 30);
-	for (b = 0; b < sizeof(r.reserved2); b++) {
-		r.reserved2[b] = 1;
+	for (b = 0; b < sizeof(r.reserved0); b++) {
+		r.reserved0[b] = 1;
 		assert_int_equal(farswap_conn_rep_check(&r, sizeof(r)),
 				 FARSWAP_ST_INVALID);
-		r.reserved2[b] = 0;
+		r.reserved0[b] = 0;
 	}
 	r.reserved1 = 1;
 	assert_int_equal(farswap_conn_rep_check(&r, sizeof(r)),
