@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# daemon-pressure, donor side.
+set -euo pipefail
+. "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+
+fsd=$FARSWAP_SRC/daemon/farswapd
+log=$BED/farswapd.log
+sock=/run/farswap/farswapd.sock
+headroom_mb=200
+
+avail_mb() { awk '/^MemAvailable:/ {print int($2 / 1024)}' /proc/meminfo; }
+stat_of() { awk -v k="$1" '$1 == k {print $2}' <<<"$2"; }
+
+"$fsd" --config /dev/null --listen "$FARSWAP_ADDR" --donate 128M --slab-size 4M \
+	--headroom ${headroom_mb}M --hysteresis 32M --pressure-interval 500ms \
+	--reclaim-deadline 5s --log-level debug >"$log" 2>&1 &
+pid=$!
+bed_wait_rdma_listen 7471 60 $pid
+bed_log "farswapd up: 32 slabs of 4M, headroom ${headroom_mb}M, MemAvailable $(avail_mb)M"
+bed_signal ready
+
+# The host holds 24 slabs, 8 are free.
+bed_wait host slabs-written 120
+stats=$("$fsd" --stats --stats-socket "$sock")
+[ "$(stat_of slabs_used "$stats")" = 24 ] || bed_fail "want 24 slabs used: $stats"
+grep -q '^pressure no$' <<<"$stats" || bed_fail "under pressure before the hog"
+
+# Eat memory until MemAvailable is 44M (11 slabs) below the headroom: the
+# 8 free slabs go back to the OS first, the rest must be reclaimed.
+mkdir -p /run/hog
+mount -t tmpfs -o size=480M hog /run/hog
+a=$(avail_mb)
+hog=$((a - headroom_mb + 44))
+bed_log "MemAvailable ${a}M: writing a ${hog}M tmpfs file"
+dd if=/dev/zero of=/run/hog/hog bs=1M count=$hog status=none
+low=$(avail_mb)
+bed_log "MemAvailable now ${low}M"
+
+# The host acks (after re-reading each slab); wait for it to say so.
+bed_wait host reclaimed 120
+for ((i = 0; i < 20; i++)); do
+	stats=$("$fsd" --stats --stats-socket "$sock")
+	[ "$(stat_of slabs_reclaiming "$stats")" = 0 ] && break
+	sleep 0.5
+done
+echo "$stats" | sed 's/^/  stats: /'
+# (Pressure may be over already: what came back can exceed the deficit.)
+grep -q 'memory pressure: MemAvailable' "$log" || bed_fail "log: pressure never started"
+released=$(stat_of slabs_released "$stats")
+[ "$released" -ge 10 ] || bed_fail "want >= 10 slabs released (8 free + 2 reclaimed), have $released"
+grep -q 'released 8 free slabs to the OS' "$log" || bed_fail "log: free slabs were not released first"
+nreq=$(grep -c 'RECLAIM_REQ slab' "$log" || true)
+nok=$(grep -c 'gave back slab .*memory returned to the OS' "$log" || true)
+[ "$nreq" -ge 2 ] || bed_fail "want >= 2 RECLAIM_REQ, log has $nreq"
+[ "$nok" -ge 2 ] || bed_fail "want >= 2 acked reclaims, log has $nok"
+# Nothing freed before its request: each "gave back slab N" comes after
+# "RECLAIM_REQ slab N".
+grep -n -E 'RECLAIM_REQ slab|gave back slab' "$log" | awk '
+	/RECLAIM_REQ slab/ { match($0, /slab [0-9]+/); req[substr($0, RSTART + 5, RLENGTH - 5)] = 1 }
+	/gave back slab/ { match($0, /slab [0-9]+/); s = substr($0, RSTART + 5, RLENGTH - 5)
+			   if (!(s in req)) { print "slab " s " freed without a request"; bad = 1 } }
+	END { exit bad }' || bed_fail "log: a slab was freed without a reclaim request"
+after=$(avail_mb)
+bed_log "MemAvailable ${low}M with the hog -> ${after}M after the donor gave memory back"
+[ $((after - low)) -ge 36 ] || bed_fail "MemAvailable rose only $((after - low))M: memory not returned"
+bed_result daemon_pressure.slabs_released "$released"
+bed_result daemon_pressure.reclaim_requests "$nreq"
+bed_result daemon_pressure.memavail_gain_mb $((after - low))
+
+# Memory comes back: farswapd takes slabs back and offers them.
+rm -f /run/hog/hog
+bed_log "hog removed, MemAvailable $(avail_mb)M"
+bed_wait host done 120
+grep -q 'memory pressure over' "$log" || bed_fail "log: pressure never ended"
+grep -q 'took [0-9]* slabs back from the OS' "$log" || bed_fail "log: slabs not taken back"
+stats=$("$fsd" --stats --stats-socket "$sock")
+echo "$stats" | sed 's/^/  stats: /'
+grep -Eq 'notices=[1-9]' <<<"$stats" || bed_fail "no unsolicited STATS_REP sent"
+
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+[ $rc -eq 0 ] || bed_fail "farswapd exited $rc on SIGTERM"
+umount /run/hog
+check_kernel_log
