@@ -559,8 +559,8 @@ int fsd_config_load(struct fsd_config *c, const char *path, bool must_exist,
 			 strerror(errno));
 		return -errno;
 	}
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || n > (1 << 20) ||
-	    fseek(f, 0, SEEK_SET)) {
+	n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+	if (n < 0 || n > (1 << 20) || fseek(f, 0, SEEK_SET)) {
 		fclose(f);
 		snprintf(err, errlen, "cannot read config %s", path);
 		return -EINVAL;

@@ -274,8 +274,10 @@ const char *fsd_msg_problem(const void *buf, size_t len, unsigned int version,
 			    char *out, size_t outlen)
 {
 	const struct farswap_msg_hdr *h = buf;
-	unsigned int want;
+	unsigned int want = 0;
 
+	if (len >= sizeof(*h))
+		want = farswap_msg_size(h->type);
 	if (len < sizeof(*h) || len > FARSWAP_MSG_MAX) {
 		snprintf(out, outlen, "length %zu outside %zu..%u", len,
 			 sizeof(*h), FARSWAP_MSG_MAX);
@@ -285,7 +287,7 @@ const char *fsd_msg_problem(const void *buf, size_t len, unsigned int version,
 	} else if (h->version != version) {
 		snprintf(out, outlen, "version %u, session speaks %u",
 			 h->version, version);
-	} else if (!(want = farswap_msg_size(h->type))) {
+	} else if (!want) {
 		snprintf(out, outlen, "unknown message type %u", h->type);
 	} else if (len != want || le16_to_cpu(h->length) != want) {
 		snprintf(out, outlen,
@@ -713,34 +715,49 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 	check_deadlines(d, now);
 }
 
+struct outbuf {
+	char *buf;
+	size_t len;
+	size_t off;
+	bool full;
+};
+
+static __printf(2, 3) void emit(struct outbuf *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->full)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->off, o->len - o->off, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= o->len - o->off)
+		o->full = true;
+	else
+		o->off += (size_t)n;
+}
+
+/* The stats text of the socket, SIGUSR1 and daemon/README.md. */
 int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 {
 	const struct fsd_pool *p = &d->pool;
 	const struct fsd_session *s;
-	size_t off = 0;
-	int n;
+	struct outbuf o = { buf, len, 0, false };
 
-#define EMIT(...)                                                         \
-	do {                                                              \
-		n = snprintf(buf + off, len - off, __VA_ARGS__);          \
-		if (n < 0 || (size_t)n >= len - off)                      \
-			return -ENOSPC;                                   \
-		off += (size_t)n;                                         \
-	} while (0)
-
-	EMIT("slab_size %" PRIu64 "\n", p->slab_size);
-	EMIT("slabs_total %u\nslabs_free %u\nslabs_used %u\n", p->nr_slabs,
+	emit(&o, "slab_size %" PRIu64 "\n", p->slab_size);
+	emit(&o, "slabs_total %u\nslabs_free %u\nslabs_used %u\n", p->nr_slabs,
 	     p->nr_free, p->nr_held);
-	EMIT("slabs_reclaiming %u\nslabs_released %u\n", p->nr_reclaiming,
+	emit(&o, "slabs_reclaiming %u\nslabs_released %u\n", p->nr_reclaiming,
 	     p->nr_released);
-	EMIT("bytes_total %" PRIu64 "\nbytes_used %" PRIu64 "\n",
+	emit(&o, "bytes_total %" PRIu64 "\nbytes_used %" PRIu64 "\n",
 	     p->slab_size * p->nr_slabs, p->slab_size * p->nr_held);
-	EMIT("pressure %s\nmem_available %" PRIu64 "\nmem_total %" PRIu64 "\n",
+	emit(&o, "pressure %s\nmem_available %" PRIu64 "\nmem_total %" PRIu64 "\n",
 	     d->under_pressure ? "yes" : "no", d->mem.mem_available,
 	     d->mem.mem_total);
-	EMIT("psi_some_avg10 %u.%02u\n", d->mem.psi_some_avg10 / 100,
+	emit(&o, "psi_some_avg10 %u.%02u\n", d->mem.psi_some_avg10 / 100,
 	     d->mem.psi_some_avg10 % 100);
-	EMIT("counters sessions=%" PRIu64 " rejects=%" PRIu64
+	emit(&o, "counters sessions=%" PRIu64 " rejects=%" PRIu64
 	     " bad_msgs=%" PRIu64 " grants=%" PRIu64 " frees=%" PRIu64
 	     " denied=%" PRIu64 " reclaim_sent=%" PRIu64
 	     " reclaim_ok=%" PRIu64 " reclaim_refused=%" PRIu64
@@ -750,9 +767,9 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     d->cnt.frees, d->cnt.denied, d->cnt.reclaim_sent,
 	     d->cnt.reclaim_ok, d->cnt.reclaim_refused, d->cnt.reclaim_late,
 	     d->cnt.released, d->cnt.repopulated, d->cnt.notices);
-	EMIT("hosts %u\n", d->nr_sessions);
+	emit(&o, "hosts %u\n", d->nr_sessions);
 	for (s = d->sessions; s; s = s->next)
-		EMIT("host %u id %s peer %s slabs %u bytes %" PRIu64
+		emit(&o, "host %u id %s peer %s slabs %u bytes %" PRIu64
 		     " reclaiming %u io_queues %u/%u state %s\n",
 		     s->nr, s->name, s->peer, s->nr_slabs,
 		     (uint64_t)s->nr_slabs * p->slab_size, s->nr_reclaiming,
@@ -760,6 +777,5 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 		     s->nr_io_queues,
 		     s->closing ? "closing" :
 		     s->established ? "up" : "connecting");
-#undef EMIT
-	return (int)off;
+	return o.full ? -ENOSPC : (int)o.off;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "farswap_proto.h"
+#include "log.h"
 #include "pool.h"
 #include "pressure.h"
 
@@ -133,7 +134,7 @@ void fsd_conn_rep_build(const struct fsd_donor *d, const struct fsd_session *s,
 			struct farswap_conn_rep *rep);
 void fsd_session_established(struct fsd_donor *d, struct fsd_session *s);
 
-__attribute__((format(printf, 4, 5))) void
+__printf(4, 5) void
 fsd_session_close(struct fsd_donor *d, struct fsd_session *s, int level,
 		  const char *fmt, ...);
 void fsd_session_drop_slabs(struct fsd_donor *d, struct fsd_session *s);

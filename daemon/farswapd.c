@@ -142,7 +142,7 @@ static void reload(struct fsd_server *srv)
 	if (fsd_config_load(&c, srv->config_path, srv->config_must_exist, err,
 			    sizeof(err)) ||
 	    fsd_config_apply_args(&c, &srv->args, err, sizeof(err))) {
-		pr_err("reload: %s; keeping the running configuration", err);
+		pr_err("SIGHUP: %s; keeping the running configuration", err);
 		return;
 	}
 	if (strcmp(c.listen_addr, srv->cfg.listen_addr) ||
@@ -150,7 +150,7 @@ static void reload(struct fsd_server *srv)
 	    memcmp(&c.donate, &srv->cfg.donate, sizeof(c.donate)) ||
 	    c.hugepages != srv->cfg.hugepages ||
 	    strcmp(c.stats_socket, srv->cfg.stats_socket))
-		pr_warn("reload: listen, donate, slab-size, hugepages and stats-socket take effect after a restart");
+		pr_warn("SIGHUP: listen, donate, slab-size, hugepages and stats-socket take effect after a restart");
 	srv->cfg.headroom = c.headroom;
 	srv->cfg.hysteresis = c.hysteresis;
 	srv->cfg.pressure_interval_ms = c.pressure_interval_ms;

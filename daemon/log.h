@@ -9,6 +9,10 @@
 
 #include <stdbool.h>
 
+#ifndef __printf
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#endif
+
 enum fsd_log_level {
 	FSD_LOG_ERR = 3,
 	FSD_LOG_WARN = 4,
@@ -23,8 +27,7 @@ int fsd_log_level(void);
 int fsd_log_parse_level(const char *s);
 const char *fsd_log_level_name(int level);
 
-__attribute__((format(printf, 2, 3))) void fsd_log(int level, const char *fmt,
-						     ...);
+__printf(2, 3) void fsd_log(int level, const char *fmt, ...);
 
 #define pr_err(fmt, ...) fsd_log(FSD_LOG_ERR, fmt, ##__VA_ARGS__)
 #define pr_warn(fmt, ...) fsd_log(FSD_LOG_WARN, fmt, ##__VA_ARGS__)
