@@ -694,6 +694,9 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 	if (out.reclaim)
 		reclaim_from_hosts(d, out.reclaim, now);
 
+	/* Faulting in and pinning takes time: a bounded amount per check. */
+	if (out.repopulate > FSD_REPOPULATE_BYTES / d->pool.slab_size)
+		out.repopulate = FSD_REPOPULATE_BYTES / d->pool.slab_size ?: 1;
 	for (i = 0, n = 0; i < d->pool.nr_slabs && n < out.repopulate; i++) {
 		struct fsd_slab *slab = &d->pool.slabs[i];
 

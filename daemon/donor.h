@@ -21,6 +21,8 @@
 #define FSD_NAME_LEN (2 * FARSWAP_ID_LEN + 1)
 /* Unsolicited messages (reclaims, stats notices) in flight per host. */
 #define FSD_UNSOLICITED_MAX (FARSWAP_CTRL_DEPTH / 2)
+/* Memory taken back from the OS per pressure check, at most (>= 1 slab). */
+#define FSD_REPOPULATE_BYTES (1ull << 30)
 /* Features this donor implements. */
 #define FSD_FEATURES (FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH)
 

@@ -618,10 +618,10 @@ int main(int argc, char **argv)
 		       srv.lim.hysteresis);
 		return 0;
 	}
-	if (check_rdma_devices() <= 0)
-		die("%s", "no RDMA device: load a driver (for Soft-RoCE: modprobe rdma_rxe; rdma link add rxe0 type rxe netdev eth0)");
 	if (fsd_memlock_check(srv.lim.donate + (16ull << 20), err, sizeof(err)))
 		die("%s", err);
+	if (check_rdma_devices() <= 0)
+		die("%s", "no RDMA device: load a driver (for Soft-RoCE: modprobe rdma_rxe; rdma link add rxe0 type rxe netdev eth0)");
 
 	if (fsd_donor_init(&srv.donor, srv.lim.nr_slabs, srv.cfg.slab_size,
 			   &fsd_verbs_ops, &srv))

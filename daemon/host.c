@@ -189,8 +189,9 @@ static void rdma_free(struct fsd_server *srv, struct fsd_session *s)
 		ibv_destroy_cq(r->cq);
 	if (r->ch)
 		ibv_destroy_comp_channel(r->ch);
-	if (r->pd)
-		ibv_dealloc_pd(r->pd);
+	if (r->pd && ibv_dealloc_pd(r->pd))
+		pr_err("host %u: ibv_dealloc_pd: %s (resources leaked)", s->nr,
+		       strerror(errno));
 	free_conn_list(r);
 	free(r);
 	s->rdma = NULL;

@@ -21,6 +21,7 @@ declare -A srcs=(
 	[pool]="test_pool.c $D/pool.c"
 	[pressure]="test_pressure.c $D/pressure.c"
 	[donor]="test_donor.c fake_ops.c $core"
+	[slabmem]="test_slabmem.c $D/slabmem.c"
 )
 
 failed=0
@@ -66,7 +67,7 @@ for variant in plain asan; do
 		extra=""
 		prefix=unit
 	fi
-	for suite in proto config pool pressure donor; do
+	for suite in proto config pool pressure donor slabmem; do
 		bin=$out/test_${suite}_$variant
 		# shellcheck disable=SC2086
 		if ! (cd "$here" && $CC $CFLAGS $extra -o "$bin" ${srcs[$suite]} -lcmocka) \
