@@ -31,6 +31,10 @@
 
 #include "farswap_proto.h"
 
+#ifndef __noreturn
+#define __noreturn __attribute__((noreturn))
+#endif
+
 #define PAGE FARSWAP_PAGE_SIZE
 #define MAX_SLABS 256
 #define MAX_IO 8
@@ -126,7 +130,7 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void __attribute__((noreturn)) fail(const char *fmt, ...)
+static void __noreturn fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -229,7 +233,7 @@ static void resolve(struct rdma_cm_id *id)
 		fail("rdma_resolve_addr: %s", strerror(errno));
 	freeaddrinfo(res);
 	if (!wait_event(id, &ev, 5000) || ev.type != RDMA_CM_EVENT_ADDR_RESOLVED)
-		fail("address not resolved");
+		fail("rdma_cm could not resolve the address");
 	if (rdma_resolve_route(id, 2000))
 		fail("rdma_resolve_route: %s", strerror(errno));
 	if (!wait_event(id, &ev, 5000) || ev.type != RDMA_CM_EVENT_ROUTE_RESOLVED)

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 #include "config.h"
 #include "log.h"
 
@@ -40,12 +42,12 @@ static void test_parse_size(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		v = 1;
 		assert_int_equal(fsd_parse_size(good[i].s, &v), 0);
 		assert_int_equal(v, good[i].v);
 	}
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		v = 12345;
 		assert_int_not_equal(fsd_parse_size(bad[i], &v), 0);
 		assert_int_equal(v, 12345);	/* untouched on error */

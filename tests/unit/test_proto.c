@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 #include "farswap_proto.h"
 
 #define V FARSWAP_VERSION_MAX
@@ -92,7 +94,7 @@ static void test_every_type_valid(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		build(&m, cases[i].type);
 		assert_int_equal(farswap_msg_size(cases[i].type), cases[i].size);
 		assert_int_equal(le16_to_cpu(m.hdr.length), cases[i].size);
@@ -108,13 +110,15 @@ static void test_every_bad_length(void **state)
 	size_t i, len;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		build(&m, cases[i].type);
 		memset(buf, 0, sizeof(buf));
 		memcpy(buf, &m, sizeof(m));
 		for (len = 0; len <= sizeof(buf); len++) {
-			int want = len == cases[i].size ? FARSWAP_ST_OK :
-							  FARSWAP_ST_INVALID;
+			int want = FARSWAP_ST_INVALID;
+
+			if (len == cases[i].size)
+				want = FARSWAP_ST_OK;
 
 			assert_int_equal(farswap_msg_check(buf, len, V), want);
 		}
@@ -128,7 +132,7 @@ static void test_bad_length_field(void **state)
 	unsigned int l;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		for (l = 0; l <= 0xffff; l += (l < 128 ? 1 : 251)) {
 			if (l == cases[i].size)
 				continue;
@@ -147,7 +151,7 @@ static void test_bad_magic(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		for (bit = 0; bit < 32; bit++) {
 			build(&m, cases[i].type);
 			m.hdr.magic ^= cpu_to_le32(1u << bit);
@@ -164,7 +168,7 @@ static void test_bad_version(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		for (v = 0; v < 256; v++) {
 			if (v == V)
 				continue;
@@ -205,7 +209,7 @@ static void test_reserved_bytes(void **state)
 	unsigned int checked = 0;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		for (r = 0; r < 3 && cases[i].resv[r].len; r++) {
 			for (b = 0; b < cases[i].resv[r].len; b++) {
 				build(&m, cases[i].type);
@@ -229,7 +233,7 @@ static void test_body_ranges(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		build(&m, FARSWAP_MSG_SLAB_ALLOC_REQ);
 		m.alloc_req.slab_size = cpu_to_le64(sizes[i]);
 		assert_int_equal(farswap_msg_check(&m, 48, V),
