@@ -621,6 +621,38 @@ static void send_notices(struct fsd_donor *d)
 	}
 }
 
+/*
+ * A host opens one session per donor, so a new control connection from a
+ * host_id that already has a session means the old one is probably dead:
+ * a host that rebooted sends no disconnect, and an RC connection nobody
+ * sends on never notices.  Send the old session a stats notice: if the
+ * host is gone the send fails after the transport's retries and the
+ * session closes, freeing its slabs; if it is alive it learns our free
+ * count, which it may always be sent.
+ */
+void fsd_probe_host(struct fsd_donor *d, const uint8_t *host_id)
+{
+	struct fsd_session *s;
+	union farswap_msg m;
+
+	for (s = d->sessions; s; s = s->next) {
+		if (memcmp(s->host_id, host_id, FARSWAP_ID_LEN) || s->closing ||
+		    !s->established || s->notice_in_flight ||
+		    !(s->features & FARSWAP_FEAT_STATS_PUSH) ||
+		    s->unsolicited >= FSD_UNSOLICITED_MAX)
+			continue;
+		pr_notice("host %u (%s, %s): the same host connects again; checking the old session is alive",
+			  s->nr, s->name, s->peer);
+		farswap_msg_init(&m, FARSWAP_MSG_STATS_REP, s->version, 0);
+		fill_stats(d, s, &m);
+		if (send_msg(d, s, &m, FSD_SEND_NOTICE))
+			continue;
+		s->notice_in_flight = true;
+		s->unsolicited++;
+		d->cnt.notices++;
+	}
+}
+
 static void check_deadlines(struct fsd_donor *d, uint64_t now)
 {
 	uint32_t i;

@@ -145,6 +145,7 @@ void fsd_session_free(struct fsd_donor *d, struct fsd_session *s);
 int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 		   size_t len, uint64_t now_ms);
 void fsd_notice_sent(struct fsd_donor *d, struct fsd_session *s);
+void fsd_probe_host(struct fsd_donor *d, const uint8_t *host_id);
 const char *fsd_msg_problem(const void *buf, size_t len, unsigned int version,
 			    char *out, size_t outlen);
 uint32_t fsd_slabs_offered(const struct fsd_donor *d);

@@ -193,6 +193,7 @@ static void on_connect_request(struct fsd_server *srv, struct cm_event *ev)
 	if (dec.status != FARSWAP_ST_OK)
 		goto reject;
 	if (dec.qtype == FARSWAP_QT_CTRL) {
+		fsd_probe_host(&srv->donor, dec.req.host_id);
 		s = fsd_session_new(&srv->donor, &dec, peer);
 		if (!s) {
 			dec.status = FARSWAP_ST_INTERNAL;

@@ -774,6 +774,31 @@ static void test_teardown_frees_everything(void **state)
 	assert_int_equal(c->d.nr_sessions, 1);
 }
 
+static void test_same_host_probes_old_session(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	unsigned int before = c->f.nr_sent;
+
+	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-a", &dec),
+			 FARSWAP_ST_OK);
+	fsd_probe_host(&c->d, dec.req.host_id);
+	/* One notice, to the old session of host-a only; nothing closed. */
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->a), 1);
+	assert_int_equal(c->f.nr_sent - before, 1);
+	assert_int_equal(c->f.sent_flags[before], FSD_SEND_NOTICE);
+	assert_false(c->a->closing);
+	assert_true(c->a->notice_in_flight);
+	/* Not twice while the first is in flight. */
+	fsd_probe_host(&c->d, dec.req.host_id);
+	assert_int_equal(c->f.nr_sent - before, 1);
+	/* Another host's id probes nobody. */
+	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-z", &dec),
+			 FARSWAP_ST_OK);
+	fsd_probe_host(&c->d, dec.req.host_id);
+	assert_int_equal(c->f.nr_sent - before, 1);
+}
+
 static void test_stats_text(void **state)
 {
 	struct ctx *c = *state;
@@ -822,6 +847,7 @@ int main(void)
 		T(test_recovery_repopulates_and_offers),
 		T(test_host_without_reclaim_feature),
 		T(test_teardown_frees_everything),
+		T(test_same_host_probes_old_session),
 		T(test_stats_text),
 	};
 
