@@ -364,8 +364,9 @@ static int handle_alloc(struct fsd_donor *d, struct fsd_session *s,
 		rep->addr = cpu_to_le64((uint64_t)(uintptr_t)slab->mem);
 		rep->length = cpu_to_le64(d->pool.slab_size);
 		rep->rkey = cpu_to_le32(slab->rkey);
-		pr_debug("host %u: slab %u granted (host slab %" PRIu64 ")",
-			 s->nr, slab->id, slab->host_slab);
+		pr_info("host %u (%s): slab %u granted (host slab %" PRIu64 "), %u free",
+			s->nr, s->name, slab->id, slab->host_slab,
+			d->pool.nr_free);
 	} else {
 		pr_debug("host %u: SLAB_ALLOC_REQ refused: %s", s->nr,
 			 farswap_status_str(st));
@@ -398,7 +399,8 @@ static int handle_free(struct fsd_donor *d, struct fsd_session *s,
 		fsd_pool_put(&d->pool, slab);
 		s->nr_slabs--;
 		d->cnt.frees++;
-		pr_debug("host %u: slab %u freed", s->nr, id);
+		pr_info("host %u (%s): slab %u freed, %u free", s->nr, s->name,
+			id, d->pool.nr_free);
 	}
 	farswap_msg_init(&r, FARSWAP_MSG_SLAB_FREE_REP, s->version,
 			 le64_to_cpu(m->hdr.cookie));
@@ -653,6 +655,33 @@ void fsd_probe_host(struct fsd_donor *d, const uint8_t *host_id)
 	}
 }
 
+/*
+ * Zero freed slabs a bounded amount at a time, so that a grant rarely has
+ * a whole slab to clear while every other host waits.
+ */
+static void zero_some(struct fsd_donor *d)
+{
+	uint64_t budget = FSD_ZERO_BYTES, size = d->pool.slab_size, n;
+	uint32_t i;
+
+	for (i = 0; i < d->pool.nr_slabs && budget; i++) {
+		struct fsd_slab *slab = &d->pool.slabs[i];
+
+		if (slab->state != FSD_SLAB_FREE || !slab->dirty)
+			continue;
+		n = size - slab->clean_upto;
+		if (n > budget)
+			n = budget;
+		d->ops->slab_zero(d, slab, slab->clean_upto, n);
+		slab->clean_upto += n;
+		budget -= n;
+		if (slab->clean_upto == size) {
+			slab->dirty = false;
+			slab->clean_upto = 0;
+		}
+	}
+}
+
 static void check_deadlines(struct fsd_donor *d, uint64_t now)
 {
 	uint32_t i;
@@ -748,6 +777,7 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 	if ((n || (was && !out.under)) && fsd_slabs_offered(d))
 		send_notices(d);
 	check_deadlines(d, now);
+	zero_some(d);
 }
 
 struct outbuf {

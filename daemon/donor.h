@@ -23,6 +23,8 @@
 #define FSD_UNSOLICITED_MAX (FARSWAP_CTRL_DEPTH / 2)
 /* Memory taken back from the OS per pressure check, at most (>= 1 slab). */
 #define FSD_REPOPULATE_BYTES (1ull << 30)
+/* Freed slabs are zeroed in the background, this much per check. */
+#define FSD_ZERO_BYTES (256ull << 20)
 /* Features this donor implements. */
 #define FSD_FEATURES (FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH)
 
@@ -56,9 +58,15 @@ struct fsd_donor;
 #define FSD_SEND_NOTICE 1	/* unsolicited STATS_REP: report completion */
 
 struct fsd_ops {
-	/* Zero @slab if dirty and register it in @s's PD; set mr and rkey. */
+	/*
+	 * Zero what is not yet clean of @slab (from clean_upto, if dirty)
+	 * and register it in @s's PD; set mr and rkey.
+	 */
 	int (*slab_grant)(struct fsd_donor *d, struct fsd_session *s,
 			  struct fsd_slab *slab);
+	/* Zero [off, off + len) of a free slab's memory. */
+	void (*slab_zero)(struct fsd_donor *d, struct fsd_slab *slab,
+			  uint64_t off, uint64_t len);
 	/* Deregister a held slab's MR: its rkey is dead afterwards. */
 	void (*slab_revoke)(struct fsd_donor *d, struct fsd_slab *slab);
 	/* Give an unregistered slab's memory back to the OS; mem = NULL. */

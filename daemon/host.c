@@ -420,8 +420,10 @@ static int verbs_slab_grant(struct fsd_donor *d, struct fsd_session *s,
 	if (!r || !slab->mem)
 		return -EINVAL;
 	if (slab->dirty) {
-		memset(slab->mem, 0, d->pool.slab_size);
+		memset((uint8_t *)slab->mem + slab->clean_upto, 0,
+		       d->pool.slab_size - slab->clean_upto);
 		slab->dirty = false;
+		slab->clean_upto = 0;
 	}
 	mr = ibv_reg_mr(r->pd, slab->mem, d->pool.slab_size, MR_ACCESS);
 	if (!mr)
@@ -429,6 +431,13 @@ static int verbs_slab_grant(struct fsd_donor *d, struct fsd_session *s,
 	slab->mr = mr;
 	slab->rkey = mr->rkey;
 	return 0;
+}
+
+static void verbs_slab_zero(struct fsd_donor *d, struct fsd_slab *slab,
+			    uint64_t off, uint64_t len)
+{
+	(void)d;
+	memset((uint8_t *)slab->mem + off, 0, len);
 }
 
 static void verbs_slab_revoke(struct fsd_donor *d, struct fsd_slab *slab)
@@ -511,6 +520,7 @@ static int verbs_random(struct fsd_donor *d, void *buf, size_t len)
 
 const struct fsd_ops fsd_verbs_ops = {
 	.slab_grant = verbs_slab_grant,
+	.slab_zero = verbs_slab_zero,
 	.slab_revoke = verbs_slab_revoke,
 	.slab_release = verbs_slab_release,
 	.slab_populate = verbs_slab_populate,

@@ -84,6 +84,7 @@ int fsd_pool_put(struct fsd_pool *p, struct fsd_slab *slab)
 	slab->mr = NULL;
 	slab->rkey = 0;
 	slab->dirty = true;
+	slab->clean_upto = 0;
 	slab->reclaim_retry_after = 0;
 	p->nr_held--;
 	p->nr_free++;

@@ -25,6 +25,7 @@ struct fsd_slab {
 	uint32_t id;
 	enum fsd_slab_state state;
 	bool dirty;		/* handed out before: zero before the next grant */
+	uint64_t clean_upto;	/* dirty: bytes [0, clean_upto) zeroed since */
 	void *mem;
 	int mem_kind;		/* enum fsd_mem_kind, slabmem.c */
 	struct fsd_session *owner;

@@ -27,10 +27,20 @@ static int fake_grant(struct fsd_donor *d, struct fsd_session *s,
 	if (!slab->mem || slab->mr)
 		abort();	/* the logic must never do this */
 	slab->dirty = false;
+	slab->clean_upto = 0;
 	slab->mr = slab;
 	slab->rkey = ++f->next_rkey;
 	f->grants++;
 	return 0;
+}
+
+static void fake_zero(struct fsd_donor *d, struct fsd_slab *slab,
+		      uint64_t off, uint64_t len)
+{
+	if (slab->state != FSD_SLAB_FREE || !slab->dirty || !slab->mem ||
+	    off != slab->clean_upto || off + len > d->pool.slab_size || !len)
+		abort();	/* zeroing what is not a free dirty slab's rest */
+	F(d)->zeroed += len;
 }
 
 static void fake_revoke(struct fsd_donor *d, struct fsd_slab *slab)
@@ -107,6 +117,7 @@ static int fake_random(struct fsd_donor *d, void *buf, size_t len)
 
 const struct fsd_ops fake_ops = {
 	.slab_grant = fake_grant,
+	.slab_zero = fake_zero,
 	.slab_revoke = fake_revoke,
 	.slab_release = fake_release,
 	.slab_populate = fake_populate,

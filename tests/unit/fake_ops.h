@@ -12,6 +12,7 @@
 
 struct fake {
 	unsigned int grants, revokes, releases, populates, closes;
+	uint64_t zeroed;
 	int fail_grant, fail_send, fail_populate, fail_random;
 	unsigned int nr_sent;
 	struct fsd_session *sent_to[FAKE_SENT_MAX];

@@ -774,6 +774,26 @@ static void test_teardown_frees_everything(void **state)
 	assert_int_equal(c->d.nr_sessions, 1);
 }
 
+static void test_freed_slabs_zeroed_in_background(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(8000 * MiB);
+	uint32_t i;
+
+	for (i = 0; i < 3; i++)
+		alloc(c, c->a, SLAB);
+	for (i = 0; i < 3; i++)
+		free_slab(c, c->a, i);
+	assert_true(c->d.pool.slabs[0].dirty);
+	fsd_donor_tick(&c->d, &mi, 1000);
+	/* 3 slabs of 4 MiB fit one check's budget. */
+	assert_int_equal(c->f.zeroed, 3 * SLAB);
+	for (i = 0; i < NR; i++)
+		assert_false(c->d.pool.slabs[i].dirty);
+	fsd_donor_tick(&c->d, &mi, 2000);
+	assert_int_equal(c->f.zeroed, 3 * SLAB);	/* nothing twice */
+}
+
 static void test_same_host_probes_old_session(void **state)
 {
 	struct ctx *c = *state;
@@ -829,6 +849,7 @@ int main(void)
 		T(test_slab_free),
 		T(test_free_other_hosts_slab),
 		T(test_dirty_slab_zeroed_on_regrant),
+		T(test_freed_slabs_zeroed_in_background),
 		T(test_stats),
 		T(test_bad_message_closes_only_that_session),
 		T(test_every_malformed_kind_closes),
