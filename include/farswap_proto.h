@@ -20,7 +20,9 @@
  *     version, a session token and its slab geometry; or it rejects with a
  *     struct farswap_conn_rej giving the reason.
  *  2. Each I/O QP connects with the same request, qtype IO, its qid and the
- *     session token from step 1.  All QPs of a session share the donor's
+ *     session token from step 1.  The donor accepts it with no private data
+ *     (or a struct farswap_conn_rep of the same session, which the host
+ *     then checks).  All QPs of a session share the donor's
  *     protection domain for that host, so the I/O QPs can reach the slabs
  *     handed out on the control QP, and nothing else.
  *  3. Control messages (struct farswap_msg_hdr + body) are two-sided

@@ -695,10 +695,20 @@ static int farswap_cm_established(struct farswap_queue *q,
 				  struct rdma_cm_event *ev)
 {
 	const struct farswap_conn_rep *rep = ev->param.conn.private_data;
+	u8 len = ev->param.conn.private_data_len;
 	struct farswap_donor *donor = q->donor;
 	int st;
 
-	st = farswap_conn_rep_check(rep, ev->param.conn.private_data_len);
+	/*
+	 * I/O queues need no reply: they joined the session their token
+	 * names, or the donor would have rejected them.  Check one if sent.
+	 */
+	if (q->qid && (!rep || len < sizeof(*rep) ||
+		       le32_to_cpu(rep->magic) != FARSWAP_MAGIC)) {
+		q->established = true;
+		return 0;
+	}
+	st = farswap_conn_rep_check(rep, len);
 	if (st != FARSWAP_ST_OK) {
 		farswap_donor_set_error(donor, "%s accepted with a malformed reply (%s): is it farswapd?",
 					donor->name, farswap_status_str(st));

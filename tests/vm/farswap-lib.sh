@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for farswap scenarios, on top of guest-lib.sh (source that first).
+#
+# Donor side:
+#   fs_start_donor ARGS...     start farswapd on this guest's address with
+#                              ARGS, wait until it listens; sets FS_DONOR_PID,
+#                              logs to $BED/<role>-farswapd.log
+#   fs_stop_donor              SIGTERM farswapd, require exit status 0
+#
+# Host side:
+#   fs_load_module [PARAMS]    insmod the freshly built farswap.ko
+#   fs_attach ARGS...          farswapctl attach ARGS; prints /dev/farswapN
+#   fs_vmstat NAME             the /proc/vmstat counter NAME
+#   fs_dev_stat DEV KEY        a key=value from /sys/block/DEV/farswap/stat
+#   fs_donor_field DEV ADDR KEY  a key of ADDR's line in .../farswap/donors
+#   fs_workload_start MB LIMIT ARGS...
+#                              run pageverify --hold over MB MiB in a memory
+#                              cgroup of LIMIT; sets FS_WL_PID, FS_WL_LOG
+#   fs_workload_wait_hold N [SECS]
+#                              wait until N workers finished their first
+#                              round (verified every page) and hold
+#   fs_workload_release        let the held workers verify again, wait for
+#                              pageverify, require every page to verify
+#   fs_unlimit_workload        lift the cgroup's memory limit (before
+#                              swapoff, which must bring every page back)
+
+FS_CTL=$FARSWAP_SRC/daemon/farswapctl
+FS_FARSWAPD=$FARSWAP_SRC/daemon/farswapd
+FS_PAGEVERIFY=$FARSWAP_SRC/tests/workload/pageverify
+FS_CGROUP=/sys/fs/cgroup/farswap-workload
+
+fs_start_donor() {
+	local log=$BED/$FARSWAP_ROLE-farswapd.log
+
+	"$FS_FARSWAPD" --config /dev/null --listen "$FARSWAP_ADDR" "$@" \
+		>"$log" 2>&1 &
+	FS_DONOR_PID=$!
+	bed_wait_rdma_listen 7471 60 "$FS_DONOR_PID"
+	bed_log "farswapd listening on $FARSWAP_ADDR (pid $FS_DONOR_PID)"
+}
+
+fs_stop_donor() {
+	local rc=0
+
+	kill -TERM "$FS_DONOR_PID"
+	wait "$FS_DONOR_PID" || rc=$?
+	[ "$rc" -eq 0 ] || bed_fail "farswapd exited $rc on SIGTERM"
+	bed_log "farswapd exited 0"
+}
+
+fs_load_module() {
+	[ -f "$FARSWAP_KO" ] || bed_fail "no module at $FARSWAP_KO"
+	modprobe rdma_cm || bed_fail "modprobe rdma_cm failed"
+	insmod "$FARSWAP_KO" "$@" || bed_fail "insmod $FARSWAP_KO $* failed"
+	[ -d /sys/kernel/farswap ] || bed_fail "no /sys/kernel/farswap after insmod"
+}
+
+fs_attach() {
+	local dev
+
+	dev=$("$FS_CTL" attach "$@") || bed_fail "farswapctl attach $* failed"
+	[ -b "$dev" ] || bed_fail "farswapctl printed '$dev', not a block device"
+	echo "$dev"
+}
+
+fs_vmstat() {
+	awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat
+}
+
+fs_dev_stat() {
+	tr ' ' '\n' <"/sys/block/$1/farswap/stat" | sed -n "s/^$2=//p"
+}
+
+fs_donor_field() {
+	awk -v a="$2" '$1 ~ "^"a":" { print }' "/sys/block/$1/farswap/donors" |
+		tr ' ' '\n' | sed -n "s/^$3=//p"
+}
+
+fs_workload_start() {
+	local mb=$1 limit=$2
+
+	shift 2
+	[ -x "$FS_PAGEVERIFY" ] || bed_fail "$FS_PAGEVERIFY not built (make -C tests/workload)"
+	mkdir -p "$FS_CGROUP"
+	echo "$limit" >"$FS_CGROUP/memory.max"
+	echo max >"$FS_CGROUP/memory.swap.max"
+	FS_WL_LOG=$BED/$FARSWAP_ROLE-pageverify.log
+	# The subshell joins the cgroup, then becomes pageverify.
+	(echo $BASHPID >"$FS_CGROUP/cgroup.procs" &&
+		exec "$FS_PAGEVERIFY" --mb "$mb" --hold "$@") >"$FS_WL_LOG" 2>&1 &
+	FS_WL_PID=$!
+	bed_log "pageverify: $mb MiB in a $limit memory cgroup (pid $FS_WL_PID)"
+}
+
+fs_workload_wait_hold() {
+	local n=$1 secs=${2:-600} end=$((SECONDS + ${2:-600}))
+
+	while [ "$(grep -c '^HOLD ' "$FS_WL_LOG" || true)" -lt "$n" ]; do
+		if ! kill -0 "$FS_WL_PID" 2>/dev/null; then
+			sed 's/^/  pageverify: /' "$FS_WL_LOG" | tail -n 30
+			bed_fail "pageverify ended before all workers verified"
+		fi
+		[ $SECONDS -lt $end ] || bed_fail "pageverify: workers not done in $secs s"
+		sleep 1
+	done
+	if grep -q 'MISMATCH\|bad=[1-9]' "$FS_WL_LOG"; then
+		grep 'MISMATCH\|bad=[1-9]' "$FS_WL_LOG" | head -n 20
+		bed_fail "pageverify found corrupted pages"
+	fi
+	bed_log "pageverify: every page of $n workers verified (sequential, random, copy-on-write)"
+}
+
+fs_unlimit_workload() {
+	echo max >"$FS_CGROUP/memory.max"
+}
+
+fs_workload_release() {
+	local rc=0 pid
+
+	for pid in $(sed -n 's/^HOLD //p' "$FS_WL_LOG"); do
+		kill -USR1 "$pid"
+	done
+	wait "$FS_WL_PID" || rc=$?
+	sed -n 's/^RESULT /  /p' "$FS_WL_LOG"
+	grep 'MISMATCH' "$FS_WL_LOG" | head -n 20 || true
+	[ "$rc" -eq 0 ] || bed_fail "pageverify failed (exit $rc)"
+	grep -q 'phase=verify-after-hold.*bad=0' "$FS_WL_LOG" ||
+		bed_fail "pageverify did not verify after the hold"
+	bed_log "pageverify: every page verified again after the hold"
+}
