@@ -23,6 +23,8 @@ static blk_status_t farswap_queue_rq(struct blk_mq_hw_ctx *hctx,
 	cmd->hctx_idx = hctx->queue_num;
 	cmd->status = BLK_STS_OK;
 	cmd->start_ns = ktime_get_ns();
+	cmd->start_jiffies = jiffies;
+	cmd->place.donor = NULL;
 	cmd->mapped_dev = NULL;
 	atomic_set(&cmd->pending, 0);
 	blk_mq_start_request(rq);
@@ -59,20 +61,30 @@ static void farswap_complete_rq(struct request *rq)
 }
 
 /*
- * A request posted to a donor did not complete in io_timeout_ms: fail the
- * donor.  Its teardown drains the queues, which completes the request
- * with an error; until then the timer is just re-armed.
+ * A request posted to a donor is not done after io_timeout_ms.  If its
+ * queue pair completed nothing in that time either, the donor is dead or
+ * stuck: fail it, and its teardown drains the queues, completing the
+ * request with an error.  A queue that makes progress is only slow (a
+ * long backlog of large writes, a loaded machine): wait on.
  */
 static enum blk_eh_timer_return farswap_timeout(struct request *rq)
 {
 	struct farswap_cmd *cmd = blk_mq_rq_to_pdu(rq);
+	struct farswap_donor *donor = cmd->place.donor;
+	unsigned long tmo = msecs_to_jiffies(cmd->dev->params.io_timeout_ms);
+	unsigned long last;
 	char why[64];
 
-	if (atomic_read(&cmd->pending) > 0) {
-		snprintf(why, sizeof(why), "I/O timed out after %u ms",
-			 cmd->dev->params.io_timeout_ms);
-		farswap_donor_error(cmd->place.donor, why);
-	}
+	if (atomic_read(&cmd->pending) <= 0 || !donor)
+		return BLK_EH_RESET_TIMER;
+	last = max(READ_ONCE(donor->ioq[cmd->hctx_idx % donor->nr_ioq].last_progress),
+		   cmd->start_jiffies);
+	if (time_before(jiffies, last + tmo))
+		return BLK_EH_RESET_TIMER;
+
+	snprintf(why, sizeof(why), "no I/O completed in %u ms",
+		 cmd->dev->params.io_timeout_ms);
+	farswap_donor_error(donor, why);
 	return BLK_EH_RESET_TIMER;
 }
 

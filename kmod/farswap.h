@@ -95,6 +95,8 @@ struct farswap_queue {
 	struct ib_qp *qp;
 	u32 sq_depth;
 	bool established;
+	/* jiffies of the last completion: a slow queue is not a dead one */
+	unsigned long last_progress;
 
 	/* Connection handshake, completed by the rdma_cm handler. */
 	struct completion cm_done;
@@ -275,6 +277,7 @@ struct farswap_cmd {
 	atomic_t pending;		/* work requests not yet completed */
 	blk_status_t status;
 	u64 start_ns;
+	unsigned long start_jiffies;
 	unsigned int hctx_idx;
 	struct list_head held_node;	/* on slab->held */
 

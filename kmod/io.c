@@ -99,6 +99,9 @@ static void farswap_io_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct farswap_cmd *cmd =
 		container_of(wc->wr_cqe, struct farswap_cmd, cqe);
+	struct farswap_queue *q = cq->cq_context;
+
+	WRITE_ONCE(q->last_progress, jiffies);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		WRITE_ONCE(cmd->status, BLK_STS_IOERR);
@@ -438,7 +441,9 @@ static void farswap_sync_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct farswap_sync_op *op =
 		container_of(wc->wr_cqe, struct farswap_sync_op, cqe);
+	struct farswap_queue *q = cq->cq_context;
 
+	WRITE_ONCE(q->last_progress, jiffies);
 	op->status = wc->status;
 	complete(&op->done);
 }
@@ -462,6 +467,7 @@ int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
 	enum dma_data_direction dir = write ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
 	unsigned int tmo = donor->dev->params.io_timeout_ms;
 	struct farswap_sync_op op = { .cqe.done = farswap_sync_done };
+	struct farswap_queue *q;
 	struct ib_rdma_wr wr = {};
 	struct ib_device *ibdev;
 	struct ib_sge sge;
@@ -490,7 +496,9 @@ int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
 	wr.wr.num_sge = 1;
 	wr.remote_addr = remote_addr;
 	wr.rkey = rkey;
-	ret = ib_post_send(donor->ioq[0].qp, &wr.wr, NULL);
+	q = &donor->ioq[0];
+	WRITE_ONCE(q->last_progress, jiffies);
+	ret = ib_post_send(q->qp, &wr.wr, NULL);
 	rcu_read_unlock();
 	if (ret) {
 		ib_dma_unmap_single(ibdev, dma, len, dir);
@@ -498,10 +506,15 @@ int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
 		return ret;
 	}
 
-	if (!wait_for_completion_timeout(&op.done, msecs_to_jiffies(tmo))) {
-		farswap_donor_error(donor, "slab copy timed out");
+	/* As for requests: fail the donor only if its queue stalled. */
+	while (!wait_for_completion_timeout(&op.done, msecs_to_jiffies(tmo))) {
+		if (time_before(jiffies, READ_ONCE(q->last_progress) +
+				msecs_to_jiffies(tmo)))
+			continue;
+		farswap_donor_error(donor, "slab copy stalled");
 		/* The teardown flushes it; the stack frame must outlive it. */
 		wait_for_completion(&op.done);
+		break;
 	}
 	ib_dma_unmap_single(ibdev, dma, len, dir);
 	return op.status == IB_WC_SUCCESS ? 0 : -EIO;

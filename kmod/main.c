@@ -26,7 +26,7 @@ struct farswap_params farswap_defaults = {
 	.queue_depth		= 64,
 	.io_timeout_ms		= 10000,
 	.connect_timeout_ms	= 5000,
-	.ctrl_timeout_ms	= 5000,
+	.ctrl_timeout_ms	= 10000,
 	.reconnect_delay_ms	= 2000,
 	.ack_timeout		= 17,	/* 4.096 us << 17 = 0.54 s per try */
 	.sync_io		= false,
@@ -39,11 +39,11 @@ MODULE_PARM_DESC(nr_queues, "I/O queues (blk-mq hardware queues, and RC queue pa
 module_param_named(queue_depth, farswap_defaults.queue_depth, uint, 0444);
 MODULE_PARM_DESC(queue_depth, "Requests in flight per queue (default 64)");
 module_param_named(io_timeout_ms, farswap_defaults.io_timeout_ms, uint, 0444);
-MODULE_PARM_DESC(io_timeout_ms, "A request not done in this time fails its donor (default 10000)");
+MODULE_PARM_DESC(io_timeout_ms, "A donor whose queue completes nothing in this time while requests wait is failed (default 10000)");
 module_param_named(connect_timeout_ms, farswap_defaults.connect_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(connect_timeout_ms, "Time allowed for each connection step to a donor (default 5000)");
 module_param_named(ctrl_timeout_ms, farswap_defaults.ctrl_timeout_ms, uint, 0444);
-MODULE_PARM_DESC(ctrl_timeout_ms, "Time a donor has to answer a control message (default 5000)");
+MODULE_PARM_DESC(ctrl_timeout_ms, "Time a donor has to answer a control message (default 10000)");
 module_param_named(reconnect_delay_ms, farswap_defaults.reconnect_delay_ms, uint, 0444);
 MODULE_PARM_DESC(reconnect_delay_ms, "First delay before reconnecting to a failed donor; doubles up to 30 s (default 2000)");
 module_param_named(ack_timeout, farswap_defaults.ack_timeout, uint, 0444);
