@@ -391,6 +391,43 @@ static void test_format_size(void **state)
 	assert_string_equal(b, "1T");
 }
 
+/* Every key the example config documents parses, with its example value. */
+static void test_example_config(void **state)
+{
+	char text[16384], line[512], err[256];
+	struct fsd_config c;
+	size_t off = 0;
+	unsigned int keys = 0;
+	FILE *f = fopen("../../daemon/farswapd.conf.example", "r");
+
+	(void)state;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *l = line;
+
+		/* "#key = value" lines are settings; "# text" is prose. */
+		if (line[0] == '#' && line[1] >= 'a' && line[1] <= 'z') {
+			l = line + 1;
+			keys++;
+		} else if (line[0] == '#') {
+			continue;
+		}
+		assert_true(off + strlen(l) < sizeof(text));
+		memcpy(text + off, l, strlen(l));
+		off += strlen(l);
+	}
+	text[off] = '\0';
+	fclose(f);
+	assert_true(keys >= 13);
+	fsd_config_defaults(&c);
+	assert_int_equal(fsd_config_parse(&c, text, "example", err, sizeof(err)),
+			 0);
+	/* The example shows the defaults, except the donor id. */
+	assert_int_equal(c.slab_size, FARSWAP_SLAB_SIZE_DEFAULT);
+	assert_int_equal(c.donate.pct, 50);
+	assert_int_equal(c.reclaim_deadline_ms, 10000);
+}
+
 static void test_log_level(void **state)
 {
 	(void)state;
@@ -417,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_format_size),
+		cmocka_unit_test(test_example_config),
 		cmocka_unit_test(test_log_level),
 	};
 

@@ -12,9 +12,20 @@ sock=/run/farswap/farswapd.sock
 
 avail() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
 
+# Part of the settings come from a config file, and a flag overrides one
+# of them (slab-size: 8M in the file, 4M on the command line).
+conf=/tmp/farswapd.conf
+cat >"$conf" <<EOF_CONF
+# daemon-e2e
+donate = 64M
+slab_size 8M
+headroom 32M
+hysteresis=16M
+reclaim-deadline "5s"
+log-level debug
+EOF_CONF
 before=$(avail)
-"$fsd" --config /dev/null --listen "$FARSWAP_ADDR" --donate 64M --slab-size 4M \
-	--headroom 32M --hysteresis 16M --reclaim-deadline 5s --log-level debug \
+"$fsd" --config "$conf" --listen "$FARSWAP_ADDR" --slab-size 4M \
 	--donor-id e2e-donor >"$log" 2>&1 &
 pid=$!
 bed_wait_rdma_listen 7471 60 $pid
@@ -38,7 +49,17 @@ grep -q '^slabs_used 4$' <<<"$stats" || bed_fail "stats: want 4 slabs used by ho
 grep -Eq '^host [0-9]+ id host-a peer [0-9.]+:[0-9]+ slabs 4 bytes 16777216 ' <<<"$stats" ||
 	bed_fail "stats: no line for host-a with 4 slabs"
 grep -q '^hosts 1$' <<<"$stats" || bed_fail "stats: the abusive sessions are not all gone"
+grep -q '^slab_size 4194304$' <<<"$stats" || bed_fail "stats: the --slab-size flag did not override the file"
 kill -USR1 $pid
+# SIGHUP re-reads the file: a live key changes, a restart-only one is named.
+sed -i 's/^headroom 32M/headroom 24M/; s/^donate = 64M/donate = 60M/' "$conf"
+kill -HUP $pid
+for ((i = 0; i < 50; i++)); do
+	grep -q "reloaded $conf" "$log" && break
+	sleep 0.1
+done
+grep -q "reloaded $conf" "$log" || bed_fail "log: SIGHUP did not reload the config"
+grep -q "take effect after a restart" "$log" || bed_fail "log: SIGHUP did not say donate needs a restart"
 bed_signal stats-done
 
 bed_wait host done 200
