@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# faults-input, host side.  Every refused attach must exit non-zero, say
+# why (farswapctl and dmesg), take bounded time and leave no device.
+set -euo pipefail
+. "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+. "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
+
+donor=$FARSWAP_PEER_donor
+ctl=$FS_CTL
+
+no_devices() {
+	! ls -d /sys/block/farswap* >/dev/null 2>&1
+}
+
+# expect_refused PATTERN MAXSECS ARGS...: attach must fail, saying PATTERN.
+expect_refused() {
+	local pat=$1 max=$2 out rc=0 t0=$SECONDS
+
+	shift 2
+	out=$("$ctl" attach "$@" 2>&1) || rc=$?
+	[ $rc -ne 0 ] || bed_fail "attach $* succeeded: $out"
+	grep -Eq "$pat" <<<"$out" || bed_fail "attach $*: want '$pat', got: $out"
+	[ $((SECONDS - t0)) -le "$max" ] || bed_fail "attach $* took $((SECONDS - t0)) s (limit $max)"
+	no_devices || bed_fail "attach $* left a device behind"
+	bed_log "refused as expected in $((SECONDS - t0)) s: $out"
+}
+
+# expect_sysfs_refused PATTERN COMMAND: the raw sysfs interface, no farswapctl.
+expect_sysfs_refused() {
+	if echo "$2" >/sys/kernel/farswap/attach 2>/dev/null; then
+		bed_fail "sysfs attach '$2' succeeded"
+	fi
+	grep -Eq "$1" /sys/kernel/farswap/last_error ||
+		bed_fail "sysfs attach '$2': last_error is '$(cat /sys/kernel/farswap/last_error)', want '$1'"
+	no_devices || bed_fail "sysfs attach '$2' left a device behind"
+}
+
+fs_load_module ctrl_timeout_ms=3000 connect_timeout_ms=3000
+bed_wait donor ready 120
+
+# Malformed commands: refused before any network traffic.
+expect_refused "bad size" 2 --donor "$donor" --size 0
+expect_refused "bad size" 2 --donor "$donor" --size 12Q
+expect_refused "bad donor address" 2 --donor 10.77.1 --size 64M
+expect_refused "bad donor address" 2 --donor "$donor:99999" --size 64M
+expect_refused "listed twice" 2 --donor "$donor" --donor "$donor:7471" --size 64M
+expect_refused "bad slab_size" 2 --donor "$donor" --size 64M --slab-size 3M
+expect_refused "bad queues" 2 --donor "$donor" --size 64M --queues 0
+expect_refused "needs --donor and --size" 2 --size 64M
+expect_sysfs_refused "bad option 'bogus'" "bogus"
+expect_sysfs_refused "unknown option 'colour'" "donor=$donor size=64M colour=blue"
+expect_sysfs_refused "no donor given" "size=64M"
+
+# Sizes the donor's slabs make impossible (it serves 16 MiB slabs).
+expect_refused "not a multiple of the slab size" 20 --donor "$donor" --size 40M
+expect_refused "smaller than one slab" 20 --donor "$donor" --size 8M
+expect_refused "serves 16 MiB slabs, slab_size asks for 32 MiB" 20 --donor "$donor" --size 64M --slab-size 32M
+
+# Nobody there, nobody listening.
+expect_refused "10.77.1.99:7471 (unreachable|did not answer)" 20 --donor 10.77.1.99 --size 64M
+expect_refused "refused the connection.*farswapd running" 20 --donor "$donor:7999" --size 64M
+
+# Donors that misbehave at connect time.
+expect_refused "malformed reply" 20 --donor "$donor:7481" --size 64M
+expect_refused "speaks protocol versions 9-9" 20 --donor "$donor:7482" --size 64M
+expect_refused "refused the connection: donor is short of memory" 20 --donor "$donor:7483" --size 64M
+
+# Donors that misbehave later: the first write fails with EIO in bounded
+# time; the host stays up and the device can be detached.
+expect_write_fails() {
+	local port=$1 pat=$2 dev name t0
+
+	dev=$(fs_attach --donor "$donor:$port" --size 64M)
+	name=${dev#/dev/}
+	t0=$SECONDS
+	if dd if=/dev/urandom of="$dev" bs=4k count=1 oflag=direct 2>/dev/null; then
+		bed_fail "write to $dev on a donor in mode $port succeeded"
+	fi
+	[ $((SECONDS - t0)) -le 30 ] || bed_fail "the failing write took $((SECONDS - t0)) s"
+	grep -Eq "$pat" <(dmesg) || bed_fail "dmesg does not say '$pat'"
+	"$ctl" status "$name" | sed 's/^/  /'
+	"$ctl" detach "$name"
+	no_devices || bed_fail "detach of $name left it behind"
+	bed_log "donor on port $port: write failed in $((SECONDS - t0)) s as expected"
+}
+expect_write_fails 7484 "malformed control message"
+expect_write_fails 7485 "no reply to SLAB_ALLOC_REQ within 3000 ms"
+expect_write_fails 7486 "granted a slab of the wrong size"
+
+# A real donor: duplicate attach, detach while in use.
+dev=$(fs_attach --donor "$donor" --size 64M)
+name=${dev#/dev/}
+expect_refused_dup() {
+	local out rc=0
+
+	out=$("$ctl" attach --donor "$donor" --size 64M 2>&1) || rc=$?
+	[ $rc -ne 0 ] && grep -q "already serves $name" <<<"$out" ||
+		bed_fail "duplicate attach: $out"
+	[ "$(ls -d /sys/block/farswap* | wc -l)" -eq 1 ] ||
+		bed_fail "duplicate attach left a second device"
+}
+expect_refused_dup
+mkswap "$dev" >/dev/null
+swapon "$dev"
+out=$("$ctl" detach "$name" 2>&1) && bed_fail "detach of a swap device succeeded"
+grep -q "in use" <<<"$out" || bed_fail "detach in use: $out"
+swapoff "$dev"
+"$ctl" detach "$name"
+no_devices || bed_fail "detach left $name"
+
+# Module parameters make a device at load time.
+rmmod farswap
+insmod "$FARSWAP_KO" donors="$donor" size=64M
+[ -b /dev/farswap0 ] || bed_fail "no /dev/farswap0 after insmod donors=... size=..."
+"$ctl" status farswap0 | sed 's/^/  /'
+rmmod farswap
+no_devices || bed_fail "rmmod left a device"
+rmmod farswap 2>/dev/null && bed_fail "rmmod twice succeeded"
+
+check_kernel_log
+bed_signal done
