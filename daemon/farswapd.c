@@ -296,10 +296,14 @@ static void on_cm_ready(struct fsd_server *srv)
 
 		if (ev.type == RDMA_CM_EVENT_CONNECT_REQUEST)
 			on_connect_request(srv, &ev);
-		else if (ev.id == srv->listen_id) {
+		else if (ev.id == srv->listen_id &&
+			 ev.type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+			/* Exit non-zero: systemd restarts us on the next device. */
 			pr_err("listener: %s; exiting", rdma_event_str(ev.type));
 			srv->stop = true;
 			srv->exit_code = 1;
+		} else if (ev.id == srv->listen_id) {
+			pr_debug("listener: %s", rdma_event_str(ev.type));
 		} else {
 			on_conn_event(srv, &ev);
 		}
