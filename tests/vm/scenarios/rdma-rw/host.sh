@@ -6,18 +6,18 @@
 # perftest over rdma_cm, reporting average and 99th percentile.
 set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+. "$FARSWAP_SRC/tests/vm/scenarios/rdma-rw/rdma-lib.sh"
 
-# lat_test OP PEER: run ib_<OP>_lat against PEER's server, report results.
+# lat_test OP PEER BASEPORT: ib_<OP>_lat against PEER's server, results.
 lat_test() {
-	local op=$1 peer=$2 addr dev out line flags=
+	local op=$1 peer=$2 base=$3 addr dev out line flags=
+	addr=FARSWAP_PEER_$peer
+	dev=FARSWAP_DEV_$peer
 	# Events (-e) let the single vCPU run Soft-RoCE's work instead of a
 	# busy-polling client; ib_write_lat spins on memory and has no events.
 	[ "$op" = read ] && flags=-e
-	addr=FARSWAP_PEER_$peer
-	dev=FARSWAP_DEV_$peer
-	bed_wait "$peer" "$op-ready" 60
-	out=$(ib_"$op"_lat -R -F $flags -d "${!dev}" -s "$LAT_SIZE" -n "$LAT_ITERS" "${!addr}" 2>&1) ||
-		bed_fail "ib_${op}_lat to $peer failed: $out"
+	out=$(rdma_connect "$peer" "$op" "$base" ib_"$op"_lat -R -F $flags -d "${!dev}" \
+		-s "$LAT_SIZE" -n "$LAT_ITERS" "${!addr}")
 	echo "$out"
 	# The result row: #bytes #iterations t_min t_max t_typical t_avg
 	# t_stdev 99% 99.9% (all in usec).
@@ -34,12 +34,11 @@ for peer in $FARSWAP_ROLES; do
 	[ "$peer" != "$FARSWAP_ROLE" ] || continue
 	addr=FARSWAP_PEER_$peer
 	bed_log "rping $peer at ${!addr}"
-	bed_wait "$peer" rping-ready 60
-	out=$(rping -c -a "${!addr}" -C 20 -S 4096 -V 2>&1) || bed_fail "rping $peer failed: $out"
+	rdma_connect "$peer" rping 7174 rping -c -a "${!addr}" -C 20 -S 4096 -V >/dev/null
 	bed_log "rping $peer: 20 validated round trips"
 
-	lat_test read "$peer"
-	lat_test write "$peer"
+	lat_test read "$peer" 18515
+	lat_test write "$peer" 18525
 	bed_signal "done-$peer"
 done
 
