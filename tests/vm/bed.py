@@ -317,6 +317,7 @@ class Guest:
         self.up_after = None
         self.exited_after = None
         self.killed = False
+        self.console = None
 
 
 def load_patterns(conf):
@@ -559,6 +560,7 @@ def read_lines(path):
 def launch(g, vmlinuz, initramfs, shared, logdir, cmdline_extra):
     cmdline = (f"console=ttyS0 zswap.enabled=0 panic=-1 printk.time=1 "
                f"bed_role={g.role} bed_init={VMDIR / 'guest-init.sh'} {cmdline_extra}")
+    g.console = logdir / f"{g.role}.console"
     cmd = [
         "qemu-system-x86_64",
         "-name", f"farswap-bed-{g.role}",
@@ -566,7 +568,7 @@ def launch(g, vmlinuz, initramfs, shared, logdir, cmdline_extra):
         "-smp", str(g.smp), "-m", str(g.mem),
         "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
         "-kernel", str(vmlinuz), "-initrd", str(initramfs), "-append", cmdline.strip(),
-        "-chardev", f"file,id=con,path={logdir / (g.role + '.console')}",
+        "-chardev", f"file,id=con,path={g.console}",
         "-serial", "chardev:con",
         "-virtfs", "local,path=/,mount_tag=farswap_root,security_model=none,"
                    "readonly=on,multidevs=remap",
@@ -616,6 +618,9 @@ def watch(guests, shared, timeout, t_launch):
                 done = (shared / f"{g.role}.rc").exists()
                 hung.append(f"{g.role} ({'finished its role but did not power off' if done else 'still running'})")
                 kill(g)
+                log(f"{g.role} hung; the end of its console log:")
+                for l in read_lines(g.console)[-8:]:
+                    log(f"  {g.role}| {l.rstrip()}")
             return f"timed out after {timeout} s: hung: {', '.join(hung)}"
         if failed_at is not None and now >= failed_at + FAIL_GRACE:
             for g in running:
