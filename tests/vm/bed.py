@@ -398,8 +398,15 @@ def run(args):
         reason = run_guests(args, sc, conf, series, name, rundir, logdir, guests)
     except Fail as e:
         reason = str(e)
+    except KeyboardInterrupt:
+        reason = "interrupted"
     finally:
         stop_all(guests)
+        # Whatever happened, the logs get what the guests left in /bed.
+        if (rundir / "shared").is_dir():
+            save_shared(rundir / "shared", logdir)
+        if not args.keep:
+            shutil.rmtree(rundir, ignore_errors=True)
     return tag, reason, logdir
 
 
@@ -544,9 +551,6 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
             print(f"result: {r}", flush=True)
             logfile.write(f"result: {r}\n")
 
-    save_shared(shared, logdir)
-    if not args.keep:
-        shutil.rmtree(rundir, ignore_errors=True)
     return "; ".join(reasons) if reasons else None
 
 
@@ -686,8 +690,10 @@ def main():
                    help="keep the run directory build/vm-runs/<scenario>/ afterwards")
     args = ap.parse_args()
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    # SIGINT too: a shell without job control starts background commands
+    # with SIGINT ignored, and Python then never raises KeyboardInterrupt.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, on_signal)
     start = time.monotonic()
     tag = f"vm/{Path(args.scenario).name}"
     logdir = None
