@@ -22,6 +22,7 @@ declare -A srcs=(
 	[pressure]="test_pressure.c $D/pressure.c"
 	[donor]="test_donor.c fake_ops.c $core"
 	[slabmem]="test_slabmem.c $D/slabmem.c"
+	[stats]="test_stats.c $D/stats.c $D/log.c"
 )
 
 failed=0
@@ -67,7 +68,7 @@ for variant in plain asan; do
 		extra=""
 		prefix=unit
 	fi
-	for suite in proto config pool pressure donor slabmem; do
+	for suite in proto config pool pressure donor slabmem stats; do
 		bin=$out/test_${suite}_$variant
 		# shellcheck disable=SC2086
 		if ! (cd "$here" && $CC $CFLAGS $extra -o "$bin" ${srcs[$suite]} -lcmocka) \
