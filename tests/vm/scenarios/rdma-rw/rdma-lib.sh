@@ -13,15 +13,15 @@
 #
 # Protocol, through /bed, for server NAME and attempt N (port BASE+N-1):
 #   donor: <donor>.NAME-ready-N   server N listens
-#   host:  host.NAME-ok-N         client N succeeded: server N may finish
-#          host.NAME-retry-N      client N failed: kill server N, start N+1
+#   host:  <host>.<donor>.NAME-ok-N     client N succeeded: server N may end
+#          <host>.<donor>.NAME-retry-N  client N failed: kill server N, start N+1
 
 RDMA_ATTEMPTS=4
 
 # rdma_serve NAME BASEPORT CMD...: serve one client of CMD (which gets
 # "-p PORT" appended) until the host says it succeeded.
 rdma_serve() {
-	local name=$1 base=$2 attempt port pid log
+	local name=$1 base=$2 hub=${FARSWAP_ROLES%% *} attempt port pid log
 	shift 2
 	for ((attempt = 1; attempt <= RDMA_ATTEMPTS; attempt++)); do
 		port=$((base + attempt - 1))
@@ -34,17 +34,17 @@ rdma_serve() {
 		fi
 		bed_signal "$name-ready-$attempt"
 		while :; do
-			if [ -e "$BED/host.$name-ok-$attempt" ]; then
+			if [ -e "$BED/$hub.$FARSWAP_ROLE.$name-ok-$attempt" ]; then
 				wait "$pid" || bed_fail "$name server failed: $(cat "$log")"
 				bed_log "$name server done (attempt $attempt)"
 				return 0
 			fi
-			if [ -e "$BED/host.$name-retry-$attempt" ]; then
+			if [ -e "$BED/$hub.$FARSWAP_ROLE.$name-retry-$attempt" ]; then
 				kill "$pid" 2>/dev/null || true
 				wait "$pid" || true
 				break
 			fi
-			[ ! -e "$BED/host.rc" ] || bed_fail "$name: the host's script ended"
+			[ ! -e "$BED/$hub.rc" ] || bed_fail "$name: $hub's script ended"
 			sleep 0.2
 		done
 	done
@@ -60,13 +60,13 @@ rdma_connect() {
 	for ((attempt = 1; attempt <= RDMA_ATTEMPTS; attempt++)); do
 		bed_wait "$peer" "$name-ready-$attempt" 90
 		if out=$(timeout 60 "$@" -p $((base + attempt - 1)) 2>&1); then
-			bed_signal "$name-ok-$attempt"
+			bed_signal "$peer.$name-ok-$attempt"
 			bed_result "$peer.${name}_connect_retries" $((attempt - 1)) >&2
 			echo "$out"
 			return 0
 		fi
 		bed_log "$name to $peer failed (attempt $attempt): $(grep -m1 -E 'Event:|error|fail' <<<"$out")" >&2
-		bed_signal "$name-retry-$attempt"
+		bed_signal "$peer.$name-retry-$attempt"
 	done
 	bed_fail "$name to $peer failed $RDMA_ATTEMPTS times; last output: $out"
 }
