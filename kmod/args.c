@@ -3,6 +3,7 @@
  * Attach command parsing (see args.h).  The caller fills @args with the
  * defaults (module parameters) first; options override them.
  */
+#include <linux/ctype.h>
 #include <linux/errno.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -85,28 +86,44 @@ int farswap_parse_addr(const char *s, struct sockaddr_storage *ss)
 }
 
 /**
- * farswap_parse_size - parse a byte count with an optional K/M/G/T suffix
- * @s: "4G", "4GiB", "4GB", "4096", ...; binary multiples throughout
- * @out: the size in bytes
+ * farswap_parse_size - parse a byte count with an optional K/M/G/T/P suffix
+ * @s: "4G", "4GiB", "4GB", "4096", ...; decimal, binary multiples throughout
+ * @out: the size in bytes, set only on success
  *
- * Return: 0, or -EINVAL for anything else (including zero).
+ * Not memparse(): it reads "010G" as octal and "0x10G" as hex, and lets
+ * the number and the suffix shift wrap past 2^64 ("16777217T" is 1T).
+ *
+ * Return: 0, or -EINVAL for anything else (including zero, and sizes of
+ * 2^60 bytes or more).
  */
 int farswap_parse_size(const char *s, u64 *out)
 {
-	char *rest;
+	static const char units[] = "KMGTP";
+	size_t ndigits = strspn(s, "0123456789");
+	const char *rest = s + ndigits;
+	unsigned int shift = 0;
+	char digits[21];	/* U64_MAX has 20 */
+	const char *unit;
 	u64 v;
 
-	if (!*s || *s < '0' || *s > '9')
+	if (!ndigits || ndigits >= sizeof(digits))
 		return -EINVAL;
-	v = memparse(s, &rest);
-	if (rest == s)
+	memcpy(digits, s, ndigits);
+	digits[ndigits] = '\0';
+	/* Refuses, rather than wraps, a number past U64_MAX. */
+	if (kstrtoull(digits, 10, &v))
 		return -EINVAL;
-	if (*rest && strcmp(rest, "B") && strcmp(rest, "iB"))
+	unit = *rest ? strchr(units, toupper(*rest)) : NULL;
+	if (unit) {
+		shift = 10 * (unit - units + 1);
+		rest++;
+	}
+	/* "B" may follow the number or the unit, "iB" only the unit. */
+	if (*rest && strcmp(rest, "B") && (!shift || strcmp(rest, "iB")))
 		return -EINVAL;
-	/* memparse saturates silently; refuse what clearly overflowed. */
-	if (!v || v >= (1ull << 60))
+	if (!v || v >= (1ull << 60) >> shift)
 		return -EINVAL;
-	*out = v;
+	*out = v << shift;
 	return 0;
 }
 
@@ -139,13 +156,19 @@ bool farswap_addr_equal(const struct sockaddr_storage *a,
 	return false;
 }
 
-/* "farswapN" -> N, or -EINVAL. */
+/*
+ * "farswapN" -> N, or -EINVAL.  N is plain decimal digits (no sign, no
+ * leading zero, no trailing newline): the device is then named
+ * "farswap%d" from N, and that must be the name that was asked for.
+ */
 int farswap_name_index(const char *name)
 {
+	const char *digits = name + 7;
 	unsigned int n;
 
-	if (strncmp(name, "farswap", 7) || !name[7] ||
-	    (name[7] == '0' && name[8]) || kstrtouint(name + 7, 10, &n) ||
+	if (strncmp(name, "farswap", 7) || !*digits ||
+	    strspn(digits, "0123456789") != strlen(digits) ||
+	    (digits[0] == '0' && digits[1]) || kstrtouint(digits, 10, &n) ||
 	    n > 9999)
 		return -EINVAL;
 	return n;
@@ -196,10 +219,11 @@ static int farswap_parse_option(const char *key, const char *val,
 		return 0;
 	}
 	if (!strcmp(key, "queues")) {
-		if (farswap_parse_uint(val, 1, FARSWAP_MAX_IO_QUEUES,
+		/* Per direction: reads and writes each get this many. */
+		if (farswap_parse_uint(val, 1, FARSWAP_MAX_IO_QUEUES / 2,
 				       &a->nr_queues))
 			return farswap_bad("bad queues '%s' (1 to %d)", val,
-					   FARSWAP_MAX_IO_QUEUES);
+					   FARSWAP_MAX_IO_QUEUES / 2);
 		return 0;
 	}
 	if (!strcmp(key, "queue_depth")) {

@@ -1125,7 +1125,7 @@ struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
 	donor = kzalloc(sizeof(*donor), GFP_KERNEL);
 	if (!donor)
 		return NULL;
-	donor->nr_ioq = dev->params.nr_queues;
+	donor->nr_ioq = 2 * dev->params.nr_queues;
 	donor->ioq = kcalloc(donor->nr_ioq, sizeof(*donor->ioq), GFP_KERNEL);
 	donor->ctrl_bufs = kcalloc(FARSWAP_CTRL_DEPTH + FARSWAP_CTRL_SLOTS,
 				   sizeof(union farswap_msg), GFP_KERNEL);

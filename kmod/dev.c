@@ -13,6 +13,45 @@
  * blk-mq
  */
 
+/*
+ * Take @bytes of the write queue's in-flight budget.  One write always
+ * goes, whatever its size, so the queue never stalls; past the budget
+ * the request waits in blk-mq (BLK_STS_RESOURCE) until a write of this
+ * queue completes, which reruns it.
+ */
+static bool farswap_write_budget_get(struct farswap_dev *dev,
+				     unsigned int hctx, u32 bytes)
+{
+	u32 cap = dev->params.write_inflight_kb << 10;
+	atomic_t *inflight = &dev->write_inflight[hctx];
+	int now;
+
+	if (!cap)
+		return true;
+	now = atomic_add_return(bytes, inflight);
+	if (now <= cap || now == bytes)
+		return true;
+	atomic_sub(bytes, inflight);
+	set_bit(hctx, &dev->write_throttled);
+	/* Pairs with the barrier in farswap_write_budget_put(). */
+	smp_mb__after_atomic();
+	/* The writes we waited for may all have completed meanwhile. */
+	if (!atomic_read(inflight))
+		return farswap_write_budget_get(dev, hctx, bytes);
+	return false;
+}
+
+static void farswap_write_budget_put(struct farswap_dev *dev,
+				     unsigned int hctx, u32 bytes)
+{
+	atomic_sub(bytes, &dev->write_inflight[hctx]);
+	/* Pairs with the barrier in farswap_write_budget_get(). */
+	smp_mb__after_atomic();
+	if (test_bit(hctx, &dev->write_throttled) &&
+	    test_and_clear_bit(hctx, &dev->write_throttled))
+		blk_mq_run_hw_queues(dev->disk->queue, true);
+}
+
 static blk_status_t farswap_queue_rq(struct blk_mq_hw_ctx *hctx,
 				     const struct blk_mq_queue_data *bd)
 {
@@ -22,29 +61,37 @@ static blk_status_t farswap_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 	cmd->hctx_idx = hctx->queue_num;
 	cmd->status = BLK_STS_OK;
+	cmd->write_budget = 0;
 	cmd->start_ns = ktime_get_ns();
 	cmd->start_jiffies = jiffies;
 	cmd->place.donor = NULL;
 	cmd->mapped_dev = NULL;
 	atomic_set(&cmd->pending, 0);
-	blk_mq_start_request(rq);
 
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
+		blk_mq_start_request(rq);
 		atomic64_inc(&dev->stats.reads);
 		atomic64_add(blk_rq_bytes(rq), &dev->stats.read_bytes);
 		farswap_submit(cmd);
 		break;
 	case REQ_OP_WRITE:
+		if (!farswap_write_budget_get(dev, cmd->hctx_idx,
+					      blk_rq_bytes(rq)))
+			return BLK_STS_RESOURCE;
+		cmd->write_budget = blk_rq_bytes(rq);
+		blk_mq_start_request(rq);
 		atomic64_inc(&dev->stats.writes);
 		atomic64_add(blk_rq_bytes(rq), &dev->stats.write_bytes);
 		farswap_submit(cmd);
 		break;
 	case REQ_OP_DISCARD:
+		blk_mq_start_request(rq);
 		farswap_discard(cmd, rq);
 		break;
 	case REQ_OP_FLUSH:
 		/* No volatile cache: a completed RDMA WRITE is placed. */
+		blk_mq_start_request(rq);
 		blk_mq_end_request(rq, BLK_STS_OK);
 		break;
 	default:
@@ -56,8 +103,25 @@ static blk_status_t farswap_queue_rq(struct blk_mq_hw_ctx *hctx,
 static void farswap_complete_rq(struct request *rq)
 {
 	struct farswap_cmd *cmd = blk_mq_rq_to_pdu(rq);
+	u32 budget = cmd->write_budget;
 
 	blk_mq_end_request(rq, cmd->status);
+	if (budget)
+		farswap_write_budget_put(cmd->dev, cmd->hctx_idx, budget);
+}
+
+/* Reads on hardware queues of their own (HCTX_TYPE_READ), after writes. */
+static void farswap_map_queues(struct blk_mq_tag_set *set)
+{
+	struct farswap_dev *dev = set->driver_data;
+	unsigned int n = dev->params.nr_queues;
+
+	set->map[HCTX_TYPE_DEFAULT].nr_queues = n;
+	set->map[HCTX_TYPE_DEFAULT].queue_offset = 0;
+	set->map[HCTX_TYPE_READ].nr_queues = n;
+	set->map[HCTX_TYPE_READ].queue_offset = n;
+	blk_mq_map_queues(&set->map[HCTX_TYPE_DEFAULT]);
+	blk_mq_map_queues(&set->map[HCTX_TYPE_READ]);
 }
 
 /*
@@ -77,7 +141,7 @@ static enum blk_eh_timer_return farswap_timeout(struct request *rq)
 
 	if (atomic_read(&cmd->pending) <= 0 || !donor)
 		return BLK_EH_RESET_TIMER;
-	last = max(READ_ONCE(donor->ioq[cmd->hctx_idx % donor->nr_ioq].last_progress),
+	last = max(READ_ONCE(donor->ioq[cmd->hctx_idx].last_progress),
 		   cmd->start_jiffies);
 	if (time_before(jiffies, last + tmo))
 		return BLK_EH_RESET_TIMER;
@@ -101,6 +165,7 @@ static const struct blk_mq_ops farswap_mq_ops = {
 	.complete	= farswap_complete_rq,
 	.timeout	= farswap_timeout,
 	.init_request	= farswap_init_request,
+	.map_queues	= farswap_map_queues,
 };
 
 /*
@@ -180,7 +245,8 @@ static int farswap_add_disk(struct farswap_dev *dev)
 	int ret;
 
 	set->ops = &farswap_mq_ops;
-	set->nr_hw_queues = dev->params.nr_queues;
+	set->nr_maps = 2;
+	set->nr_hw_queues = 2 * dev->params.nr_queues;
 	set->queue_depth = dev->params.queue_depth;
 	set->numa_node = NUMA_NO_NODE;
 	set->cmd_size = farswap_cmd_size();
@@ -301,6 +367,7 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 		blk_mq_free_tag_set(&dev->tag_set);
 	}
 	farswap_slabs_free(dev);
+	kfree(dev->write_inflight);
 	kfree(dev->bounce);
 	kfree(dev);
 }
@@ -458,6 +525,13 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out)
 	ret = farswap_slabs_alloc(dev);
 	if (!ret)
 		ret = farswap_alloc_bounce(dev);
+	if (!ret) {
+		dev->write_inflight = kcalloc(dev->params.nr_queues,
+					      sizeof(*dev->write_inflight),
+					      GFP_KERNEL);
+		if (!dev->write_inflight)
+			ret = -ENOMEM;
+	}
 	if (ret) {
 		farswap_set_last_error("out of memory for the slab map of %llu slabs",
 				       (u64)dev->geo.nr_slabs);
@@ -474,10 +548,11 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out)
 	mutex_unlock(&farswap_devs_mutex);
 
 	strscpy(name_out, dev->name, FARSWAP_NAME_LEN);
-	pr_info("%s: attached: %llu MiB in %u slabs of %llu MiB over %u donor%s, %u queues of depth %u%s\n",
+	pr_info("%s: attached: %llu MiB in %u slabs of %llu MiB over %u donor%s, %u read and %u write queues of depth %u%s\n",
 		dev->name, dev->geo.size >> 20, dev->geo.nr_slabs,
 		slab_size >> 20, dev->nr_donors, dev->nr_donors > 1 ? "s" : "",
-		dev->params.nr_queues, dev->params.queue_depth,
+		dev->params.nr_queues, dev->params.nr_queues,
+		dev->params.queue_depth,
 		dev->params.sync_io ? ", synchronous swap-in" : "");
 	return 0;
 

@@ -73,7 +73,8 @@ struct farswap_donor;
 
 /* Module parameters: defaults copied into each device at attach. */
 struct farswap_params {
-	unsigned int nr_queues;
+	unsigned int nr_queues;		/* per direction: reads, and writes */
+	unsigned int write_inflight_kb;
 	unsigned int queue_depth;
 	unsigned int io_timeout_ms;
 	unsigned int connect_timeout_ms;
@@ -170,7 +171,12 @@ struct farswap_donor {
 	struct ib_pd *pd;
 	u32 max_sge;			/* SGEs per data work request */
 	struct farswap_queue ctrl;
-	struct farswap_queue *ioq;	/* nr_ioq I/O queues */
+	/*
+	 * I/O queues: one per blk-mq hardware queue, writes first (hctx
+	 * 0..n-1), then reads (hctx n..2n-1), so that swap-ins never wait
+	 * behind a backlog of swap-outs.
+	 */
+	struct farswap_queue *ioq;
 	unsigned int nr_ioq;
 
 	/* Control channel: buffers live as long as the donor. */
@@ -250,8 +256,14 @@ struct farswap_dev {
 
 	struct blk_mq_tag_set tag_set;
 	struct gendisk *disk;
-	unsigned int cmd_wrs;		/* work requests one request may need */
 	unsigned int open_count;
+
+	/*
+	 * Write bytes in flight per write hardware queue, capped so that
+	 * queued swap-outs cannot delay swap-ins sharing the link for long.
+	 */
+	atomic_t *write_inflight;
+	unsigned long write_throttled;	/* bitmap over write hctx */
 	bool detaching;
 
 	struct workqueue_struct *wq;	/* WQ_MEM_RECLAIM: we are the swap */
@@ -279,6 +291,7 @@ struct farswap_cmd {
 	u64 start_ns;
 	unsigned long start_jiffies;
 	unsigned int hctx_idx;
+	u32 write_budget;		/* bytes of write_inflight held */
 	struct list_head held_node;	/* on slab->held */
 
 	/* The request's single slab extent, set at submission. */

@@ -221,7 +221,7 @@ static bool farswap_post(struct farswap_cmd *cmd, struct request *rq,
 		return false;
 	}
 	ibdev = donor->ibdev;
-	qp = donor->ioq[cmd->hctx_idx % donor->nr_ioq].qp;
+	qp = donor->ioq[cmd->hctx_idx].qp;
 	mapped = ib_dma_map_sg(ibdev, cmd->sg, nents, dir);
 	if (!mapped) {
 		rcu_read_unlock();

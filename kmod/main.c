@@ -23,6 +23,7 @@ LIST_HEAD(farswap_devs);
 
 struct farswap_params farswap_defaults = {
 	.nr_queues		= 0,	/* 0: one per CPU, at most 4 */
+	.write_inflight_kb	= 512,
 	.queue_depth		= 64,
 	.io_timeout_ms		= 10000,
 	.connect_timeout_ms	= 5000,
@@ -35,7 +36,9 @@ struct farswap_params farswap_defaults = {
 u8 farswap_host_id[FARSWAP_ID_LEN];
 
 module_param_named(nr_queues, farswap_defaults.nr_queues, uint, 0444);
-MODULE_PARM_DESC(nr_queues, "I/O queues (blk-mq hardware queues, and RC queue pairs per donor); 0 = one per CPU, at most 4");
+MODULE_PARM_DESC(nr_queues, "I/O queues per direction (blk-mq hardware queues for reads and for writes, each with an RC queue pair per donor); 0 = one per CPU, at most 4");
+module_param_named(write_inflight_kb, farswap_defaults.write_inflight_kb, uint, 0444);
+MODULE_PARM_DESC(write_inflight_kb, "Swap-out bytes in flight per write queue before more wait, so swap-ins are not stuck behind them; 0 = no cap (default 512)");
 module_param_named(queue_depth, farswap_defaults.queue_depth, uint, 0444);
 MODULE_PARM_DESC(queue_depth, "Requests in flight per queue (default 64)");
 module_param_named(io_timeout_ms, farswap_defaults.io_timeout_ms, uint, 0444);
@@ -218,9 +221,9 @@ static int farswap_check_params(void)
 {
 	struct farswap_params *p = &farswap_defaults;
 
-	if (p->nr_queues > FARSWAP_MAX_IO_QUEUES) {
+	if (p->nr_queues > FARSWAP_MAX_IO_QUEUES / 2) {
 		pr_err("nr_queues=%u: at most %d\n", p->nr_queues,
-		       FARSWAP_MAX_IO_QUEUES);
+		       FARSWAP_MAX_IO_QUEUES / 2);
 		return -EINVAL;
 	}
 	if (!p->queue_depth || p->queue_depth > FARSWAP_QUEUE_DEPTH_MAX) {

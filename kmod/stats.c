@@ -67,13 +67,19 @@ u64 farswap_lat_percentile(const u64 *counts, u32 ppm)
 {
 	u64 total = 0, seen = 0, rank;
 	unsigned int b;
+	u32 rem;
 
 	for (b = 0; b < FARSWAP_LAT_BUCKETS; b++)
 		total += counts[b];
 	if (!total)
 		return 0;
-	/* The sample of rank ceil(total * ppm / 1e6), counting from 1. */
-	rank = div_u64(total * ppm + 999999, 1000000);
+	/*
+	 * The sample of rank ceil(total * ppm / 1e6), counting from 1.
+	 * total * ppm overflows past 2^44 samples (seven months at a million
+	 * I/Os a second), so divide first and round up the remainder's part.
+	 */
+	rank = div_u64_rem(total, 1000000, &rem) * ppm +
+	       div_u64((u64)rem * ppm + 999999, 1000000);
 	if (!rank)
 		rank = 1;
 	for (b = 0; b < FARSWAP_LAT_BUCKETS; b++) {

@@ -1,0 +1,14 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# reclaim, the donor with room: takes the slabs the other one gives up.
+set -euo pipefail
+. "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+. "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
+
+fs_start_donor --donate 320M --slab-size 16M --headroom 48M --hysteresis 16M
+bed_signal ready
+bed_wait host done 1100
+"$FS_FARSWAPD" --stats | sed 's/^/  farswapd: /'
+fs_stop_donor
+check_kernel_log

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# reclaim, host side.
+set -euo pipefail
+. "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+. "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
+
+seed=${FARSWAP_SEED:-$RANDOM}
+d1=$FARSWAP_PEER_donor
+d2=$FARSWAP_PEER_donor2
+
+fs_load_module
+bed_wait donor ready 120
+bed_wait donor2 ready 120
+dev=$(fs_attach --donor "$d1" --donor "$d2" --size 512M)
+name=${dev#/dev/}
+mkswap "$dev" >/dev/null
+swapon "$dev"
+
+fs_workload_start 256 112M --procs 3 --seed "$seed"
+fs_workload_wait_hold 3 900
+"$FS_CTL" status "$name"
+on_d1=$(fs_donor_field "$name" "$d1" slabs)
+on_d2=$(fs_donor_field "$name" "$d2" slabs)
+[ "$on_d1" -gt 0 ] || bed_fail "no slab on the donor to be reclaimed"
+bed_result reclaim.slabs_before "$d1=$on_d1 $d2=$on_d2"
+
+# The donor comes under pressure and asks for slabs back.
+t0=$SECONDS
+bed_signal filled
+until [ "$(fs_dev_stat "$name" migrations)" -ge 1 ]; do
+	[ $((SECONDS - t0)) -le 300 ] || bed_fail "no slab moved in 300 s"
+	sleep 1
+done
+# Let the reclaim run its course (the donor may want several slabs).
+sleep 20
+moved=$(fs_dev_stat "$name" migrations)
+after_d1=$(fs_donor_field "$name" "$d1" slabs)
+after_d2=$(fs_donor_field "$name" "$d2" slabs)
+bed_result reclaim.migrations "$moved"
+bed_result reclaim.slabs_after "$d1=$after_d1 $d2=$after_d2"
+bed_result reclaim.first_move_s $((SECONDS - t0 - 20))
+[ "$after_d1" -lt "$on_d1" ] || bed_fail "the pressured donor still holds $after_d1 slabs"
+[ $((after_d1 + after_d2)) -eq $((on_d1 + on_d2)) ] || bed_fail "slabs went missing: $on_d1+$on_d2 -> $after_d1+$after_d2"
+grep -q "moved from donor $d1:7471 to $d2:7471" <(dmesg) || bed_fail "no move logged"
+"$FS_CTL" status "$name"
+bed_signal moved
+
+# Still within the 112M limit: verifying reads the moved pages back.
+in0=$(fs_vmstat pswpin)
+fs_workload_release
+bed_result reclaim.pswpin_after_move $(($(fs_vmstat pswpin) - in0))
+[ $(($(fs_vmstat pswpin) - in0)) -gt 1000 ] || bed_fail "the final verify did not swap in"
+
+swapoff "$dev"
+"$FS_CTL" detach "$name"
+rmmod farswap
+check_kernel_log
+bed_signal done
