@@ -976,7 +976,7 @@ static bool farswap_donor_go_live(struct farswap_donor *donor)
 
 int farswap_donor_connect_first(struct farswap_donor *donor)
 {
-	unsigned int noio;
+	unsigned int noio, attempt;
 	int ret;
 
 	mutex_lock(&donor->lock);
@@ -985,7 +985,16 @@ int farswap_donor_connect_first(struct farswap_donor *donor)
 		return -ESHUTDOWN;
 	}
 	noio = memalloc_noio_save();
-	ret = farswap_donor_connect(donor);
+	/*
+	 * A listener can answer "invalid service ID" for a moment (seen with
+	 * Soft-RoCE under load): try twice more before calling it refused.
+	 */
+	for (attempt = 0;; attempt++) {
+		ret = farswap_donor_connect(donor);
+		if (ret != -ECONNREFUSED || attempt == 2)
+			break;
+		msleep(500);
+	}
 	memalloc_noio_restore(noio);
 	if (!ret && !farswap_donor_go_live(donor)) {
 		farswap_donor_teardown(donor);

@@ -17,7 +17,9 @@ cd "$top"
 all_suites="build unit fuzz kunit dkms vm"
 suites=${FARSWAP_SUITES:-$all_suites}
 
-logdir=$top/build/test-logs
+# Logs live outside build/, which 'make clean' removes: a suite's log must
+# survive the suite.
+logdir=$top/test-logs
 mkdir -p "$logdir"
 
 passed=0
@@ -37,12 +39,23 @@ for s in $suites; do
 	start=$(date +%s)
 	"$runner" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	if [ ! -f "$log" ]; then
+		echo "FAIL: suite $s: its log $log vanished"
+		failed=$((failed + 1))
+		failed_names+=("suite $s (log vanished)")
+		continue
+	fi
 	p=$(grep -c '^PASS: ' "$log")
 	f=$(grep -c '^FAIL: ' "$log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "FAIL: suite $s exited $rc without naming a failure"
 		f=1
 		failed_names+=("suite $s (exit $rc)")
+	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		# A suite that tested nothing has not passed.
+		echo "FAIL: suite $s reported no test at all"
+		f=1
+		failed_names+=("suite $s (no results)")
 	fi
 	while IFS= read -r line; do
 		failed_names+=("$s: ${line#FAIL: }")
