@@ -37,7 +37,12 @@
  * Flow control: each side keeps FARSWAP_CTRL_DEPTH receives posted on the
  * control QP.  The host has at most FARSWAP_CTRL_DEPTH / 2 requests
  * outstanding; the donor has at most FARSWAP_CTRL_DEPTH / 2 unsolicited
- * messages (reclaim requests, stats notices) outstanding.
+ * messages outstanding: a reclaim request until its RECLAIM_REP arrives,
+ * an unsolicited STATS_REP until its send completes.
+ *
+ * Liveness: the donor may send an unsolicited STATS_REP at any time, e.g.
+ * to probe an old session of a host that connects again: a host that is
+ * gone fails the send, and the donor frees that session.
  *
  * Versioning: the connect request carries the range of versions the host
  * speaks; the donor picks the highest version both speak
@@ -93,11 +98,13 @@
 enum farswap_status {
 	FARSWAP_ST_OK		= 0,
 	FARSWAP_ST_VERSION	= 1,	/* no protocol version in common */
-	FARSWAP_ST_INVALID	= 2,	/* malformed or out-of-range message */
+	FARSWAP_ST_INVALID	= 2,	/* malformed or out-of-range message,
+					 * or a duplicate/out-of-range qid */
 	FARSWAP_ST_NO_SPACE	= 3,	/* no free slab (or nowhere to move one) */
 	FARSWAP_ST_NO_ENTRY	= 4,	/* no such slab or session */
 	FARSWAP_ST_SLAB_SIZE	= 5,	/* slab size differs from the donor's */
-	FARSWAP_ST_BUSY		= 6,	/* donor short of memory or shutting down */
+	FARSWAP_ST_BUSY		= 6,	/* donor short of memory, serving too
+					 * many hosts, or shutting down */
 	FARSWAP_ST_DENIED	= 7,	/* slab or session belongs to another host */
 	FARSWAP_ST_INTERNAL	= 8,	/* registration or allocation failed */
 	FARSWAP_ST_COUNT
@@ -241,7 +248,10 @@ struct farswap_slab_free_req {
 };
 _Static_assert(sizeof(struct farswap_slab_free_req) == 32, "free_req size");
 
-/* SLAB_FREE_REP: status FARSWAP_ST_OK, or NO_ENTRY for a slab not held. */
+/*
+ * SLAB_FREE_REP: status FARSWAP_ST_OK; NO_ENTRY for a slab nobody holds;
+ * DENIED for a slab another host holds.
+ */
 struct farswap_slab_free_rep {
 	struct farswap_msg_hdr hdr;
 	__le16 status;
@@ -478,6 +488,7 @@ static inline int farswap_body_ok(const union farswap_msg *m)
 
 		return farswap_slab_size_valid(le64_to_cpu(r->slab_size)) &&
 		       le32_to_cpu(r->slabs_free) <= le32_to_cpu(r->slabs_total) &&
+		       le32_to_cpu(r->slabs_host) <= le32_to_cpu(r->slabs_total) &&
 		       FARSWAP_RESERVED_ZERO(r->reserved0) &&
 		       FARSWAP_RESERVED_ZERO(r->reserved1);
 	}
