@@ -78,6 +78,7 @@ dest=$work/destdir
 if make -s install DESTDIR="$dest" PREFIX=/usr >"$work/make-install.log" 2>&1 &&
    [ -x "$dest/usr/sbin/farswapd" ] && [ -x "$dest/usr/sbin/farswapctl" ] &&
    [ -f "$dest/usr/lib/systemd/system/farswapd.service" ] &&
+   [ -f "$dest/usr/lib/systemd/system/farswap-swap.service" ] && [ -x "$dest/usr/sbin/farswap-swap" ] &&
    [ -f "$dest/etc/farswap/farswapd.conf.example" ] &&
    ! grep -q '@SBINDIR@' "$dest/usr/lib/systemd/system/farswapd.service"; then
 	pass make-install

@@ -110,6 +110,21 @@ swapoff "$dev"
 "$ctl" detach "$name"
 no_devices || bed_fail "detach left $name"
 
+# The boot-time unit's script: attach, mkswap, swapon with a priority;
+# and back.
+cat >/tmp/swap.conf <<CONF
+DONORS="$donor"
+SIZE=64M
+PRIORITY=7
+CONF
+PATH=$FARSWAP_SRC/daemon:$PATH FARSWAP_SWAP_CONF=/tmp/swap.conf \
+	"$FARSWAP_SRC/daemon/farswap-swap" start
+grep -Eq '^/dev/farswap0 +partition +65532 +0 +7$' /proc/swaps ||
+	bed_fail "farswap-swap start: $(cat /proc/swaps)"
+PATH=$FARSWAP_SRC/daemon:$PATH FARSWAP_SWAP_CONF=/tmp/swap.conf \
+	"$FARSWAP_SRC/daemon/farswap-swap" stop
+no_devices || bed_fail "farswap-swap stop left the device"
+
 # Module parameters make a device at load time.
 rmmod farswap
 insmod "$FARSWAP_KO" donors="$donor" size=64M
