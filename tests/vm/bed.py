@@ -257,8 +257,10 @@ def build_module(kver, logdir):
 def build_daemon(logdir):
     if not (SRC / "daemon" / "Makefile").exists():
         raise Fail("scenario needs farswapd but daemon/Makefile does not exist yet")
-    log("building the daemon")
+    log("building the daemon, test tools and workload")
     run_logged(["make", "-C", "daemon"], logdir / "daemon-build.log", "daemon build")
+    run_logged(["make", "-C", "tests/workload"], logdir / "workload-build.log",
+               "workload build")
 
 
 # --- the machine ---------------------------------------------------------------
