@@ -13,9 +13,8 @@ d2=$FARSWAP_PEER_donor2
 fs_load_module
 bed_wait donor ready 120
 bed_wait donor2 ready 120
-dev=$(fs_attach --donor "$d1" --donor "$d2" --size 512M --sync-io)
+dev=$(fs_attach --donor "$d1" --donor "$d2" --size 512M)
 name=${dev#/dev/}
-[ "$(cat "/sys/block/$name/farswap/sync_io")" = 1 ] || bed_fail "sync_io not set"
 mkswap "$dev" >/dev/null
 swapon "$dev"
 
@@ -64,7 +63,24 @@ fs_workload_wait_hold 2 600
 fs_workload_release
 "$FS_CTL" status "$name"
 swapoff "$dev"
+"$FS_CTL" detach "$name"
 
+# The synchronous swap-in option (on 6.12 it also makes every swap-out
+# wait for its completion, so a smaller run).
+dev=$(fs_attach --donor "$d1" --donor "$d2" --size 256M --sync-io)
+name=${dev#/dev/}
+[ "$(cat "/sys/block/$name/farswap/sync_io")" = 1 ] || bed_fail "sync_io not set"
+mkswap "$dev" >/dev/null
+swapon "$dev"
+in0=$(fs_vmstat pswpin)
+fs_workload_start 64 32M --procs 2 --seed "$((seed + 2))"
+fs_workload_wait_hold 2 600
+fs_unlimit_workload
+swapoff "$dev"
+fs_workload_release
+bed_result swap2.sync_pswpin $(($(fs_vmstat pswpin) - in0))
+[ $(($(fs_vmstat pswpin) - in0)) -gt 1000 ] || bed_fail "sync_io run did not swap in"
+"$FS_CTL" status "$name"
 "$FS_CTL" detach "$name"
 rmmod farswap
 check_kernel_log
