@@ -119,7 +119,7 @@ PRIORITY=7
 CONF
 PATH=$FARSWAP_SRC/daemon:$PATH FARSWAP_SWAP_CONF=/tmp/swap.conf \
 	"$FARSWAP_SRC/daemon/farswap-swap" start
-grep -Eq '^/dev/farswap0 +partition +65532 +0 +7$' /proc/swaps ||
+grep -Eq '^/dev/farswap0[[:space:]]+partition[[:space:]]+65532[[:space:]]+0[[:space:]]+7$' /proc/swaps ||
 	bed_fail "farswap-swap start: $(cat /proc/swaps)"
 PATH=$FARSWAP_SRC/daemon:$PATH FARSWAP_SWAP_CONF=/tmp/swap.conf \
 	"$FARSWAP_SRC/daemon/farswap-swap" stop
