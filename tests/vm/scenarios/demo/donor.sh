@@ -9,7 +9,7 @@ set -euo pipefail
 echo "demo: donor: farswapd --donate 384M --slab-size 16M"
 fs_start_donor --donate 384M --slab-size 16M --headroom 64M --hysteresis 32M
 bed_signal ready
-bed_wait host done 1100
+bed_wait host done 1500
 echo "demo: donor: farswapd's view while the host used it:"
 sed 's/^/demo:   /' "$BED/donor-stats.txt" 2>/dev/null || true
 fs_stop_donor

@@ -18,7 +18,7 @@ name=${dev#/dev/}
 mkswap "$dev" >/dev/null
 swapon "$dev"
 
-fs_workload_start 256 112M --procs 3 --seed "$seed"
+fs_workload_start 192 96M --procs 3 --seed "$seed"
 fs_workload_wait_hold 3 900
 "$FS_CTL" status "$name"
 on_d1=$(fs_donor_field "$name" "$d1" slabs)

@@ -9,7 +9,7 @@ set -euo pipefail
 
 fs_start_donor --donate 384M --slab-size 16M --headroom 64M --hysteresis 32M
 bed_signal ready
-bed_wait host done 840
+bed_wait host done 1500
 "$FS_FARSWAPD" --stats | sed 's/^/  farswapd: /'
 fs_stop_donor
 check_kernel_log

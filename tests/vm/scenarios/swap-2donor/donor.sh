@@ -8,7 +8,7 @@ set -euo pipefail
 
 fs_start_donor --donate 256M --slab-size 16M --headroom 48M --hysteresis 16M
 bed_signal ready
-bed_wait host done 1100
+bed_wait host done 1500
 "$FS_FARSWAPD" --stats | sed 's/^/  farswapd: /'
 fs_stop_donor
 check_kernel_log

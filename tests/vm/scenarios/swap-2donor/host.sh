@@ -21,7 +21,7 @@ swapon "$dev"
 out0=$(fs_vmstat pswpout)
 in0=$(fs_vmstat pswpin)
 t0=$SECONDS
-fs_workload_start 256 112M --procs 3 --seed "$seed"
+fs_workload_start 192 96M --procs 3 --seed "$seed"
 fs_workload_wait_hold 3 900
 bed_result swap2.seconds_first_round $((SECONDS - t0))
 pswpout=$(($(fs_vmstat pswpout) - out0))
@@ -29,8 +29,8 @@ pswpin=$(($(fs_vmstat pswpin) - in0))
 "$FS_CTL" status "$name"
 bed_result swap2.pswpout "$pswpout"
 bed_result swap2.pswpin "$pswpin"
-[ "$pswpout" -ge 25600 ] || bed_fail "only $pswpout pages swapped out"
-[ "$pswpin" -ge 25600 ] || bed_fail "only $pswpin pages swapped in"
+[ "$pswpout" -ge 16384 ] || bed_fail "only $pswpout pages swapped out"
+[ "$pswpin" -ge 16384 ] || bed_fail "only $pswpin pages swapped in"
 for d in "$d1" "$d2"; do
 	slabs=$(fs_donor_field "$name" "$d" slabs)
 	writes=$(fs_donor_field "$name" "$d" writes)
@@ -73,7 +73,7 @@ name=${dev#/dev/}
 mkswap "$dev" >/dev/null
 swapon "$dev"
 in0=$(fs_vmstat pswpin)
-fs_workload_start 64 32M --procs 2 --seed "$((seed + 2))"
+fs_workload_start 48 24M --procs 2 --seed "$((seed + 2))"
 fs_workload_wait_hold 2 600
 fs_unlimit_workload
 swapoff "$dev"

@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench, donor side: serve the remote end of each system under test when
+# the host asks for it, and snapshot this guest's counters (CPU time, NIC,
+# Soft-RoCE) around each measured run.  Every remote system serves RAM:
+#   farswap  farswapd donating BENCH_DEV_MB (+ a slab) in BENCH_SLAB slabs
+#   nvmf     nvmet + nvmet-rdma exporting a brd ramdisk (/dev/ram0)
+#   nbd      nbd-server over TCP exporting the same kind of ramdisk
+# Each is torn down completely (modules removed, memory freed) before the
+# next one starts, so none runs beside another.
+set -euo pipefail
+. "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+. "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
+. "$BED_SCENARIO_DIR/bench-lib.sh"
+
+addr=$FARSWAP_ADDR
+netdev=${FARSWAP_NETDEV_host:-eth0}
+rxe=${FARSWAP_DEV:-rxe0}
+nvmet=/sys/kernel/config/nvmet
+nqn=farswap-bench
+nbd_conf=/run/bench-nbd-server.conf
+nbd_pid=/run/bench-nbd-server.pid
+
+# A brd ramdisk of the device size: pages are allocated on first write and
+# freed when the module goes.
+ramdisk_up() {
+	modprobe brd rd_nr=1 rd_size=$((BENCH_DEV_MB * 1024)) max_part=0
+	[ -b /dev/ram0 ] || bed_fail "no /dev/ram0 after modprobe brd"
+}
+
+ramdisk_down() {
+	# The last user (nvmet's namespace, nbd-server's child) may take a
+	# moment to let go.
+	for _ in $(seq 50); do
+		rmmod brd 2>/dev/null && return 0
+		sleep 0.2
+	done
+	rmmod brd
+}
+
+setup_farswap() {
+	# A slab more than the device, so nothing is ever reclaimed; the
+	# headroom stays well below what is left on this guest.
+	fs_start_donor --donate $((BENCH_DEV_MB + 32))M --slab-size "$BENCH_SLAB" \
+		--headroom 64M --hysteresis 32M
+}
+
+teardown_farswap() {
+	"$FS_FARSWAPD" --stats || true
+	fs_stop_donor
+}
+
+setup_nvmf() {
+	local sub=$nvmet/subsystems/$nqn port=$nvmet/ports/1
+
+	ramdisk_up
+	modprobe nvmet
+	modprobe nvmet-rdma
+	mkdir "$sub"
+	echo 1 >"$sub/attr_allow_any_host"
+	mkdir "$sub/namespaces/1"
+	echo -n /dev/ram0 >"$sub/namespaces/1/device_path"
+	echo 1 >"$sub/namespaces/1/enable"
+	mkdir "$port"
+	echo rdma >"$port/addr_trtype"
+	echo ipv4 >"$port/addr_adrfam"
+	echo "$addr" >"$port/addr_traddr"
+	echo 4420 >"$port/addr_trsvcid"
+	ln -s "$sub" "$port/subsystems/$nqn"
+	bed_wait_rdma_listen 4420 30
+	grep -H . "$port"/param_* "$sub/namespaces/1/device_path" 2>/dev/null || true
+}
+
+teardown_nvmf() {
+	local sub=$nvmet/subsystems/$nqn port=$nvmet/ports/1
+
+	rm -f "$port/subsystems/$nqn"
+	rmdir "$port"
+	echo 0 >"$sub/namespaces/1/enable"
+	rmdir "$sub/namespaces/1"
+	rmdir "$sub"
+	rmmod nvmet-rdma nvmet
+	ramdisk_down
+}
+
+setup_nbd() {
+	ramdisk_up
+	# One export; the server forks a child per connection.
+	cat >"$nbd_conf" <<-EOF
+		[generic]
+		user = root
+		group = root
+		listenaddr = $addr
+		port = 10809
+		[bench]
+		exportname = /dev/ram0
+	EOF
+	nbd-server -C "$nbd_conf" -p "$nbd_pid"
+	for _ in $(seq 100); do
+		ss -Hltn "sport = :10809" | grep -q . && return 0
+		sleep 0.1
+	done
+	bed_fail "nbd-server is not listening on port 10809"
+}
+
+teardown_nbd() {
+	local pid pids p
+
+	pid=$(cat "$nbd_pid")
+	# The per-connection children have ended when the host disconnected;
+	# stop any left, by pid, with the server.
+	pids="$pid $(pgrep -P "$pid" || true)"
+	# shellcheck disable=SC2086  # a list of pids
+	kill -TERM $pids 2>/dev/null || true
+	for p in $pids; do
+		for _ in $(seq 100); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+	done
+	rm -f "$nbd_pid"
+	ramdisk_down
+}
+
+# One request from the host (bench_serve_donor).
+donor_do() {
+	local what=$1
+
+	shift
+	case $what in
+	setup | teardown)
+		bed_log "$what $1: MemAvailable $(awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo) kB"
+		case $1 in
+		farswap | nvmf | nbd) "${what}_$1" ;;
+		*) bed_fail "no remote end for system '$1'" ;;
+		esac
+		;;
+	snap)
+		# snap PATH: this guest's counters into $BENCH_OUT/PATH
+		mkdir -p "$(dirname "$BENCH_OUT/$1")"
+		bench_counters "$netdev" "$rxe" >"$BENCH_OUT/$1"
+		;;
+	info)
+		mkdir -p "$BENCH_OUT"
+		{
+			echo "kernel $(uname -r)"
+			echo "cpus $(nproc)"
+			echo "mem_total_kb $(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)"
+			echo "mtu $(cat /sys/class/net/"$netdev"/mtu)"
+			echo "rxe_active_mtu $(ibv_devinfo -d "$rxe" | awk '$1 == "active_mtu:" { print $2 }')"
+		} >"$BENCH_OUT/donor-info.txt"
+		;;
+	quit) ;;
+	*) bed_fail "unknown request '$what $*'" ;;
+	esac
+}
+
+bench_serve_donor
+check_kernel_log

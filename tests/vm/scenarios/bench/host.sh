@@ -1,0 +1,306 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench, host side: for BENCH_ROUNDS rounds (numbered from
+# BENCH_FIRST_ROUND, default 1: tests/bench/run.sh boots fresh guests for
+# every round), for each system of BENCH_SYSTEMS (the order rotated by the
+# round's number, so no system is always first or last), set it up, run
+# the workloads on it, tear it down:
+#
+#   fio on the raw device (direct I/O, 4 KiB, first BENCH_FIO_MB MiB):
+#     precondition (write the region once, 1 MiB sequential, so that no
+#     system serves reads of never-written blocks: farswap would answer
+#     those locally with zeros), then random read and random write at
+#     queue depth 1 and BENCH_FIO_QD, BENCH_FIO_SECONDS each
+#   swap: mkswap + swapon (the only swap device), pageverify --bench over
+#     BENCH_SWAP_MB MiB in a memory cgroup with memory.high BENCH_SWAP_LIMIT
+#     (fill, then one random-order verify pass; every page must verify),
+#     swapoff
+#
+# Around each measured run both guests snapshot their counters (CPU
+# ticks, NIC and Soft-RoCE counters); results land in
+# $BED/bench/r<round>/<system>/ for tests/bench/report.py.
+set -euo pipefail
+. "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+. "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
+. "$BED_SCENARIO_DIR/bench-lib.sh"
+
+donor=$FARSWAP_PEER_donor
+netdev=${FARSWAP_NETDEV_donor:-eth0}
+rxe=${FARSWAP_DEV_donor:-rxe0}
+# For bench_snap, also in fio's exec_prerun children.
+export BENCH_NETDEV=$netdev BENCH_RXE=$rxe BENCH_DEV=
+read -r -a systems <<<"$BENCH_SYSTEMS"
+nqn=farswap-bench
+cgroup=/sys/fs/cgroup/bench-workload
+swap_limit_mb=${BENCH_SWAP_LIMIT%M}
+
+# The block device under test (set by setup_<system>), and for teardown.
+dev=
+nvme_ctrl=
+
+# Setup and teardown, one pair per system --------------------------------
+
+setup_farswap() {
+	donor_rpc setup farswap
+	fs_load_module
+	dev=$(fs_attach --donor "$donor" --size "${BENCH_DEV_MB}M" "$@")
+}
+
+teardown_farswap() {
+	"$FS_CTL" detach "${dev#/dev/}"
+	rmmod farswap
+	donor_rpc teardown farswap
+}
+
+setup_farswap_sync() {
+	setup_farswap --sync-io
+	[ "$(cat "/sys/block/${dev#/dev/}/farswap/sync_io")" = 1 ] ||
+		bed_fail "$dev: --sync-io did not stick"
+}
+
+teardown_farswap_sync() {
+	teardown_farswap
+}
+
+setup_nvmf() {
+	local reply try b
+
+	dev=
+
+	donor_rpc setup nvmf
+	modprobe nvme-rdma
+	# rdma_cm connects are sometimes rejected on this bed although the
+	# target listens (tests/vm/README.md, pitfalls): try again.
+	for try in 1 2 3; do
+		reply=
+		if exec 3<>/dev/nvme-fabrics; then
+			if printf '%s' "transport=rdma,traddr=$donor,trsvcid=4420,nqn=$nqn" >&3 2>/dev/null; then
+				read -r reply <&3 || true
+			fi
+			exec 3>&-
+		fi
+		[ -z "$reply" ] || break
+		bed_log "nvme connect attempt $try failed; retrying"
+		sleep 2
+	done
+	[ -n "$reply" ] || bed_fail "nvme-rdma: cannot connect to $donor:4420 ($nqn)"
+	# "instance=N,cntlid=M"
+	nvme_ctrl=nvme${reply#instance=}
+	nvme_ctrl=${nvme_ctrl%%,*}
+	for _ in $(seq 100); do
+		# With native multipath the disk is the subsystem's head
+		# (nvmeXnY); the per-path nvmeXcZnY is hidden.
+		for b in /sys/block/nvme*n*; do
+			b=${b##*/}
+			if [[ $b =~ ^nvme[0-9]+n[0-9]+$ ]] && [ -b "/dev/$b" ]; then
+				dev=/dev/$b
+			fi
+		done
+		[ -z "$dev" ] || break
+		sleep 0.1
+	done
+	[ -n "$dev" ] || bed_fail "no NVMe namespace after connecting $nvme_ctrl"
+	bed_log "nvme-rdma: $nvme_ctrl ($reply), namespace $dev, $(cat "/sys/class/nvme/$nvme_ctrl/queue_count" 2>/dev/null || echo '?') queues"
+}
+
+teardown_nvmf() {
+	echo 1 >"/sys/class/nvme/$nvme_ctrl/delete_controller"
+	modprobe -r nvme-rdma
+	donor_rpc teardown nvmf
+}
+
+setup_nbd() {
+	donor_rpc setup nbd
+	modprobe nbd nbds_max=1
+	# As many connections (blk-mq queues) as farswap and nvme-rdma get
+	# queues by default: one per CPU.  The kernel marks the sockets
+	# memalloc for swap itself; nbd-client (netlink) does not stay.
+	nbd-client -N bench -b 4096 -C "$(nproc)" "$donor" 10809 /dev/nbd0
+	dev=/dev/nbd0
+}
+
+teardown_nbd() {
+	nbd-client -d /dev/nbd0
+	rmmod nbd
+	donor_rpc teardown nbd
+}
+
+setup_zram() {
+	modprobe zram num_devices=1
+	echo "${BENCH_DEV_MB}M" >/sys/block/zram0/disksize
+	dev=/dev/zram0
+	bed_log "zram: $(cat /sys/block/zram0/comp_algorithm)"
+}
+
+teardown_zram() {
+	echo 1 >/sys/block/zram0/reset
+	rmmod zram
+}
+
+# Measurements --------------------------------------------------------------
+
+# The fio jobs, in order, as NAME:OPTIONS.
+fio_jobs() {
+	local qd rw
+
+	# Every block of the region holds data before anything is measured.
+	echo "precondition:rw=write bs=1M iodepth=4"
+	for qd in 1 "$BENCH_FIO_QD"; do
+		for rw in randread randwrite; do
+			echo "$rw-qd$qd:rw=$rw bs=4k iodepth=$qd time_based runtime=$BENCH_FIO_SECONDS"
+		done
+	done
+}
+
+# All jobs in one fio process, one after the other (stonewall): fio takes
+# many seconds to start under TCG.  Each job's exec_prerun/exec_postrun
+# snapshots both guests' counters right around its I/O.
+run_fio() {
+	local run=$1 dir=$BENCH_OUT/$1 name opts o job
+
+	{
+		echo "[global]"
+		echo "filename=$dev"
+		echo "direct=1"
+		echo "ioengine=libaio"
+		echo "size=${BENCH_FIO_MB}M"
+		echo "lat_percentiles=1"
+		echo "percentile_list=50:90:99:99.9"
+		echo "stonewall"
+		while IFS=: read -r name opts; do
+			echo "[$name]"
+			for o in $opts; do
+				echo "$o"
+			done
+			echo "exec_prerun=$BED_SCENARIO_DIR/snap.sh $run/fio-$name start"
+			echo "exec_postrun=$BED_SCENARIO_DIR/snap.sh $run/fio-$name end"
+		done < <(fio_jobs)
+	} >"$dir/fio.job"
+	# exec_prerun's output goes to files in the current directory.
+	(cd "$dir" && fio --eta=never --output-format=json+ --output="$dir/fio.json" "$dir/fio.job")
+	while IFS=: read -r job _; do
+		for o in host.start host.end donor.start donor.end; do
+			[ -s "$dir/fio-$job.$o" ] ||
+				bed_fail "$run: fio job $job: no counter snapshot $o (see $dir/$job.*run.txt)"
+		done
+	done < <(fio_jobs)
+	bed_log "fio: $(awk -F'[:,]' '/"jobname"/ { gsub(/[ "]/, "", $2); j = $2 }
+		/"iops" :/ && $2 + 0 > 0 { printf "%s %.0f IOPS; ", j, $2 }' "$dir/fio.json")"
+}
+
+run_swap() {
+	local run=$1 seed=$2 pid rc=0 active out in
+
+	mkswap "$dev" >/dev/null
+	swapon "$dev"
+	active=$(swapon --show=NAME --noheadings)
+	[ "$active" = "$dev" ] || bed_fail "active swap devices: '$active', expected only $dev"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	mkdir -p "$cgroup"
+	# memory.high, not memory.max, is the limit: past it the workload is
+	# reclaimed and throttled, never OOM-killed.  A hard memory.max gives
+	# up reclaiming while swap writes are still in flight and OOM-kills
+	# the workload when the device is slow (seen with NVMe-oF/RDMA on a
+	# loaded machine).  memory.max at twice the limit is the backstop;
+	# memory.peak in the results shows how close the limit held.
+	echo "$BENCH_SWAP_LIMIT" >"$cgroup/memory.high"
+	echo $((swap_limit_mb * 2))M >"$cgroup/memory.max"
+	echo max >"$cgroup/memory.swap.max"
+
+	bench_snap "$run/swap" start
+	(echo $BASHPID >"$cgroup/cgroup.procs" &&
+		exec "$FS_PAGEVERIFY" --mb "$BENCH_SWAP_MB" --procs "$BENCH_SWAP_PROCS" \
+			--seed "$seed" --bench --passes 1) >"$BENCH_OUT/$run/pageverify.log" 2>&1 &
+	pid=$!
+	wait "$pid" || rc=$?
+	bench_snap "$run/swap" end
+	cp "$cgroup/memory.events" "$BENCH_OUT/$run/memory.events"
+	cp "$cgroup/memory.peak" "$BENCH_OUT/$run/memory.peak" 2>/dev/null || true
+	swapoff "$dev"
+	rmdir "$cgroup"
+
+	sed -n 's/^RESULT all /  /p' "$BENCH_OUT/$run/pageverify.log"
+	if [ "$rc" -ne 0 ] || grep -q MISMATCH "$BENCH_OUT/$run/pageverify.log" ||
+		! grep -q '^RESULT all phase=verify-random pass=1 .* bad=0 ' "$BENCH_OUT/$run/pageverify.log"; then
+		grep -v '^RESULT worker' "$BENCH_OUT/$run/pageverify.log" | head -n 20
+		bed_fail "$run: pageverify failed (exit $rc): pages lost or corrupted"
+	fi
+	# The pages really went through the device: at least three quarters
+	# of what does not fit the cgroup went out during the fill and half
+	# of it came back during the verify.
+	out=$(sed -n 's/^RESULT all phase=fill .* pswpout=\([0-9]*\).*/\1/p' "$BENCH_OUT/$run/pageverify.log")
+	in=$(sed -n 's/^RESULT all phase=verify-random .* pswpin=\([0-9]*\).*/\1/p' "$BENCH_OUT/$run/pageverify.log")
+	[ "$out" -ge $(((BENCH_SWAP_MB - swap_limit_mb) * 256 * 3 / 4)) ] ||
+		bed_fail "$run: only $out pages swapped out during the fill"
+	[ "$in" -ge $(((BENCH_SWAP_MB - swap_limit_mb) * 256 / 2)) ] ||
+		bed_fail "$run: only $in pages swapped in during the verify"
+}
+
+# One system, one round.
+run_system() {
+	local round=$1 pos=$2 sys=$3 run t0 t1 t2 t3
+
+	run=r$round/$sys
+	mkdir -p "$BENCH_OUT/$run"
+	bed_log "round $round, #$pos: $sys"
+	[ -z "$(swapon --show=NAME --noheadings)" ] || bed_fail "a swap device is still active"
+	t0=$SECONDS
+	"setup_${sys//-/_}"
+	export BENCH_DEV=$dev
+	t1=$SECONDS
+	run_fio "$run"
+	t2=$SECONDS
+	run_swap "$run" "$((BENCH_SEED + round))"
+	t3=$SECONDS
+	"teardown_${sys//-/_}"
+	dev=
+	cat >"$BENCH_OUT/$run/meta.txt" <<-EOF
+		system $sys
+		round $round
+		position $pos
+		seed $((BENCH_SEED + round))
+		setup_s $((t1 - t0))
+		fio_s $((t2 - t1))
+		swap_s $((t3 - t2))
+		teardown_s $((SECONDS - t3))
+	EOF
+	bed_result "bench.r$round.$sys.seconds" $((SECONDS - t0))
+}
+
+host_info() {
+	{
+		echo "kernel $(uname -r)"
+		echo "cpus $(nproc)"
+		echo "mem_total_kb $(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)"
+		echo "cmdline $(cat /proc/cmdline)"
+		echo "zswap_enabled $(cat /sys/module/zswap/parameters/enabled 2>/dev/null || echo absent)"
+		echo "page_cluster $(cat /proc/sys/vm/page-cluster)"
+		echo "swappiness $(cat /proc/sys/vm/swappiness)"
+		echo "fio $(fio --version)"
+		echo "nbd_client $(nbd-client -V 2>&1 | head -n1)"
+		echo "mtu $(cat /sys/class/net/"$netdev"/mtu)"
+		echo "rxe_active_mtu $(ibv_devinfo -d "$rxe" | awk '$1 == "active_mtu:" { print $2 }')"
+		env | grep '^BENCH_' | sort
+	} >"$BENCH_OUT/host-info.txt"
+}
+
+mkdir -p "$BENCH_OUT"
+[ -x "$FS_PAGEVERIFY" ] || bed_fail "$FS_PAGEVERIFY not built (make -C tests/workload)"
+[ "$(cat /sys/module/zswap/parameters/enabled 2>/dev/null || echo N)" = N ] ||
+	bed_fail "zswap is on: swap traffic would not all reach the device under test"
+host_info
+donor_rpc info
+
+n=${#systems[@]}
+first=${BENCH_FIRST_ROUND:-1}
+for round in $(seq "$first" $((first + BENCH_ROUNDS - 1))); do
+	for i in $(seq 0 $((n - 1))); do
+		run_system "$round" $((i + 1)) "${systems[$(((i + round - 1) % n))]}"
+	done
+done
+: >"$BENCH_OUT/complete"
+donor_rpc quit
+check_kernel_log
+bed_signal done
