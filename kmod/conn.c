@@ -225,9 +225,8 @@ static void farswap_ctrl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int st;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			farswap_donor_error(donor,
-					    ib_wc_status_msg(wc->status));
+		/* On a live donor even a flush means its queue pair died. */
+		farswap_donor_error(donor, ib_wc_status_msg(wc->status));
 		return;
 	}
 
@@ -258,8 +257,7 @@ static void farswap_ctrl_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct farswap_ctrl_slot, send_cqe);
 
 	slot->send_status = wc->status;
-	if (unlikely(wc->status != IB_WC_SUCCESS &&
-		     wc->status != IB_WC_WR_FLUSH_ERR))
+	if (unlikely(wc->status != IB_WC_SUCCESS))
 		farswap_donor_error(slot->donor, ib_wc_status_msg(wc->status));
 	complete(&slot->send_done);
 }

@@ -105,12 +105,15 @@ static void farswap_io_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		WRITE_ONCE(cmd->status, BLK_STS_IOERR);
-		/* A flush is the echo of an error already handled. */
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			atomic64_inc(&cmd->place.donor->stats.errors);
-			farswap_donor_error(cmd->place.donor,
-					    ib_wc_status_msg(wc->status));
-		}
+		/*
+		 * A flush is usually the echo of an error already handled
+		 * (then this does nothing); a flush on a live donor means a
+		 * queue pair died unseen, and the donor must be failed too.
+		 */
+		farswap_donor_error(cmd->place.donor,
+				    ib_wc_status_msg(wc->status));
 	}
 	if (atomic_dec_and_test(&cmd->pending))
 		farswap_cmd_finish(cmd);
