@@ -32,6 +32,7 @@ static bool farswap_write_budget_get(struct farswap_dev *dev,
 	if (now <= cap || now == bytes)
 		return true;
 	atomic_sub(bytes, inflight);
+	atomic64_inc(&dev->stats.write_throttled);
 	set_bit(hctx, &dev->write_throttled);
 	/* Pairs with the barrier in farswap_write_budget_put(). */
 	smp_mb__after_atomic();
@@ -695,7 +696,7 @@ static ssize_t stat_show(struct device *d, struct device_attribute *attr,
 	struct farswap_dev_stats *s = &farswap_dev_of(d)->stats;
 
 	return sysfs_emit(buf,
-			  "reads=%lld writes=%lld discards=%lld read_bytes=%lld write_bytes=%lld zero_reads=%lld errors=%lld binds=%lld bind_failures=%lld releases=%lld migrations=%lld lost_pages=%lld\n",
+			  "reads=%lld writes=%lld discards=%lld read_bytes=%lld write_bytes=%lld zero_reads=%lld errors=%lld binds=%lld bind_failures=%lld releases=%lld migrations=%lld lost_pages=%lld write_throttled=%lld held=%lld\n",
 			  atomic64_read(&s->reads), atomic64_read(&s->writes),
 			  atomic64_read(&s->discards),
 			  atomic64_read(&s->read_bytes),
@@ -705,7 +706,9 @@ static ssize_t stat_show(struct device *d, struct device_attribute *attr,
 			  atomic64_read(&s->bind_failures),
 			  atomic64_read(&s->releases),
 			  atomic64_read(&s->migrations),
-			  atomic64_read(&s->lost_pages));
+			  atomic64_read(&s->lost_pages),
+			  atomic64_read(&s->write_throttled),
+			  atomic64_read(&s->held));
 }
 static DEVICE_ATTR_RO(stat);
 

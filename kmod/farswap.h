@@ -238,6 +238,8 @@ struct farswap_dev_stats {
 	atomic64_t releases;
 	atomic64_t migrations;
 	atomic64_t lost_pages;
+	atomic64_t write_throttled;	/* writes made to wait for budget */
+	atomic64_t held;		/* requests parked on a slab */
 	struct farswap_lat_hist read_lat;
 	struct farswap_lat_hist write_lat;
 };

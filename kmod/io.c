@@ -357,9 +357,11 @@ again:
 		farswap_cmd_complete(cmd, BLK_STS_OK);
 		return;
 	case FARSWAP_IO_BIND:
+		atomic64_inc(&dev->stats.held);
 		farswap_slab_queue_bind(dev, slab);
 		return;
 	case FARSWAP_IO_HOLD:
+		atomic64_inc(&dev->stats.held);
 		/* Held behind a dead placement: the loss work unbinds it. */
 		if (slab->nr_places &&
 		    !farswap_donor_live(slab->place[0].donor, slab->place[0].gen))
