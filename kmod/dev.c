@@ -467,6 +467,23 @@ static int farswap_connect_donors(struct farswap_dev *dev)
 	return 0;
 }
 
+/*
+ * A device may be larger than its donors can hold today (more donors or
+ * memory may come), but writes past what they hold fail: say so.
+ */
+static void farswap_warn_overcommit(struct farswap_dev *dev)
+{
+	u64 offered = 0;
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_donors; i++)
+		offered += (u64)READ_ONCE(dev->donors[i]->slabs_free);
+	if (offered >= dev->geo.nr_slabs)
+		return;
+	pr_warn("%s: its %u slabs exceed the %llu the donors have free now: writes to slabs beyond those will fail until donors offer more\n",
+		dev->name, dev->geo.nr_slabs, offered);
+}
+
 /**
  * farswap_dev_attach - create /dev/farswapN on the given donors
  * @a: parsed attach arguments
@@ -549,6 +566,7 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out)
 	mutex_unlock(&farswap_devs_mutex);
 
 	strscpy(name_out, dev->name, FARSWAP_NAME_LEN);
+	farswap_warn_overcommit(dev);
 	pr_info("%s: attached: %llu MiB in %u slabs of %llu MiB over %u donor%s, %u read and %u write queues of depth %u%s\n",
 		dev->name, dev->geo.size >> 20, dev->geo.nr_slabs,
 		slab_size >> 20, dev->nr_donors, dev->nr_donors > 1 ? "s" : "",
