@@ -35,6 +35,9 @@ const char fsd_usage[] =
 	"      --pressure-interval DUR  how often to check memory (default 1s)\n"
 	"      --reclaim-deadline DUR   deadline given to hosts in RECLAIM_REQ\n"
 	"                               (default 10s)\n"
+	"      --keepalive DUR          probe a host session idle this long; one that\n"
+	"                               does not answer is closed and its slabs freed\n"
+	"                               (default 15s, 0: off)\n"
 	"      --psi-threshold PCT      also treat 'some avg10' memory pressure at or\n"
 	"                               above PCT as pressure while MemAvailable is\n"
 	"                               within the hysteresis band (default 0: off)\n"
@@ -333,6 +336,7 @@ void fsd_config_defaults(struct fsd_config *c)
 	c->hysteresis.pct = 5;
 	c->pressure_interval_ms = 1000;
 	c->reclaim_deadline_ms = 10000;
+	c->keepalive_ms = 15000;
 	c->psi_threshold = 0;
 	c->log_level = FSD_LOG_INFO;
 	snprintf(c->stats_socket, sizeof(c->stats_socket), "%s",
@@ -412,6 +416,15 @@ int fsd_config_set(struct fsd_config *c, const char *key, const char *val,
 		if (ret || !ms)
 			goto bad;
 		c->reclaim_deadline_ms = ms;
+	} else if (key_is(key, "keepalive")) {
+		uint32_t ms;
+
+		ret = fsd_parse_duration_ms(val, &ms);
+		if (ret || (ms && ms < 100))
+			return set_err(err, errlen,
+				       "keepalive '%s': want 0 (off) or a duration of at least 100ms%s",
+				       val, "");
+		c->keepalive_ms = ms;
 	} else if (key_is(key, "psi-threshold")) {
 		unsigned int p;
 
@@ -585,7 +598,7 @@ int fsd_config_load(struct fsd_config *c, const char *path, bool must_exist,
 enum {
 	OPT_HEADROOM = 256, OPT_HYSTERESIS, OPT_INTERVAL, OPT_DEADLINE,
 	OPT_PSI, OPT_HUGE, OPT_MAX_HOSTS, OPT_DONOR_ID, OPT_STATS_SOCKET,
-	OPT_LOG_LEVEL, OPT_STATS, OPT_CHECK, OPT_VERSION,
+	OPT_LOG_LEVEL, OPT_STATS, OPT_CHECK, OPT_VERSION, OPT_KEEPALIVE,
 };
 
 static const struct option long_opts[] = {
@@ -596,6 +609,7 @@ static const struct option long_opts[] = {
 	{ "hysteresis", required_argument, NULL, OPT_HYSTERESIS },
 	{ "pressure-interval", required_argument, NULL, OPT_INTERVAL },
 	{ "reclaim-deadline", required_argument, NULL, OPT_DEADLINE },
+	{ "keepalive", required_argument, NULL, OPT_KEEPALIVE },
 	{ "psi-threshold", required_argument, NULL, OPT_PSI },
 	{ "hugepages", required_argument, NULL, OPT_HUGE },
 	{ "max-hosts", required_argument, NULL, OPT_MAX_HOSTS },
@@ -769,12 +783,13 @@ void fsd_config_print(const struct fsd_config *c, char *buf, size_t len)
 	snprintf(buf, len,
 		 "listen %s:%u\ndonate %s\nslab-size %s\nheadroom %s\n"
 		 "hysteresis %s\npressure-interval %ums\n"
-		 "reclaim-deadline %ums\npsi-threshold %u.%02u\n"
+		 "reclaim-deadline %ums\nkeepalive %ums\n"
+		 "psi-threshold %u.%02u\n"
 		 "hugepages %s\nmax-hosts %u\nlog-level %s\n"
 		 "stats-socket %s\n",
 		 c->listen_addr, c->port, donate, slab, head, hyst,
 		 c->pressure_interval_ms, c->reclaim_deadline_ms,
-		 c->psi_threshold / 100, c->psi_threshold % 100,
+		 c->keepalive_ms, c->psi_threshold / 100, c->psi_threshold % 100,
 		 huge[c->hugepages], c->max_hosts,
 		 fsd_log_level_name(c->log_level),
 		 c->stats_socket[0] ? c->stats_socket : "none");

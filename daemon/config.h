@@ -39,6 +39,7 @@ struct fsd_config {
 	struct fsd_amount hysteresis;	/* pct: of MemTotal */
 	uint32_t pressure_interval_ms;
 	uint32_t reclaim_deadline_ms;
+	uint32_t keepalive_ms;		/* probe sessions idle this long; 0: off */
 	unsigned int psi_threshold;	/* some avg10, in 1/100 %; 0: off */
 	int log_level;
 	char stats_socket[FSD_PATH_LEN];	/* "" disables */

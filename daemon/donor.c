@@ -22,6 +22,7 @@ int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
 	d->priv = priv;
 	d->max_hosts = 256;
 	d->reclaim_deadline_ms = 10000;
+	d->keepalive_ms = 15000;
 	return fsd_pool_init(&d->pool, nr_slabs, slab_size);
 }
 
@@ -202,12 +203,14 @@ void fsd_conn_rep_build(const struct fsd_donor *d, const struct fsd_session *s,
 	memcpy(rep->donor_id, d->donor_id, FARSWAP_ID_LEN);
 }
 
-void fsd_session_established(struct fsd_donor *d, struct fsd_session *s)
+void fsd_session_established(struct fsd_donor *d, struct fsd_session *s,
+			     uint64_t now_ms)
 {
 	(void)d;
 	if (s->established || s->closing)
 		return;
 	s->established = true;
+	s->last_active = now_ms;
 	pr_info("host %u (%s, %s): session up, version %u, %u I/O queues, depth %u",
 		s->nr, s->name, s->peer, s->version, s->nr_io_queues,
 		s->queue_depth);
@@ -252,6 +255,8 @@ void fsd_session_drop_slabs(struct fsd_donor *d, struct fsd_session *s)
 	s->nr_slabs = 0;
 	s->nr_reclaiming = 0;
 	s->unsolicited = 0;
+	s->notice_in_flight = false;
+	s->offer_pending = false;
 }
 
 void fsd_session_free(struct fsd_donor *d, struct fsd_session *s)
@@ -494,6 +499,7 @@ int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 	memset(&m, 0, sizeof(m));
 	memcpy(&m, buf, len);
 	s->msgs_in++;
+	s->last_active = now_ms;
 	switch (m.hdr.type) {
 	case FARSWAP_MSG_SLAB_ALLOC_REQ:
 		return handle_alloc(d, s, &m);
@@ -515,14 +521,104 @@ int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 	}
 }
 
-/* An unsolicited STATS_REP left the send queue. */
-void fsd_notice_sent(struct fsd_donor *d, struct fsd_session *s)
+static int send_notice(struct fsd_donor *d, struct fsd_session *s,
+		       enum fsd_notice_kind kind, uint64_t now_ms);
+static bool notice_ok(const struct fsd_session *s);
+
+/*
+ * An unsolicited STATS_REP was acknowledged by the host's transport: the
+ * host is alive, which is all a keepalive probe wants to know.  An offer
+ * that had to wait for it goes out now.
+ */
+void fsd_notice_sent(struct fsd_donor *d, struct fsd_session *s,
+		     uint64_t now_ms)
 {
-	(void)d;
 	if (!s->notice_in_flight)
 		return;
 	s->notice_in_flight = false;
 	s->unsolicited--;
+	s->last_active = now_ms;
+	if (s->offer_pending) {
+		s->offer_pending = false;
+		if (fsd_slabs_offered(d) && notice_ok(s))
+			send_notice(d, s, FSD_NOTICE_OFFER, now_ms);
+	}
+}
+
+/*
+ * A send on @s's control QP completed with an error (@why): the QP is
+ * dead, and so is the session.  A failed probe (@notice: the failed send
+ * carried an unsolicited STATS_REP) most likely means the host is gone
+ * without a word, which is worth saying plainly: its slabs go back to the
+ * pool now.
+ */
+void fsd_send_failed(struct fsd_donor *d, struct fsd_session *s, bool notice,
+		     const char *why, uint64_t now_ms)
+{
+	uint64_t wait;
+
+	if (s->closing)
+		return;
+	if (notice && s->notice_in_flight) {
+		s->notice_in_flight = false;
+		s->unsolicited--;
+	}
+	if (!notice) {
+		fsd_session_close(d, s, FSD_LOG_WARN, "send completion error: %s",
+				  why);
+		return;
+	}
+	switch (s->notice_kind) {
+	case FSD_NOTICE_KEEPALIVE:
+		d->cnt.keepalive_dead++;
+		wait = now_ms > s->probe_sent ? now_ms - s->probe_sent : 0;
+		fsd_session_close(d, s, FSD_LOG_WARN,
+				  "keepalive: no answer to the probe sent after %" PRIu64 ".%01" PRIu64 " s idle, %" PRIu64 ".%01" PRIu64 " s ago (%s); host presumed gone, freeing its %u slabs",
+				  s->probe_idle / 1000, s->probe_idle % 1000 / 100,
+				  wait / 1000, wait % 1000 / 100, why,
+				  s->nr_slabs);
+		break;
+	case FSD_NOTICE_REPROBE:
+		fsd_session_close(d, s, FSD_LOG_NOTICE,
+				  "the host connected again and this old session does not answer (%s); freeing its %u slabs",
+				  why, s->nr_slabs);
+		break;
+	default:
+		fsd_session_close(d, s, FSD_LOG_WARN,
+				  "stats notice failed: %s", why);
+		break;
+	}
+}
+
+/* Post an unsolicited STATS_REP (cookie 0) of @kind; 0 or -errno. */
+static int send_notice(struct fsd_donor *d, struct fsd_session *s,
+		       enum fsd_notice_kind kind, uint64_t now_ms)
+{
+	union farswap_msg m;
+	int ret;
+
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REP, s->version, 0);
+	fill_stats(d, s, &m);
+	ret = send_msg(d, s, &m, FSD_SEND_NOTICE);
+	if (ret)
+		return ret;
+	s->notice_in_flight = true;
+	s->notice_kind = kind;
+	s->unsolicited++;
+	s->last_active = now_ms;
+	if (kind == FSD_NOTICE_KEEPALIVE)
+		d->cnt.keepalives++;
+	else
+		d->cnt.notices++;
+	return 0;
+}
+
+/* Hosts that may be sent an unsolicited STATS_REP right now. */
+static bool notice_ok(const struct fsd_session *s)
+{
+	return !s->closing && s->established && !s->notice_in_flight &&
+	       (s->features & FARSWAP_FEAT_STATS_PUSH) &&
+	       s->unsolicited < FSD_UNSOLICITED_MAX;
 }
 
 static bool can_reclaim(const struct fsd_slab *slab, uint64_t now)
@@ -558,6 +654,7 @@ static void send_reclaims(struct fsd_donor *d, struct fsd_session *s,
 				       now + d->reclaim_deadline_ms);
 		s->nr_reclaiming++;
 		s->unsolicited++;
+		s->last_active = now;
 		d->cnt.reclaim_sent++;
 		n--;
 		pr_info("host %u (%s, %s): RECLAIM_REQ slab %u, deadline %u ms",
@@ -582,7 +679,7 @@ static void reclaim_from_hosts(struct fsd_donor *d, uint32_t want,
 		goto out_free;
 	for (s = d->sessions; s && n < d->nr_sessions; s = s->next) {
 		ss[n] = s;
-		hosts[n].outstanding = s->unsolicited;
+		hosts[n].outstanding = s->nr_reclaiming;
 		n++;
 	}
 	for (j = 0; j < d->pool.nr_slabs; j++) {
@@ -594,7 +691,7 @@ static void reclaim_from_hosts(struct fsd_donor *d, uint32_t want,
 			if (ss[i] == slab->owner)
 				hosts[i].reclaimable++;
 	}
-	fsd_pressure_pick(hosts, n, want, FSD_UNSOLICITED_MAX);
+	fsd_pressure_pick(hosts, n, want, FSD_RECLAIMS_MAX);
 	for (i = 0; i < n; i++)
 		if (hosts[i].pick)
 			send_reclaims(d, ss[i], hosts[i].pick, now);
@@ -603,23 +700,16 @@ out_free:
 	free(ss);
 }
 
-static void send_notices(struct fsd_donor *d)
+/* Tell hosts there are slabs again; after the notice in flight, if any. */
+static void send_notices(struct fsd_donor *d, uint64_t now)
 {
 	struct fsd_session *s;
-	union farswap_msg m;
 
 	for (s = d->sessions; s; s = s->next) {
-		if (s->closing || !s->established || s->notice_in_flight ||
-		    !(s->features & FARSWAP_FEAT_STATS_PUSH) ||
-		    s->unsolicited >= FSD_UNSOLICITED_MAX)
-			continue;
-		farswap_msg_init(&m, FARSWAP_MSG_STATS_REP, s->version, 0);
-		fill_stats(d, s, &m);
-		if (send_msg(d, s, &m, FSD_SEND_NOTICE))
-			continue;
-		s->notice_in_flight = true;
-		s->unsolicited++;
-		d->cnt.notices++;
+		if (notice_ok(s))
+			send_notice(d, s, FSD_NOTICE_OFFER, now);
+		else if (s->notice_in_flight)
+			s->offer_pending = true;
 	}
 }
 
@@ -632,26 +722,53 @@ static void send_notices(struct fsd_donor *d)
  * session closes, freeing its slabs; if it is alive it learns our free
  * count, which it may always be sent.
  */
-void fsd_probe_host(struct fsd_donor *d, const uint8_t *host_id)
+void fsd_probe_host(struct fsd_donor *d, const uint8_t *host_id,
+		    uint64_t now_ms)
 {
 	struct fsd_session *s;
-	union farswap_msg m;
 
 	for (s = d->sessions; s; s = s->next) {
-		if (memcmp(s->host_id, host_id, FARSWAP_ID_LEN) || s->closing ||
-		    !s->established || s->notice_in_flight ||
-		    !(s->features & FARSWAP_FEAT_STATS_PUSH) ||
-		    s->unsolicited >= FSD_UNSOLICITED_MAX)
+		if (memcmp(s->host_id, host_id, FARSWAP_ID_LEN) ||
+		    !notice_ok(s))
 			continue;
 		pr_notice("host %u (%s, %s): the same host connects again; checking the old session is alive",
 			  s->nr, s->name, s->peer);
-		farswap_msg_init(&m, FARSWAP_MSG_STATS_REP, s->version, 0);
-		fill_stats(d, s, &m);
-		if (send_msg(d, s, &m, FSD_SEND_NOTICE))
+		send_notice(d, s, FSD_NOTICE_REPROBE, now_ms);
+	}
+}
+
+/*
+ * Probe every session idle for the keepalive interval (keepalive.h): an
+ * unsolicited STATS_REP, which a live host's transport acknowledges and
+ * a dead host's fails after the control QP's retries (fsd_send_failed()).
+ */
+void fsd_donor_keepalive(struct fsd_donor *d, uint64_t now_ms)
+{
+	struct fsd_session *s;
+
+	for (s = d->sessions; s; s = s->next) {
+		struct fsd_ka_in in = {
+			.now = now_ms,
+			.last_active = s->last_active,
+			.interval = d->keepalive_ms,
+			.eligible = !s->closing && s->established &&
+				    (s->features & FARSWAP_FEAT_STATS_PUSH),
+			.notice_in_flight = s->notice_in_flight,
+			.unsolicited = s->unsolicited,
+			.max_unsolicited = FSD_UNSOLICITED_MAX,
+		};
+		enum fsd_ka_verdict v = fsd_keepalive_check(&in);
+
+		if (v == FSD_KA_NO_ROOM)
+			pr_debug("host %u: idle, but %u unsolicited messages in flight: no keepalive probe",
+				 s->nr, s->unsolicited);
+		if (v != FSD_KA_PROBE)
 			continue;
-		s->notice_in_flight = true;
-		s->unsolicited++;
-		d->cnt.notices++;
+		pr_debug("host %u (%s, %s): idle for %" PRIu64 " ms; keepalive probe",
+			 s->nr, s->name, s->peer, now_ms - s->last_active);
+		s->probe_sent = now_ms;
+		s->probe_idle = now_ms - s->last_active;
+		send_notice(d, s, FSD_NOTICE_KEEPALIVE, now_ms);
 	}
 }
 
@@ -775,7 +892,7 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 	if (n)
 		pr_info("took %u slabs back from the OS", n);
 	if ((n || (was && !out.under)) && fsd_slabs_offered(d))
-		send_notices(d);
+		send_notices(d, now);
 	check_deadlines(d, now);
 	zero_some(d);
 }
@@ -827,11 +944,13 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     " denied=%" PRIu64 " reclaim_sent=%" PRIu64
 	     " reclaim_ok=%" PRIu64 " reclaim_refused=%" PRIu64
 	     " reclaim_late=%" PRIu64 " released=%" PRIu64
-	     " repopulated=%" PRIu64 " notices=%" PRIu64 "\n",
+	     " repopulated=%" PRIu64 " notices=%" PRIu64
+	     " keepalives=%" PRIu64 " keepalive_dead=%" PRIu64 "\n",
 	     d->cnt.sessions, d->cnt.rejects, d->cnt.bad_msgs, d->cnt.grants,
 	     d->cnt.frees, d->cnt.denied, d->cnt.reclaim_sent,
 	     d->cnt.reclaim_ok, d->cnt.reclaim_refused, d->cnt.reclaim_late,
-	     d->cnt.released, d->cnt.repopulated, d->cnt.notices);
+	     d->cnt.released, d->cnt.repopulated, d->cnt.notices,
+	     d->cnt.keepalives, d->cnt.keepalive_dead);
 	emit(&o, "hosts %u\n", d->nr_sessions);
 	for (s = d->sessions; s; s = s->next)
 		emit(&o, "host %u id %s peer %s slabs %u bytes %" PRIu64

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "farswap_proto.h"
+#include "keepalive.h"
 #include "log.h"
 #include "pool.h"
 #include "pressure.h"
@@ -21,12 +22,25 @@
 #define FSD_NAME_LEN (2 * FARSWAP_ID_LEN + 1)
 /* Unsolicited messages (reclaims, stats notices) in flight per host. */
 #define FSD_UNSOLICITED_MAX (FARSWAP_CTRL_DEPTH / 2)
+/*
+ * Reclaim requests in flight per host: one short of the budget, so that
+ * a stats notice (at most one at a time), and with it a keepalive probe,
+ * always fits.
+ */
+#define FSD_RECLAIMS_MAX (FSD_UNSOLICITED_MAX - 1)
 /* Memory taken back from the OS per pressure check, at most (>= 1 slab). */
 #define FSD_REPOPULATE_BYTES (1ull << 30)
 /* Freed slabs are zeroed in the background, this much per check. */
 #define FSD_ZERO_BYTES (256ull << 20)
 /* Features this donor implements. */
 #define FSD_FEATURES (FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH)
+
+/* Why an unsolicited STATS_REP was sent. */
+enum fsd_notice_kind {
+	FSD_NOTICE_OFFER,	/* slabs to be had again after pressure */
+	FSD_NOTICE_REPROBE,	/* the same host connected again */
+	FSD_NOTICE_KEEPALIVE,	/* the session was idle */
+};
 
 struct fsd_session {
 	struct fsd_session *next;
@@ -46,6 +60,11 @@ struct fsd_session {
 	uint32_t nr_reclaiming;
 	uint32_t unsolicited;		/* reclaims + notices in flight */
 	bool notice_in_flight;
+	bool offer_pending;		/* an offer waits for the notice in flight */
+	enum fsd_notice_kind notice_kind;	/* of the one in flight */
+	uint64_t last_active;		/* ms: last control message in or out */
+	uint64_t probe_sent;		/* ms: keepalive probe in flight since */
+	uint64_t probe_idle;		/* ms idle when it was sent */
 	uint64_t next_cookie;
 	uint64_t msgs_in;
 	uint64_t msgs_out;
@@ -96,6 +115,8 @@ struct fsd_counters {
 	uint64_t released;
 	uint64_t repopulated;
 	uint64_t notices;
+	uint64_t keepalives;		/* probes sent */
+	uint64_t keepalive_dead;	/* sessions closed by a failed probe */
 };
 
 struct fsd_donor {
@@ -108,6 +129,7 @@ struct fsd_donor {
 	uint32_t max_hosts;
 	uint8_t donor_id[FARSWAP_ID_LEN];
 	uint32_t reclaim_deadline_ms;
+	uint32_t keepalive_ms;		/* 0: off */
 	uint64_t headroom;
 	uint64_t hysteresis;
 	unsigned int psi_threshold;
@@ -142,7 +164,8 @@ void fsd_session_detach_io(struct fsd_session *s, unsigned int qid);
 struct fsd_session *fsd_session_find(struct fsd_donor *d, uint64_t token);
 void fsd_conn_rep_build(const struct fsd_donor *d, const struct fsd_session *s,
 			struct farswap_conn_rep *rep);
-void fsd_session_established(struct fsd_donor *d, struct fsd_session *s);
+void fsd_session_established(struct fsd_donor *d, struct fsd_session *s,
+			     uint64_t now_ms);
 
 __printf(4, 5) void
 fsd_session_close(struct fsd_donor *d, struct fsd_session *s, int level,
@@ -152,8 +175,13 @@ void fsd_session_free(struct fsd_donor *d, struct fsd_session *s);
 
 int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 		   size_t len, uint64_t now_ms);
-void fsd_notice_sent(struct fsd_donor *d, struct fsd_session *s);
-void fsd_probe_host(struct fsd_donor *d, const uint8_t *host_id);
+void fsd_notice_sent(struct fsd_donor *d, struct fsd_session *s,
+		     uint64_t now_ms);
+void fsd_send_failed(struct fsd_donor *d, struct fsd_session *s, bool notice,
+		     const char *why, uint64_t now_ms);
+void fsd_probe_host(struct fsd_donor *d, const uint8_t *host_id,
+		    uint64_t now_ms);
+void fsd_donor_keepalive(struct fsd_donor *d, uint64_t now_ms);
 const char *fsd_msg_problem(const void *buf, size_t len, unsigned int version,
 			    char *out, size_t outlen);
 uint32_t fsd_slabs_offered(const struct fsd_donor *d);

@@ -3,8 +3,8 @@
  * farswapd: the farswap donor daemon.
  *
  * One thread, one epoll loop over the rdma_cm event channel, each host
- * session's completion channel, a signalfd and a timerfd (memory checks
- * and reclaim deadlines), and the stats socket.  Nothing in the loop
+ * session's completion channel, a signalfd, two timerfds (memory checks
+ * and reclaim deadlines; keepalive checks), and the stats socket.  Nothing in the loop
  * blocks: every fd is non-blocking and every CM event is acknowledged
  * before it is acted on, so destroying an id never waits.
  */
@@ -93,15 +93,38 @@ static int watch_fd(struct fsd_server *srv, int fd, struct fsd_watch *w,
 	return epoll_ctl(srv->epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static int arm_timer(struct fsd_server *srv)
+static int arm_every(int fd, uint32_t ms)
 {
-	uint32_t ms = srv->cfg.pressure_interval_ms;
 	struct itimerspec its = {
 		.it_interval = { ms / 1000, (long)(ms % 1000) * 1000000 },
 		.it_value = { ms / 1000, (long)(ms % 1000) * 1000000 },
 	};
 
-	return timerfd_settime(srv->timer_fd, 0, &its, NULL);
+	return timerfd_settime(fd, 0, &its, NULL);
+}
+
+static int arm_timer(struct fsd_server *srv)
+{
+	return arm_every(srv->timer_fd, srv->cfg.pressure_interval_ms);
+}
+
+/* Look for idle sessions a few times per interval; 0 disarms. */
+static int arm_keepalive(struct fsd_server *srv)
+{
+	return arm_every(srv->ka_fd,
+			 fsd_keepalive_period(srv->cfg.keepalive_ms));
+}
+
+static void log_keepalive(const struct fsd_server *srv)
+{
+	uint64_t bound = fsd_keepalive_bound_ms(srv->cfg.keepalive_ms);
+
+	if (!srv->cfg.keepalive_ms)
+		pr_notice("keepalive off: a host gone without a word keeps its slabs until the donor next sends it something");
+	else
+		pr_info("keepalive %u ms: a host gone without a word loses its slabs within %" PRIu64 ".%01" PRIu64 " s",
+			srv->cfg.keepalive_ms, bound / 1000,
+			bound % 1000 / 100);
 }
 
 static void apply_limits(struct fsd_server *srv)
@@ -111,6 +134,7 @@ static void apply_limits(struct fsd_server *srv)
 	d->headroom = srv->lim.headroom;
 	d->hysteresis = srv->lim.hysteresis;
 	d->reclaim_deadline_ms = srv->cfg.reclaim_deadline_ms;
+	d->keepalive_ms = srv->cfg.keepalive_ms;
 	d->psi_threshold = srv->cfg.psi_threshold;
 	d->max_hosts = srv->cfg.max_hosts;
 }
@@ -156,6 +180,11 @@ static void reload(struct fsd_server *srv)
 	srv->cfg.pressure_interval_ms = c.pressure_interval_ms;
 	srv->cfg.reclaim_deadline_ms = c.reclaim_deadline_ms;
 	srv->cfg.psi_threshold = c.psi_threshold;
+	if (srv->cfg.keepalive_ms != c.keepalive_ms) {
+		srv->cfg.keepalive_ms = c.keepalive_ms;
+		arm_keepalive(srv);
+		log_keepalive(srv);
+	}
 	srv->cfg.max_hosts = c.max_hosts;
 	srv->cfg.log_level = c.log_level;
 	fsd_log_set_level(c.log_level);
@@ -193,7 +222,7 @@ static void on_connect_request(struct fsd_server *srv, struct cm_event *ev)
 	if (dec.status != FARSWAP_ST_OK)
 		goto reject;
 	if (dec.qtype == FARSWAP_QT_CTRL) {
-		fsd_probe_host(&srv->donor, dec.req.host_id);
+		fsd_probe_host(&srv->donor, dec.req.host_id, fsd_now_ms());
 		s = fsd_session_new(&srv->donor, &dec, peer);
 		if (!s) {
 			dec.status = FARSWAP_ST_INTERNAL;
@@ -250,7 +279,7 @@ static void on_conn_event(struct fsd_server *srv, struct cm_event *ev)
 	case RDMA_CM_EVENT_ESTABLISHED:
 		c->established = true;
 		if (c->qtype == FARSWAP_QT_CTRL)
-			fsd_session_established(&srv->donor, s);
+			fsd_session_established(&srv->donor, s, fsd_now_ms());
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		fsd_session_close(&srv->donor, s, FSD_LOG_INFO,
@@ -324,6 +353,15 @@ static void on_timer(struct fsd_server *srv)
 		return;
 	}
 	fsd_donor_tick(&srv->donor, &mi, fsd_now_ms());
+}
+
+static void on_keepalive(struct fsd_server *srv)
+{
+	uint64_t ticks;
+
+	if (read(srv->ka_fd, &ticks, sizeof(ticks)) < 0)
+		return;
+	fsd_donor_keepalive(&srv->donor, fsd_now_ms());
 }
 
 static void on_signal(struct fsd_server *srv)
@@ -402,6 +440,9 @@ static int run_loop(struct fsd_server *srv)
 				break;
 			case FSD_W_TIMER:
 				on_timer(srv);
+				break;
+			case FSD_W_KEEPALIVE:
+				on_keepalive(srv);
 				break;
 			case FSD_W_STATS:
 				on_stats(srv);
@@ -491,6 +532,11 @@ static int start_fds(struct fsd_server *srv)
 	    watch_fd(srv, srv->timer_fd, &srv->timer_watch, FSD_W_TIMER,
 		     NULL))
 		return -errno;
+	srv->ka_fd = timerfd_create(CLOCK_MONOTONIC,
+				    TFD_NONBLOCK | TFD_CLOEXEC);
+	if (srv->ka_fd < 0 || arm_keepalive(srv) ||
+	    watch_fd(srv, srv->ka_fd, &srv->ka_watch, FSD_W_KEEPALIVE, NULL))
+		return -errno;
 	if (srv->cfg.stats_socket[0]) {
 		srv->stats_fd = fsd_stats_listen(srv->cfg.stats_socket);
 		if (srv->stats_fd < 0) {
@@ -555,6 +601,8 @@ static void shutdown_all(struct fsd_server *srv)
 		fsd_stats_close(srv->stats_fd, srv->cfg.stats_socket);
 	if (srv->timer_fd >= 0)
 		close(srv->timer_fd);
+	if (srv->ka_fd >= 0)
+		close(srv->ka_fd);
 	if (srv->sig_fd >= 0)
 		close(srv->sig_fd);
 	if (srv->epfd >= 0)
@@ -579,7 +627,7 @@ int main(int argc, char **argv)
 	char err[512], text[1024], size[32];
 	int ret;
 
-	srv.epfd = srv.sig_fd = srv.timer_fd = srv.stats_fd = -1;
+	srv.epfd = srv.sig_fd = srv.timer_fd = srv.ka_fd = srv.stats_fd = -1;
 	fsd_log_init(FSD_LOG_INFO, false);
 	if (fsd_parse_args(argc, argv, &srv.args, err, sizeof(err)))
 		die("%s", err);
@@ -650,6 +698,7 @@ int main(int argc, char **argv)
 	pr_notice("listening on %s:%u, %u slabs of %s, stats at %s",
 		  srv.cfg.listen_addr, srv.cfg.port, srv.lim.nr_slabs, size,
 		  srv.cfg.stats_socket[0] ? srv.cfg.stats_socket : "(none)");
+	log_keepalive(&srv);
 	ret = run_loop(&srv);
 	shutdown_all(&srv);
 	pr_notice("exited cleanly");

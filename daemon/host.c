@@ -7,6 +7,13 @@
  * requests: FARSWAP_CTRL_DEPTH receives, and sends for replies and
  * unsolicited messages.  The I/O QPs are targets of one-sided RDMA READ
  * and WRITE from the host and complete nothing on this side.
+ *
+ * The control QP is ours, not librdmacm's: a passive side's QP would
+ * take its transport retry count from the host's connect request, and
+ * hosts ask for 7, which Soft-RoCE takes as "retry forever", so a send to
+ * a dead host would never fail.  We move it to RTR and RTS ourselves
+ * with the attributes rdma_cm computes, our own ACK timeout and retry
+ * count on top (keepalive.h), before rdma_accept().
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -79,7 +86,7 @@ static int post_recv(struct fsd_rdma *r, unsigned int i)
 	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
 	struct ibv_recv_wr *bad;
 
-	return ibv_post_recv(r->ctrl->id->qp, &wr, &bad);
+	return ibv_post_recv(r->ctrl->qp, &wr, &bad);
 }
 
 static struct fsd_conn *conn_new(struct fsd_rdma *r, struct rdma_cm_id *id,
@@ -117,8 +124,83 @@ static int create_qp(struct fsd_rdma *r, struct fsd_conn *c,
 
 	if (rdma_create_qp(c->id, r->pd, &attr))
 		return -errno;
+	c->qp = c->id->qp;
 	c->has_qp = true;
 	return 0;
+}
+
+/* A QP of our own for @c, in INIT as rdma_cm would have left it. */
+static int create_own_qp(struct fsd_rdma *r, struct fsd_conn *c,
+			 uint32_t send_wr, uint32_t recv_wr)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = r->cq,
+		.recv_cq = r->cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = send_wr,
+			.max_recv_wr = recv_wr,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT };
+	int mask, ret;
+
+	c->qp = ibv_create_qp(r->pd, &init);
+	if (!c->qp)
+		return errno ? -errno : -ENOMEM;
+	c->has_qp = true;
+	c->own_qp = true;
+	if (rdma_init_qp_attr(c->id, &attr, &mask))
+		return errno ? -errno : -EINVAL;
+	ret = ibv_modify_qp(c->qp, &attr, mask);
+	return -ret;
+}
+
+static void destroy_qp(struct fsd_conn *c)
+{
+	if (!c->has_qp)
+		return;
+	if (c->own_qp)
+		ibv_destroy_qp(c->qp);
+	else
+		rdma_destroy_qp(c->id);
+	c->qp = NULL;
+	c->has_qp = false;
+	c->own_qp = false;
+}
+
+/*
+ * Our own QP to RTR, then RTS with the control QP's transport settings:
+ * what rdma_accept() does for a QP it knows, but with a retry count that
+ * gives up on a dead host in bounded time.
+ */
+static int own_qp_ready(struct fsd_conn *c, uint8_t responder_resources,
+			uint8_t initiator_depth)
+{
+	struct ibv_qp_attr attr;
+	int mask, ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTR;
+	if (rdma_init_qp_attr(c->id, &attr, &mask))
+		return errno ? -errno : -EINVAL;
+	attr.max_dest_rd_atomic = responder_resources;
+	ret = ibv_modify_qp(c->qp, &attr, mask);
+	if (ret)
+		return -ret;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTS;
+	if (rdma_init_qp_attr(c->id, &attr, &mask))
+		return errno ? -errno : -EINVAL;
+	attr.max_rd_atomic = initiator_depth;
+	attr.timeout = FSD_CTRL_ACK_TIMEOUT;
+	attr.retry_cnt = FSD_CTRL_RETRY_CNT;
+	attr.rnr_retry = FSD_CTRL_RNR_RETRY;
+	mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY;
+	ret = ibv_modify_qp(c->qp, &attr, mask);
+	return -ret;
 }
 
 /* rdma_accept with READ depth as deep as the device allows. */
@@ -144,6 +226,14 @@ static int accept_conn(struct fsd_conn *c, const struct fsd_conn_params *cp,
 	pr_debug("accept qid %u: responder_resources %u (host asked %u), initiator_depth %u",
 		 c->qid, param.responder_resources, cp->initiator_depth,
 		 param.initiator_depth);
+	if (c->own_qp) {
+		int ret = own_qp_ready(c, param.responder_resources,
+				       param.initiator_depth);
+
+		if (ret)
+			return ret;
+		param.qp_num = c->qp->qp_num;
+	}
 	if (rdma_accept(c->id, &param))
 		return -errno;
 	return 0;
@@ -155,8 +245,7 @@ static void free_conn_list(struct fsd_rdma *r)
 
 	for (c = r->conns; c; c = n) {
 		n = c->next;
-		if (c->has_qp)
-			rdma_destroy_qp(c->id);
+		destroy_qp(c);
 		rdma_destroy_id(c->id);
 		free(c);
 	}
@@ -174,12 +263,8 @@ static void rdma_free(struct fsd_server *srv, struct fsd_session *s)
 		return;
 	if (r->in_epoll)
 		epoll_ctl(srv->epfd, EPOLL_CTL_DEL, r->ch->fd, NULL);
-	for (c = r->conns; c; c = c->next) {
-		if (c->has_qp) {
-			rdma_destroy_qp(c->id);
-			c->has_qp = false;
-		}
-	}
+	for (c = r->conns; c; c = c->next)
+		destroy_qp(c);
 	/* Slab MRs live in the PD: deregister them before it goes. */
 	fsd_session_drop_slabs(&srv->donor, s);
 	if (r->buf_mr)
@@ -244,7 +329,7 @@ int fsd_host_accept_ctrl(struct fsd_server *srv, struct rdma_cm_id *id,
 	r->ctrl = conn_new(r, id, s, FARSWAP_QT_CTRL, 0);
 	if (!r->ctrl)
 		goto out_free;
-	ret = create_qp(r, r->ctrl, FSD_SEND_SLOTS, FARSWAP_CTRL_DEPTH);
+	ret = create_own_qp(r, r->ctrl, FSD_SEND_SLOTS, FARSWAP_CTRL_DEPTH);
 	if (ret)
 		goto out_free;
 	for (i = 0; i < FARSWAP_CTRL_DEPTH; i++) {
@@ -272,9 +357,7 @@ out_errno:
 out_free:
 	/* The caller still owns @id: take it off the list before freeing. */
 	if (r->ctrl) {
-		if (r->ctrl->has_qp)
-			rdma_destroy_qp(id);
-		r->ctrl->has_qp = false;
+		destroy_qp(r->ctrl);
 		r->conns = r->ctrl->next;
 		free(r->ctrl);
 		r->ctrl = NULL;
@@ -312,8 +395,7 @@ int fsd_host_accept_io(struct fsd_server *srv, struct rdma_cm_id *id,
 	if (!ret)
 		ret = accept_conn(c, cp, NULL, 0);
 	if (ret) {
-		if (c->has_qp)
-			rdma_destroy_qp(id);
+		destroy_qp(c);
 		r->conns = c->next;
 		free(c);
 		id->context = NULL;
@@ -336,33 +418,36 @@ static void handle_wc(struct fsd_server *srv, struct fsd_session *s,
 	uint8_t msg[FSD_RECV_BUF];
 	unsigned int i;
 	uint32_t len;
+	bool notice;
 
 	if (wc->wr_id & SEND_TAG) {
 		i = (unsigned int)(wc->wr_id & 63);
+		notice = r->send_notice & (1ull << i);
 		r->send_busy &= ~(1ull << i);
-		if (r->send_notice & (1ull << i)) {
-			r->send_notice &= ~(1ull << i);
-			fsd_notice_sent(&srv->donor, s);
-		}
+		r->send_notice &= ~(1ull << i);
+		if (wc->status != IBV_WC_SUCCESS)
+			fsd_send_failed(&srv->donor, s, notice,
+					ibv_wc_status_str(wc->status),
+					fsd_now_ms());
+		else if (notice)
+			fsd_notice_sent(&srv->donor, s, fsd_now_ms());
+		return;
 	}
 	if (wc->status != IBV_WC_SUCCESS) {
 		/* rxe says LOC_QP_OP_ERR where others say LOC_LEN_ERR. */
-		if (!(wc->wr_id & SEND_TAG) &&
-		    (wc->status == IBV_WC_LOC_LEN_ERR ||
-		     wc->status == IBV_WC_LOC_QP_OP_ERR))
+		if (wc->status == IBV_WC_LOC_LEN_ERR ||
+		    wc->status == IBV_WC_LOC_QP_OP_ERR)
 			fsd_session_close(&srv->donor, s, FSD_LOG_WARN,
 					  "bad message: too long for a receive buffer of %u bytes (%s)",
 					  FSD_RECV_BUF,
 					  ibv_wc_status_str(wc->status));
 		else
 			fsd_session_close(&srv->donor, s, FSD_LOG_WARN,
-					  "%s completion error: %s",
-					  wc->wr_id & SEND_TAG ? "send" :
-								 "receive",
+					  "receive completion error: %s",
 					  ibv_wc_status_str(wc->status));
 		return;
 	}
-	if (wc->wr_id & SEND_TAG || s->closing)
+	if (s->closing)
 		return;
 	if (wc->opcode != IBV_WC_RECV) {
 		fsd_session_close(&srv->donor, s, FSD_LOG_WARN,
@@ -489,7 +574,7 @@ static int verbs_send(struct fsd_donor *d, struct fsd_session *s,
 	wr.num_sge = 1;
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags = IBV_SEND_SIGNALED;
-	ret = ibv_post_send(r->ctrl->id->qp, &wr, &bad);
+	ret = ibv_post_send(r->ctrl->qp, &wr, &bad);
 	if (ret)
 		return -ret;
 	r->send_busy |= 1ull << i;
@@ -501,13 +586,18 @@ static int verbs_send(struct fsd_donor *d, struct fsd_session *s,
 static void verbs_close(struct fsd_donor *d, struct fsd_session *s)
 {
 	struct fsd_rdma *r = s->rdma;
+	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
 	struct fsd_conn *c;
 
 	(void)d;
 	if (!r)
 		return;
-	for (c = r->conns; c; c = c->next)
+	for (c = r->conns; c; c = c->next) {
+		/* librdmacm moves its own QPs to ERR; ours we do. */
+		if (c->own_qp)
+			ibv_modify_qp(c->qp, &err, IBV_QP_STATE);
 		rdma_disconnect(c->id);
+	}
 }
 
 static int verbs_random(struct fsd_donor *d, void *buf, size_t len)

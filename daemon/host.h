@@ -21,6 +21,7 @@ enum fsd_watch_type {
 	FSD_W_CQ,
 	FSD_W_SIGNAL,
 	FSD_W_TIMER,
+	FSD_W_KEEPALIVE,
 	FSD_W_STATS,
 };
 
@@ -35,10 +36,12 @@ struct fsd_watch {
 struct fsd_conn {
 	struct fsd_conn *next;
 	struct rdma_cm_id *id;
+	struct ibv_qp *qp;
 	struct fsd_session *s;
 	unsigned int qtype;
 	unsigned int qid;
 	bool has_qp;
+	bool own_qp;		/* created and moved to RTS here, not by librdmacm */
 	bool established;
 };
 

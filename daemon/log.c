@@ -12,6 +12,7 @@
 
 static int log_level = FSD_LOG_INFO;
 static bool log_prefix;
+static void (*log_hook)(int level, const char *line);
 
 static const char *const level_names[] = {
 	[FSD_LOG_ERR] = "error",   [FSD_LOG_WARN] = "warning",
@@ -23,6 +24,11 @@ void fsd_log_init(int level, bool force_prefix)
 {
 	log_level = level;
 	log_prefix = force_prefix || !isatty(STDERR_FILENO);
+}
+
+void fsd_log_set_hook(void (*hook)(int level, const char *line))
+{
+	log_hook = hook;
 }
 
 void fsd_log_set_level(int level)
@@ -70,6 +76,10 @@ void fsd_log(int level, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
+	if (log_hook) {
+		log_hook(level, line);
+		return;
+	}
 	/* One write per line, so concurrent writers never interleave. */
 	if (log_prefix)
 		fprintf(stderr, "<%d>%s\n", level, line);

@@ -28,6 +28,8 @@ int fsd_log_parse_level(const char *s);
 const char *fsd_log_level_name(int level);
 
 __printf(2, 3) void fsd_log(int level, const char *fmt, ...);
+/* Tests: every line that passes the level goes to @hook, not stderr. */
+void fsd_log_set_hook(void (*hook)(int level, const char *line));
 
 #define pr_err(fmt, ...) fsd_log(FSD_LOG_ERR, fmt, ##__VA_ARGS__)
 #define pr_warn(fmt, ...) fsd_log(FSD_LOG_WARN, fmt, ##__VA_ARGS__)

@@ -29,6 +29,8 @@ struct fsd_server {
 	struct fsd_watch sig_watch;
 	int timer_fd;
 	struct fsd_watch timer_watch;
+	int ka_fd;
+	struct fsd_watch ka_watch;
 	int stats_fd;
 	struct fsd_watch stats_watch;
 	bool stop;

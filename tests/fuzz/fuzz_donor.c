@@ -15,6 +15,8 @@
  *   op 4: notice sent     [sess]
  *   op 5: failure knobs   [bits]
  *   op 6: framed message  [sess] [type] [body bytes...] (header made valid)
+ *   op 7: keepalive check [dt] [interval]
+ *   op 8: send failed     [sess] [bit 0: it carried a notice]
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -75,7 +77,9 @@ static void check(const struct fsd_donor *d)
 		for (i = 0; i < d->pool.nr_slabs; i++)
 			if (d->pool.slabs[i].owner == s)
 				mine++;
-		if (mine != s->nr_slabs || s->unsolicited > FSD_UNSOLICITED_MAX)
+		if (mine != s->nr_slabs || s->unsolicited > FSD_UNSOLICITED_MAX ||
+		    s->nr_reclaiming > FSD_RECLAIMS_MAX ||
+		    s->unsolicited != s->nr_reclaiming + s->notice_in_flight)
 			abort();
 		held += s->nr_slabs;
 		reclaiming += s->nr_reclaiming;
@@ -119,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake_session(&d, "fuzz-b", 4);
 
 	while (c.n && steps++ < 256) {
-		uint8_t buf[160], op = next(&c) % 7;
+		uint8_t buf[160], op = next(&c) % 9;
 		struct fsd_conn_decision dec;
 		struct fsd_session *s;
 		struct fsd_meminfo mi;
@@ -140,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (dec.qtype == FARSWAP_QT_CTRL) {
 				s = fsd_session_new(&d, &dec, "fuzz");
 				if (s)
-					fsd_session_established(&d, s);
+					fsd_session_established(&d, s, now);
 			} else if (fsd_session_attach_io(dec.session,
 							 dec.qid)) {
 				abort();	/* decide said it was free */
@@ -165,7 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 4:
 			s = pick(&d, next(&c));
 			if (s)
-				fsd_notice_sent(&d, s);
+				fsd_notice_sent(&d, s, now);
 			break;
 		case 5:
 			op = next(&c);
@@ -190,6 +194,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fsd_handle_msg(&d, s, buf, len ? len : 16, now);
 			break;
 		}
+		case 7:
+			now += 250ull * next(&c);
+			d.keepalive_ms = 500u * next(&c);
+			fsd_donor_keepalive(&d, now);
+			break;
+		case 8:
+			s = pick(&d, next(&c));
+			if (s)
+				fsd_send_failed(&d, s, next(&c) & 1,
+						"fuzz", now);
+			break;
 		}
 		check(&d);
 		reap(&d);

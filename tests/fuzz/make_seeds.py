@@ -67,6 +67,13 @@ seeds = {
     'bad_magic': raw(0, b'\0' * 16),
     'too_long': raw(0, alloc_req() + bytes(40)),
     'close': raw(0, alloc_req()) + bytes([3, 0]) + raw(0, stats_req()),
+    # Idle sessions probed, one probe acked, one failing: slabs freed.
+    'keepalive': raw(0, alloc_req()) + raw(1, alloc_req()) +
+                 bytes([7, 80, 30]) + bytes([4, 0]) + bytes([7, 80, 30]) +
+                 bytes([8, 1, 1]) + raw(0, stats_req()),
+    # A probe in flight while pressure asks for reclaims: the budget holds.
+    'keepalive_pressure': raw(0, alloc_req()) * 12 + bytes([7, 80, 30]) +
+                          tick(60) + bytes([8, 0, 0]) + tick(60, 0, 100),
 }
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(

@@ -19,7 +19,7 @@ if ! clang -g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-I"$top/include" -I"$D" -I"$U" -o "$bin" "$here/fuzz_donor.c" \
 	"$U/fake_ops.c" "$D/log.c" "$D/config.c" "$D/pool.c" "$D/pressure.c" \
-	"$D/donor.c" >"$out/build.log" 2>&1; then
+	"$D/keepalive.c" "$D/donor.c" >"$out/build.log" 2>&1; then
 	echo "FAIL: fuzz/build: $(grep -m1 error "$out/build.log")"
 	exit 1
 fi

@@ -77,6 +77,8 @@ static struct {
 	bool refuse_reclaim;
 	unsigned int ack_delay;
 	unsigned int expect_reclaims;
+	unsigned int verify_every;
+	unsigned int min_notices;
 	bool keep;
 	bool quiet;
 } opt = {
@@ -87,6 +89,7 @@ static struct {
 	.pages = 16,
 	.timeout = 20,
 	.expect_reclaims = 1,
+	.verify_every = 1,
 };
 
 static struct {
@@ -112,7 +115,8 @@ static struct {
 	struct pending queue[64];
 	struct slab slabs[MAX_SLABS];
 	unsigned int reclaims;
-	unsigned int notices;
+	unsigned int notices;		/* unsolicited STATS_REP */
+	unsigned int offers;		/* ... with slabs free */
 	uint64_t rdma_seq;
 	enum ibv_wc_status last_rdma_status;
 	bool rdma_done;
@@ -732,9 +736,12 @@ static void handle_unsolicited(void)
 		if (m.hdr.cookie)
 			continue;
 		c.notices++;
-		say("stats notice: %u of %u slabs free",
+		if (le32_to_cpu(m.stats_rep.slabs_free))
+			c.offers++;
+		say("stats notice: %u of %u slabs free, %u mine",
 		    le32_to_cpu(m.stats_rep.slabs_free),
-		    le32_to_cpu(m.stats_rep.slabs_total));
+		    le32_to_cpu(m.stats_rep.slabs_total),
+		    le32_to_cpu(m.stats_rep.slabs_host));
 	}
 	while (take_msg(FARSWAP_MSG_RECLAIM_REQ, 0, &m)) {
 		uint32_t id = le32_to_cpu(m.reclaim_req.slab_id);
@@ -746,6 +753,7 @@ static void handle_unsolicited(void)
 		say("RECLAIM_REQ slab %u, deadline %u ms", id,
 		    le32_to_cpu(m.reclaim_req.deadline_ms));
 		c.reclaims++;
+		c.offers = 0;	/* only an offer after the reclaims counts */
 		st = FARSWAP_ST_NO_ENTRY;
 		if (s && opt.ack_reclaim) {
 			/* "Migrate": the data must still be there until we ack. */
@@ -816,7 +824,10 @@ static int mode_basic(void)
 		uint64_t end = now_ms() + opt.hold * 1000ull;
 		uint64_t next_verify = 0;
 
-		say("holding for %u s", opt.hold);
+		unsigned int before = c.notices;
+
+		say("holding for %u s%s", opt.hold,
+		    opt.verify_every ? "" : ", idle (no I/O, no requests)");
 		while (now_ms() < end) {
 			if (opt.stop_file && !access(opt.stop_file, F_OK))
 				break;
@@ -824,12 +835,16 @@ static int mode_basic(void)
 			handle_unsolicited();
 			if (c.disconnected)
 				fail("disconnected while holding");
-			if (now_ms() >= next_verify) {
+			if (opt.verify_every && now_ms() >= next_verify) {
 				verify_all();
-				next_verify = now_ms() + 1000;
+				next_verify = now_ms() + opt.verify_every * 1000ull;
 			}
 		}
-		say("held; %u slabs still verify", verify_all());
+		say("held; %u slabs still verify; %u unsolicited STATS_REP meanwhile",
+		    verify_all(), c.notices - before);
+		if (c.notices - before < opt.min_notices)
+			fail("wanted at least %u unsolicited STATS_REP while holding",
+			     opt.min_notices);
 	}
 	if (!strcmp(opt.mode, "reclaim")) {
 		uint64_t end = now_ms() + opt.timeout * 1000ull;
@@ -853,15 +868,17 @@ static int mode_basic(void)
 	if (opt.expect_notice) {
 		uint64_t end = now_ms() + opt.timeout * 1000ull;
 
-		say("waiting up to %u s for an unsolicited STATS_REP", opt.timeout);
-		while (!c.notices && now_ms() < end) {
+		/* Keepalive probes may come too: wait for one offering slabs. */
+		say("waiting up to %u s for an unsolicited STATS_REP with slabs free",
+		    opt.timeout);
+		while (!c.offers && now_ms() < end) {
 			poll_cq(200);
 			handle_unsolicited();
 			if (c.disconnected)
 				fail("disconnected while waiting for a notice");
 		}
-		if (!c.notices)
-			fail("no stats notice from the donor");
+		if (!c.offers)
+			fail("no stats notice offering slabs from the donor");
 		/* The donor offers slabs again: take one. */
 		if (alloc_slab(MAX_SLABS - 1, &c.slabs[opt.nr_slabs]))
 			fail("the donor offered slabs but refused one");
@@ -1075,6 +1092,9 @@ static void usage(void)
 	     "  -p, --pages N       pattern pages per slab (default 16)\n"
 	     "  -t, --timeout S     per-step timeout (default 20)\n"
 	     "      --hold S        keep verifying the data for S seconds\n"
+	     "      --verify-every S  while holding (default 1; 0: stay idle)\n"
+	     "      --min-notices N fail unless N unsolicited STATS_REP came\n"
+	     "                      while holding (keepalive probes)\n"
 	     "      --keep          keep the session until killed\n"
 	     "      --stop-file F   end --hold early once F exists\n"
 	     "      --rkey-file F   write slab 0's 'addr rkey length' to F\n"
@@ -1087,7 +1107,8 @@ static void usage(void)
 	     "      --ack-delay S   wait S seconds before acking\n"
 	     "      --reclaims N    reclaim requests to wait for (default 1)\n"
 	     "      --reclaimed-file F  create F once the reclaims are answered\n"
-	     "      --expect-notice wait for an unsolicited STATS_REP, then alloc");
+	     "      --expect-notice wait for an unsolicited STATS_REP offering\n"
+	     "                      slabs, then alloc");
 }
 
 int main(int argc, char **argv)
@@ -1112,6 +1133,8 @@ int main(int argc, char **argv)
 		{ "reclaimed-file", required_argument, NULL, 11 },
 		{ "expect-notice", no_argument, NULL, 12 },
 		{ "stop-file", required_argument, NULL, 13 },
+		{ "verify-every", required_argument, NULL, 14 },
+		{ "min-notices", required_argument, NULL, 15 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1176,6 +1199,12 @@ int main(int argc, char **argv)
 			break;
 		case 13:
 			opt.stop_file = optarg;
+			break;
+		case 14:
+			opt.verify_every = (unsigned int)atoi(optarg);
+			break;
+		case 15:
+			opt.min_notices = (unsigned int)atoi(optarg);
 			break;
 		case 'h':
 			usage();

@@ -169,7 +169,7 @@ struct fsd_session *fake_session(struct fsd_donor *d, const char *host,
 		return NULL;
 	s = fsd_session_new(d, &dec, "10.0.0.1:5000");
 	if (s)
-		fsd_session_established(d, s);
+		fsd_session_established(d, s, 0);
 	return s;
 }
 

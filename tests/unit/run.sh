@@ -13,13 +13,14 @@ mkdir -p "$out"
 CC=${CC:-cc}
 CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$top/include -I$top/daemon -I$here"
 D=$top/daemon
-core="$D/log.c $D/config.c $D/pool.c $D/pressure.c $D/donor.c"
+core="$D/log.c $D/config.c $D/pool.c $D/pressure.c $D/keepalive.c $D/donor.c"
 
 declare -A srcs=(
 	[proto]="test_proto.c"
 	[config]="test_config.c $D/config.c $D/log.c"
 	[pool]="test_pool.c $D/pool.c"
 	[pressure]="test_pressure.c $D/pressure.c"
+	[keepalive]="test_keepalive.c $D/keepalive.c"
 	[donor]="test_donor.c fake_ops.c $core"
 	[slabmem]="test_slabmem.c $D/slabmem.c"
 	[stats]="test_stats.c $D/stats.c $D/log.c"
@@ -68,7 +69,7 @@ for variant in plain asan; do
 		extra=""
 		prefix=unit
 	fi
-	for suite in proto config pool pressure donor slabmem stats; do
+	for suite in proto config pool pressure keepalive donor slabmem stats; do
 		bin=$out/test_${suite}_$variant
 		# shellcheck disable=SC2086
 		if ! (cd "$here" && $CC $CFLAGS $extra -o "$bin" ${srcs[$suite]} -lcmocka) \

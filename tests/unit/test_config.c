@@ -194,6 +194,20 @@ static void test_config_set(void **state)
 					    err, sizeof(err)), 0);
 	assert_int_not_equal(fsd_config_set(&c, "reclaim-deadline", "0", err,
 					    sizeof(err)), 0);
+	/* keepalive: 0 turns it off; anything else at least 100 ms. */
+	assert_int_equal(c.keepalive_ms, 15000);
+	assert_int_equal(fsd_config_set(&c, "keepalive", "0", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.keepalive_ms, 0);
+	assert_int_equal(fsd_config_set(&c, "keepalive", "2s", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.keepalive_ms, 2000);
+	assert_int_not_equal(fsd_config_set(&c, "keepalive", "50ms", err,
+					    sizeof(err)), 0);
+	assert_non_null(strstr(err, "keepalive '50ms'"));
+	assert_int_not_equal(fsd_config_set(&c, "keepalive", "soon", err,
+					    sizeof(err)), 0);
+	assert_int_equal(c.keepalive_ms, 2000);
 	assert_int_not_equal(fsd_config_set(&c, "log-level", "loud", err,
 					    sizeof(err)), 0);
 	assert_int_equal(fsd_config_set(&c, "log-level", "debug", err,
@@ -231,6 +245,7 @@ static void test_config_file(void **state)
 		"hysteresis = 64M\n"
 		"pressure-interval 500ms\n"
 		"reclaim_deadline = 3s\n"
+		"keepalive 20s\n"
 		"psi-threshold 12.5\n";
 	struct fsd_config c;
 	char err[256];
@@ -248,6 +263,7 @@ static void test_config_file(void **state)
 	assert_int_equal(c.hysteresis.bytes, 64 * MiB);
 	assert_int_equal(c.pressure_interval_ms, 500);
 	assert_int_equal(c.reclaim_deadline_ms, 3000);
+	assert_int_equal(c.keepalive_ms, 20000);
 	assert_int_equal(c.psi_threshold, 1250);
 
 	/* Errors name the file and line. */
@@ -318,8 +334,10 @@ static void test_args(void **state)
 	char *bad[] = { "farswapd", "--donate", NULL };
 	char *unknown[] = { "farswapd", "--frobnicate", NULL };
 	char *extra[] = { "farswapd", "stray", NULL };
+	char *ka[] = { "farswapd", "--keepalive", "3s", NULL };
+	struct fsd_config c;
 	struct fsd_args a;
-	char err[256];
+	char err[256], text[1024];
 
 	(void)state;
 	assert_int_equal(fsd_parse_args(2, help, &a, err, sizeof(err)), 0);
@@ -334,6 +352,13 @@ static void test_args(void **state)
 			     0);
 	assert_non_null(strstr(err, "--frobnicate"));
 	assert_int_not_equal(fsd_parse_args(2, extra, &a, err, sizeof(err)), 0);
+	/* --keepalive is the keepalive key, and --check-config prints it. */
+	assert_int_equal(fsd_parse_args(3, ka, &a, err, sizeof(err)), 0);
+	fsd_config_defaults(&c);
+	assert_int_equal(fsd_config_apply_args(&c, &a, err, sizeof(err)), 0);
+	assert_int_equal(c.keepalive_ms, 3000);
+	fsd_config_print(&c, text, sizeof(text));
+	assert_non_null(strstr(text, "\nkeepalive 3000ms\n"));
 }
 
 static void test_resolve(void **state)
@@ -426,6 +451,7 @@ static void test_example_config(void **state)
 	assert_int_equal(c.slab_size, FARSWAP_SLAB_SIZE_DEFAULT);
 	assert_int_equal(c.donate.pct, 50);
 	assert_int_equal(c.reclaim_deadline_ms, 10000);
+	assert_int_equal(c.keepalive_ms, 15000);
 }
 
 static void test_log_level(void **state)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -682,11 +683,26 @@ static void test_outstanding_limit(void **state)
 	mi = mem(big.headroom - 40 * SLAB);
 	before = f.nr_sent;
 	fsd_donor_tick(&big, &mi, 1000);
-	assert_int_equal(f.nr_sent - before, FSD_UNSOLICITED_MAX);
-	assert_int_equal(s->unsolicited, FSD_UNSOLICITED_MAX);
+	/* One short of the budget: a stats notice must always fit. */
+	assert_int_equal(f.nr_sent - before, FSD_RECLAIMS_MAX);
+	assert_int_equal(s->unsolicited, FSD_UNSOLICITED_MAX - 1);
 	before = f.nr_sent;
 	fsd_donor_tick(&big, &mi, 2000);
 	assert_int_equal(f.nr_sent, before);
+	/* The host goes quiet: the keepalive probe takes the last place. */
+	big.keepalive_ms = 15000;
+	fsd_donor_keepalive(&big, 1000 + 15000);
+	assert_int_equal(f.nr_sent - before, 1);
+	assert_int_equal(fake_last(&f)->hdr.type, FARSWAP_MSG_STATS_REP);
+	assert_int_equal(s->unsolicited, FSD_UNSOLICITED_MAX);
+	/* Nothing more, neither reclaims nor probes, until answers come. */
+	fsd_donor_tick(&big, &mi, 40000);
+	fsd_donor_keepalive(&big, 90000);
+	assert_int_equal(f.nr_sent - before, 1);
+	fsd_notice_sent(&big, s, 90001);
+	fsd_donor_tick(&big, &mi, 90002);
+	assert_int_equal(f.nr_sent - before, 1);	/* reclaims stay at 15 */
+	assert_int_equal(s->nr_reclaiming, FSD_RECLAIMS_MAX);
 	fake_donor_exit(&big);
 }
 
@@ -722,7 +738,7 @@ static void test_recovery_repopulates_and_offers(void **state)
 	}
 	assert_true(c->b->notice_in_flight);
 	assert_int_equal(c->b->unsolicited, 1);
-	fsd_notice_sent(&c->d, c->b);
+	fsd_notice_sent(&c->d, c->b, 3500);
 	assert_int_equal(c->b->unsolicited, 0);
 	/* Taking back can fail: retried later, nothing breaks. */
 	c->f.fail_populate = 1;
@@ -802,7 +818,7 @@ static void test_same_host_probes_old_session(void **state)
 
 	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-a", &dec),
 			 FARSWAP_ST_OK);
-	fsd_probe_host(&c->d, dec.req.host_id);
+	fsd_probe_host(&c->d, dec.req.host_id, 1000);
 	/* One notice, to the old session of host-a only; nothing closed. */
 	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->a), 1);
 	assert_int_equal(c->f.nr_sent - before, 1);
@@ -810,13 +826,227 @@ static void test_same_host_probes_old_session(void **state)
 	assert_false(c->a->closing);
 	assert_true(c->a->notice_in_flight);
 	/* Not twice while the first is in flight. */
-	fsd_probe_host(&c->d, dec.req.host_id);
+	fsd_probe_host(&c->d, dec.req.host_id, 1000);
 	assert_int_equal(c->f.nr_sent - before, 1);
 	/* Another host's id probes nobody. */
 	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-z", &dec),
 			 FARSWAP_ST_OK);
-	fsd_probe_host(&c->d, dec.req.host_id);
+	fsd_probe_host(&c->d, dec.req.host_id, 1000);
 	assert_int_equal(c->f.nr_sent - before, 1);
+}
+
+/* Log lines at warning and above, captured by the keepalive tests. */
+static char logged[8][512];
+static unsigned int nr_logged;
+
+static void capture(int level, const char *line)
+{
+	(void)level;
+	if (nr_logged < 8)
+		snprintf(logged[nr_logged], sizeof(logged[0]), "%s", line);
+	nr_logged++;
+}
+
+static unsigned int count_logged(const char *what)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < nr_logged && i < 8; i++)
+		if (strstr(logged[i], what))
+			n++;
+	return n;
+}
+
+static void test_keepalive_probes_idle_sessions(void **state)
+{
+	struct ctx *c = *state;
+	unsigned int before = c->f.nr_sent, i;
+	union farswap_msg m;
+
+	c->d.keepalive_ms = 15000;
+	/* Both sessions came up at 0; A talks at 10 s, B stays quiet. */
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, V, 7);
+	assert_int_equal(fsd_handle_msg(&c->d, c->a, &m, 16, 10000), 0);
+	before = c->f.nr_sent;
+	fsd_donor_keepalive(&c->d, 14999);
+	assert_int_equal(c->f.nr_sent, before);
+	fsd_donor_keepalive(&c->d, 15000);
+	/* B only: an unsolicited STATS_REP, cookie 0, reporting completion. */
+	assert_int_equal(c->f.nr_sent - before, 1);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->b), 1);
+	i = before % FAKE_SENT_MAX;
+	assert_int_equal(c->f.sent[i].hdr.cookie, 0);
+	assert_int_equal(c->f.sent_flags[i], FSD_SEND_NOTICE);
+	assert_true(c->b->notice_in_flight);
+	assert_int_equal(c->b->notice_kind, FSD_NOTICE_KEEPALIVE);
+	assert_int_equal(c->b->unsolicited, 1);
+	assert_int_equal(c->d.cnt.keepalives, 1);
+	assert_int_equal(c->d.cnt.notices, 0);
+	/* A slow ACK: no second probe, however long it takes. */
+	fsd_donor_keepalive(&c->d, 24000);
+	fsd_donor_keepalive(&c->d, 200000);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->b), 1);
+	assert_false(c->b->closing);
+	/* A, quiet since 10 s, was probed by the call at 200 s. */
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->a), 1);
+	/* B's transport acks: alive, idle again from now. */
+	fsd_notice_sent(&c->d, c->b, 200100);
+	assert_false(c->b->notice_in_flight);
+	assert_int_equal(c->b->unsolicited, 0);
+	before = c->f.nr_sent;
+	fsd_donor_keepalive(&c->d, 215099);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->b), 0);
+	fsd_donor_keepalive(&c->d, 215100);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->b), 1);
+	assert_false(c->a->closing);
+	assert_false(c->b->closing);
+}
+
+static void test_keepalive_activity_counts(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(c->d.headroom - 1);
+	unsigned int before, i;
+
+	c->d.keepalive_ms = 15000;
+	c->b->features &= ~FARSWAP_FEAT_STATS_PUSH;	/* B takes none */
+	/* A takes every slab at 1 s: traffic, not idle. */
+	for (i = 0; i < NR; i++)
+		alloc(c, c->a, SLAB);
+	before = c->f.nr_sent;
+	fsd_donor_keepalive(&c->d, 15999);
+	assert_int_equal(c->f.nr_sent, before);
+	/* A reclaim request sent at 12 s is traffic too. */
+	fsd_donor_tick(&c->d, &mi, 12000);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, c->a),
+			 1);
+	fsd_donor_keepalive(&c->d, 26999);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->a), 0);
+	fsd_donor_keepalive(&c->d, 27000);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->a), 1);
+	assert_int_equal(c->a->unsolicited, 2);	/* the reclaim + the probe */
+	/* B never: no unsolicited STATS_REP without FARSWAP_FEAT_STATS_PUSH. */
+	fsd_donor_keepalive(&c->d, 10000000);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->b), 0);
+	assert_int_equal(c->d.cnt.keepalives, 1);
+}
+
+static void test_offer_waits_for_probe(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(c->d.headroom - 2 * SLAB);
+	unsigned int before;
+
+	c->d.keepalive_ms = 15000;
+	fsd_donor_tick(&c->d, &mi, 1000);	/* pressure: 2 free released */
+	assert_true(c->d.under_pressure);
+	fsd_donor_keepalive(&c->d, 16000);	/* probes (0 slabs free) */
+	assert_true(c->a->notice_in_flight);
+	assert_int_equal(le32_to_cpu(fake_last(&c->f)->stats_rep.slabs_free),
+			 0);
+	/* Pressure ends while A's probe is in flight (B's completed). */
+	fsd_notice_sent(&c->d, c->b, 16500);
+	before = c->f.nr_sent;
+	mi = mem(c->d.headroom + c->d.hysteresis + 3 * SLAB);
+	fsd_donor_tick(&c->d, &mi, 17000);
+	assert_false(c->d.under_pressure);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->b), 1);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->a), 0);
+	/* A's offer follows as soon as the probe completes. */
+	fsd_notice_sent(&c->d, c->a, 17100);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->a), 1);
+	assert_int_equal(c->a->notice_kind, FSD_NOTICE_OFFER);
+	assert_int_equal(le32_to_cpu(fake_last(&c->f)->stats_rep.slabs_free),
+			 NR);
+	assert_int_equal(c->d.cnt.notices, 2);
+	fsd_notice_sent(&c->d, c->a, 17200);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->a), 1);
+}
+
+static void test_keepalive_off_and_not_up(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s;
+	unsigned int before = c->f.nr_sent;
+
+	c->d.keepalive_ms = 0;
+	fsd_donor_keepalive(&c->d, 10000000);
+	assert_int_equal(c->f.nr_sent, before);
+	/* A session whose control QP is not established yet, or closing. */
+	c->d.keepalive_ms = 1000;
+	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-c", &dec),
+			 FARSWAP_ST_OK);
+	s = fsd_session_new(&c->d, &dec, "10.0.0.3:7000");
+	assert_non_null(s);
+	fsd_session_close(&c->d, c->a, FSD_LOG_DEBUG, "going");
+	fsd_notice_sent(&c->d, c->b, 10000000);	/* (nothing in flight) */
+	c->b->last_active = 10000000;
+	fsd_donor_keepalive(&c->d, 10000000);
+	assert_int_equal(c->f.nr_sent, before);
+}
+
+static void test_keepalive_dead_host_freed(void **state)
+{
+	struct ctx *c = *state;
+	unsigned int i;
+
+	c->d.keepalive_ms = 15000;
+	for (i = 0; i < 3; i++)
+		alloc(c, c->a, SLAB);
+	alloc(c, c->b, SLAB);
+	fsd_donor_keepalive(&c->d, 20000);
+	assert_true(c->a->notice_in_flight);
+	/* 15 s of retries later the probe's send fails. */
+	nr_logged = 0;
+	fsd_log_set_level(FSD_LOG_WARN);
+	fsd_log_set_hook(capture);
+	fsd_send_failed(&c->d, c->a, true, "transport retry counter exceeded",
+			35100);
+	/* The flushed sends behind it change nothing, say nothing. */
+	fsd_send_failed(&c->d, c->a, false, "Work Request Flushed Error",
+			35100);
+	fsd_send_failed(&c->d, c->a, true, "Work Request Flushed Error",
+			35100);
+	fsd_log_set_hook(NULL);
+	fsd_log_set_level(FSD_LOG_ERR - 1);
+	assert_true(c->a->closing);
+	assert_int_equal(c->f.closes, 1);
+	assert_int_equal(c->d.cnt.keepalive_dead, 1);
+	/* Logged once, with the host's id and address and what it costs. */
+	assert_int_equal(nr_logged, 1);
+	assert_int_equal(count_logged("host 1 (host-a, 10.0.0.1:5000): closing session: keepalive: no answer to the probe sent after 19.0 s idle, 15.1 s ago (transport retry counter exceeded); host presumed gone, freeing its 3 slabs"),
+			 1);
+	/* The event loop reaps it: its slabs go back to the pool. */
+	fsd_session_free(&c->d, c->a);
+	c->a = NULL;
+	assert_int_equal(c->d.pool.nr_free, NR - 1);
+	assert_int_equal(c->d.pool.nr_held, 1);
+	assert_int_equal(c->f.revokes, 3);
+	assert_false(c->b->closing);
+}
+
+static void test_send_failure_kinds(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+
+	/* A reply that fails: the session ends, not counted as a dead probe. */
+	fsd_send_failed(&c->d, c->a, false, "transport retry counter exceeded",
+			5000);
+	assert_true(c->a->closing);
+	assert_int_equal(c->d.cnt.keepalive_dead, 0);
+	/* The old session of a host that connected again does not answer. */
+	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-b", &dec),
+			 FARSWAP_ST_OK);
+	fsd_probe_host(&c->d, dec.req.host_id, 6000);
+	assert_int_equal(c->b->notice_kind, FSD_NOTICE_REPROBE);
+	assert_int_equal(c->d.cnt.notices, 1);
+	fsd_send_failed(&c->d, c->b, true, "transport retry counter exceeded",
+			21000);
+	assert_true(c->b->closing);
+	assert_int_equal(c->b->unsolicited, 0);
+	assert_int_equal(c->d.cnt.keepalive_dead, 0);
 }
 
 static void test_stats_text(void **state)
@@ -869,6 +1099,12 @@ int main(void)
 		T(test_host_without_reclaim_feature),
 		T(test_teardown_frees_everything),
 		T(test_same_host_probes_old_session),
+		T(test_keepalive_probes_idle_sessions),
+		T(test_keepalive_activity_counts),
+		T(test_offer_waits_for_probe),
+		T(test_keepalive_off_and_not_up),
+		T(test_keepalive_dead_host_freed),
+		T(test_send_failure_kinds),
 		T(test_stats_text),
 	};
 
