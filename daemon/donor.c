@@ -834,6 +834,7 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 
 	d->mem = *mi;
 	in.mem_available = mi->mem_available;
+	in.mem_hidden = mi->pcp_valid ? mi->pcp_free : 0;
 	in.headroom = d->headroom;
 	in.hysteresis = d->hysteresis;
 	in.slab_size = d->pool.slab_size;
@@ -848,6 +849,11 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 		if (can_reclaim(&d->pool.slabs[i], now))
 			in.nr_reclaimable++;
 	fsd_pressure_decide(&in, &out);
+	if (out.under || was)
+		pr_debug("pressure check: MemAvailable %" PRIu64 " KiB + %" PRIu64 " KiB on per-CPU lists; %u free, %u reclaiming, %u released: release %u, reclaim %u",
+			 in.mem_available >> 10, in.mem_hidden >> 10,
+			 in.nr_free, in.nr_reclaiming, in.nr_released,
+			 out.release_free, out.reclaim);
 
 	d->under_pressure = out.under;
 	fsd_format_size_mb(mi->mem_available, avail, sizeof(avail));

@@ -30,6 +30,7 @@
 
 #define MEMINFO "/proc/meminfo"
 #define PSI_MEMORY "/proc/pressure/memory"
+#define ZONEINFO "/proc/zoneinfo"
 #define STATS_MAX (64 * 1024)
 
 uint64_t fsd_now_ms(void)
@@ -352,6 +353,15 @@ static void on_timer(struct fsd_server *srv)
 		pr_warn("cannot read %s", MEMINFO);
 		return;
 	}
+	/*
+	 * Near or under pressure, also count the free pages MemAvailable
+	 * does not show yet (pressure.h).  Only then: /proc/zoneinfo takes
+	 * each zone's lock while it prints every CPU's pageset.
+	 */
+	if (mi.mem_available < srv->donor.headroom + srv->donor.hysteresis &&
+	    !fsd_read_pcp(ZONEINFO, (uint64_t)sysconf(_SC_PAGESIZE),
+			  &mi.pcp_free))
+		mi.pcp_valid = true;
 	fsd_donor_tick(&srv->donor, &mi, fsd_now_ms());
 }
 

@@ -129,6 +129,80 @@ int fsd_read_meminfo(const char *meminfo_path, const char *psi_path,
 	return 0;
 }
 
+/*
+ * One line of /proc/zoneinfo: the "count:" of a per-CPU pageset, in
+ * pages.  Returns 1 and sets *pages for such a line, 0 for any other.
+ */
+int fsd_pcp_line(const char *line, uint64_t *pages)
+{
+	unsigned long long v;
+	char *end;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (strncmp(line, "count:", 6))
+		return 0;
+	line += 6;
+	errno = 0;
+	v = strtoull(line, &end, 10);
+	if (errno || end == line)
+		return 0;
+	*pages = v;
+	return 1;
+}
+
+/* Sum of the per-CPU pagesets' counts of /proc/zoneinfo text, in pages. */
+int fsd_parse_pcp(const char *text, uint64_t *pages)
+{
+	const char *p = text;
+	uint64_t sum = 0, v;
+	bool seen = false;
+
+	while (p && *p) {
+		if (fsd_pcp_line(p, &v)) {
+			sum += v;
+			seen = true;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!seen)
+		return -ENOENT;
+	*pages = sum;
+	return 0;
+}
+
+/*
+ * Bytes of free memory parked on per-CPU lists, from /proc/zoneinfo
+ * (which can be long: one pageset per CPU and zone, so read by lines).
+ */
+int fsd_read_pcp(const char *zoneinfo_path, uint64_t page_size,
+		 uint64_t *bytes)
+{
+	uint64_t sum = 0, v;
+	bool seen = false;
+	size_t cap = 0;
+	char *line = NULL;
+	FILE *f;
+
+	f = fopen(zoneinfo_path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		if (fsd_pcp_line(line, &v)) {
+			sum += v;
+			seen = true;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!seen)
+		return -ENOENT;
+	*bytes = sum * page_size;
+	return 0;
+}
+
 static uint32_t min_u32(uint64_t a, uint64_t b)
 {
 	uint64_t m = a < b ? a : b;
@@ -137,34 +211,43 @@ static uint32_t min_u32(uint64_t a, uint64_t b)
 }
 
 /*
- * Pressure starts when MemAvailable drops below the headroom (or when
- * PSI reports stalls while MemAvailable is within the hysteresis band),
- * and ends only once MemAvailable is back above headroom + hysteresis.
+ * Pressure starts when the available memory drops below the headroom (or
+ * when PSI reports stalls while it is within the hysteresis band), and
+ * ends only once it is back above headroom + hysteresis.  Available is
+ * MemAvailable plus the free pages it does not count yet (mem_hidden):
+ * memory given back a moment ago is available to the kernel at once but
+ * shows in MemAvailable only seconds later, and asking hosts for more
+ * meanwhile would take slabs nobody needs.
  *
  * Under pressure, free the deficit in whole slabs: first slabs nobody
  * holds (it costs no host anything), then ask hosts for held ones,
- * counting requests already in flight as on their way.  Out of pressure,
- * take back released slabs as long as MemAvailable stays above
- * headroom + hysteresis afterwards, so repopulating never causes the
- * next pressure episode by itself.
+ * counting requests not yet answered as on their way.  So while memory
+ * use grows, each check asks only for what the growth added, and the
+ * total converges on the shortfall.  Out of pressure, take back released
+ * slabs as long as the available memory stays above headroom +
+ * hysteresis afterwards, so repopulating never causes the next pressure
+ * episode by itself.
  */
 void fsd_pressure_decide(const struct fsd_pressure_in *in,
 			 struct fsd_pressure_out *out)
 {
 	uint64_t high = in->headroom + in->hysteresis;
 	uint64_t slab = in->slab_size ? in->slab_size : 1;
-	bool low = in->mem_available < in->headroom;
-	bool psi_hit = in->psi_threshold && in->psi_valid &&
-		       in->psi >= in->psi_threshold && in->mem_available < high;
+	uint64_t avail = in->mem_available + in->mem_hidden;
+	bool low, psi_hit;
 	uint64_t deficit = 0, needed, rest;
 
+	if (avail < in->mem_available)
+		avail = UINT64_MAX;
+	low = avail < in->headroom;
+	psi_hit = in->psi_threshold && in->psi_valid &&
+		  in->psi >= in->psi_threshold && avail < high;
 	memset(out, 0, sizeof(*out));
 	if (low)
-		deficit = in->headroom - in->mem_available;
+		deficit = in->headroom - avail;
 	else if (psi_hit)
-		deficit = high - in->mem_available;
-	out->under = low || psi_hit ||
-		     (in->was_under && in->mem_available < high);
+		deficit = high - avail;
+	out->under = low || psi_hit || (in->was_under && avail < high);
 
 	if (deficit) {
 		needed = (deficit + slab - 1) / slab;
@@ -174,8 +257,8 @@ void fsd_pressure_decide(const struct fsd_pressure_in *in,
 		out->reclaim = min_u32(rest, in->nr_reclaimable);
 		return;
 	}
-	if (!out->under && in->mem_available > high)
-		out->repopulate = min_u32((in->mem_available - high) / slab,
+	if (!out->under && avail > high)
+		out->repopulate = min_u32((avail - high) / slab,
 					  in->nr_released);
 }
 

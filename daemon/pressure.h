@@ -13,17 +13,29 @@
 struct fsd_meminfo {
 	uint64_t mem_total;	/* bytes */
 	uint64_t mem_available;	/* bytes */
+	uint64_t pcp_free;	/* bytes on per-CPU free lists (not in MemAvailable) */
 	unsigned int psi_some_avg10;	/* 1/100 % */
 	bool psi_valid;
+	bool pcp_valid;
 };
 
 int fsd_parse_meminfo(const char *text, struct fsd_meminfo *mi);
 int fsd_parse_psi(const char *text, unsigned int *some_avg10);
 int fsd_read_meminfo(const char *meminfo_path, const char *psi_path,
 		     struct fsd_meminfo *mi);
+int fsd_pcp_line(const char *line, uint64_t *pages);
+int fsd_parse_pcp(const char *text, uint64_t *pages);
+int fsd_read_pcp(const char *zoneinfo_path, uint64_t page_size,
+		 uint64_t *bytes);
 
 struct fsd_pressure_in {
 	uint64_t mem_available;
+	/*
+	 * Free memory MemAvailable leaves out: pages on the per-CPU free
+	 * lists, where the kernel (6.7 and later) parks freed memory, the
+	 * slabs just given back included, for seconds before it counts them.
+	 */
+	uint64_t mem_hidden;
 	uint64_t headroom;
 	uint64_t hysteresis;
 	uint64_t slab_size;
