@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite farswap_args: parsing of the attach command that
+ * farswapctl writes to /sys/kernel/farswap/attach (kmod/args.c).
+ *
+ * The parser sits on a root-only sysfs file, but whatever it accepts
+ * becomes a device: a wrong size, a donor listed twice or a name that is
+ * not the device's name cause trouble far from the command that asked.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+
+#include "farswap_proto.h"
+#include "args.h"
+
+/*
+ * Donor addresses
+ */
+
+struct addr_case {
+	const char *in;
+	int ret;
+	unsigned short family;
+	u8 addr[16];		/* 4 bytes for AF_INET */
+	u16 port;
+};
+
+#define V4(a, b, c, d)	{ a, b, c, d }
+#define DEFPORT		FARSWAP_DEFAULT_PORT
+
+static const struct addr_case addr_cases[] = {
+	{ "10.0.0.1", 0, AF_INET, V4(10, 0, 0, 1), DEFPORT },
+	{ "10.0.0.1:7000", 0, AF_INET, V4(10, 0, 0, 1), 7000 },
+	{ "192.168.255.254:65535", 0, AF_INET, V4(192, 168, 255, 254),
+	  65535 },
+	{ "0.0.0.0:1", 0, AF_INET, V4(0, 0, 0, 0), 1 },
+	{ "10.0.0.1:0", -EINVAL },
+	{ "10.0.0.1:65536", -EINVAL },
+	{ "10.0.0.1:", -EINVAL },
+	{ "10.0.0.1:x", -EINVAL },
+	{ "10.0.0.1:70a", -EINVAL },
+	{ "10.0.0", -EINVAL },
+	{ "10.0.0.256", -EINVAL },
+	{ "10.0.0.1.5", -EINVAL },
+	{ " 10.0.0.1", -EINVAL },
+	{ "10.0.0.1 ", -EINVAL },
+	{ "", -EINVAL },
+	{ "donor", -EINVAL },
+	{ "::1", 0, AF_INET6, { [15] = 1 }, DEFPORT },
+	{ "fe80::1", 0, AF_INET6, { 0xfe, 0x80, [15] = 1 }, DEFPORT },
+	/* Bare IPv6 never has a port: the last group is address. */
+	{ "2001:db8::1:8080", 0, AF_INET6,
+	  { 0x20, 0x01, 0x0d, 0xb8, [13] = 1, 0x80, 0x80 }, DEFPORT },
+	{ "1:2:3:4:5:6:7:8", 0, AF_INET6,
+	  { 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8 }, DEFPORT },
+	{ "[fe80::1]:7000", 0, AF_INET6, { 0xfe, 0x80, [15] = 1 }, 7000 },
+	{ "[::1]", 0, AF_INET6, { [15] = 1 }, DEFPORT },
+	{ "[::ffff:10.0.0.1]:7471", 0, AF_INET6,
+	  { [10] = 0xff, 0xff, 10, 0, 0, 1 }, 7471 },
+	{ "[fe80::1", -EINVAL },
+	{ "[]:7000", -EINVAL },
+	{ "[fe80::1]x", -EINVAL },
+	{ "[fe80::1]:", -EINVAL },
+	{ "[fe80::1]:0", -EINVAL },
+	{ "[fe80::1]:65536", -EINVAL },
+	{ "[10.0.0.1]:7000", -EINVAL },
+	{ "fe80::1]", -EINVAL },
+	{ "1:2:3:4:5:6:7:8:9", -EINVAL },
+	{ "fe80::1%eth0", -EINVAL },
+	{ "10.0.0.1:7000:1", -EINVAL },
+	{ ":::", -EINVAL },
+};
+
+static void addr_desc(const struct addr_case *c, char *desc)
+{
+	/* Escaped: a newline in a name would cut the KTAP result line. */
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "'%*pE'", (int)strlen(c->in),
+		 c->in);
+}
+
+KUNIT_ARRAY_PARAM(addr, addr_cases, addr_desc);
+
+static void parse_addr_test(struct kunit *test)
+{
+	const struct addr_case *c = test->param_value;
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+	memset(&ss, 0xa5, sizeof(ss));
+	KUNIT_ASSERT_EQ(test, farswap_parse_addr(c->in, &ss), c->ret);
+	if (c->ret)
+		return;
+	KUNIT_ASSERT_EQ(test, ss.ss_family, c->family);
+	if (c->family == AF_INET) {
+		KUNIT_EXPECT_MEMEQ(test, &sin->sin_addr.s_addr, c->addr, 4);
+		KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), c->port);
+		/* rdma_resolve_addr() takes the whole sockaddr_in. */
+		KUNIT_EXPECT_TRUE(test, mem_is_zero(sin->sin_zero,
+						    sizeof(sin->sin_zero)));
+	} else {
+		KUNIT_EXPECT_MEMEQ(test, sin6->sin6_addr.s6_addr, c->addr, 16);
+		KUNIT_EXPECT_EQ(test, ntohs(sin6->sin6_port), c->port);
+		KUNIT_EXPECT_EQ(test, sin6->sin6_flowinfo, 0);
+		KUNIT_EXPECT_EQ(test, sin6->sin6_scope_id, 0);
+	}
+}
+
+/* Equal means the same donor: family, address and port. */
+static void addr_equal_test(struct kunit *test)
+{
+	static const struct {
+		const char *a, *b;
+		bool equal;
+	} pairs[] = {
+		{ "10.0.0.1", "10.0.0.1:7471", true },
+		{ "10.0.0.1", "10.0.0.1:7000", false },
+		{ "10.0.0.1", "10.0.0.2", false },
+		{ "fe80::1", "[fe80::1]:7471", true },
+		{ "fe80::1", "[fe80::1]:7000", false },
+		{ "fe80::1", "fe80::2", false },
+		{ "[::ffff:10.0.0.1]:7471", "10.0.0.1", false },
+	};
+	struct sockaddr_storage a, b;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pairs); i++) {
+		KUNIT_ASSERT_EQ(test, farswap_parse_addr(pairs[i].a, &a), 0);
+		KUNIT_ASSERT_EQ(test, farswap_parse_addr(pairs[i].b, &b), 0);
+		KUNIT_EXPECT_EQ_MSG(test, farswap_addr_equal(&a, &b),
+				    pairs[i].equal, "%s vs %s", pairs[i].a,
+				    pairs[i].b);
+		KUNIT_EXPECT_EQ_MSG(test, farswap_addr_equal(&b, &a),
+				    pairs[i].equal, "%s vs %s", pairs[i].b,
+				    pairs[i].a);
+	}
+	/* Two addresses of no known family are not the same donor. */
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	KUNIT_EXPECT_FALSE(test, farswap_addr_equal(&a, &b));
+}
+
+/*
+ * Sizes
+ */
+
+struct size_case {
+	const char *in;
+	int ret;
+	u64 bytes;
+};
+
+static const struct size_case size_cases[] = {
+	{ "4096", 0, 4096 },
+	{ "4096B", 0, 4096 },
+	{ "4K", 0, SZ_4K },
+	{ "4k", 0, SZ_4K },
+	{ "2M", 0, SZ_2M },
+	{ "4G", 0, SZ_4G },
+	{ "4GiB", 0, SZ_4G },
+	{ "4GB", 0, SZ_4G },
+	{ "1T", 0, SZ_1T },
+	{ "1P", 0, SZ_1T * 1024 },
+	{ "1023P", 0, SZ_1T * 1024 * 1023 },
+	/* A leading zero is not octal: 010G is ten gigabytes. */
+	{ "010G", 0, 10ull * SZ_1G },
+	{ "1152921504606846975", 0, (1ull << 60) - 1 },
+	{ "1152921504606846976", -EINVAL },
+	{ "1024P", -EINVAL },
+	{ "1E", -EINVAL },
+	/* These wrap around 2^64 to small sizes if unchecked. */
+	{ "16777216T", -EINVAL },
+	{ "16777217T", -EINVAL },
+	{ "18446744073709551617", -EINVAL },
+	{ "0", -EINVAL },
+	{ "0G", -EINVAL },
+	{ "", -EINVAL },
+	{ "G", -EINVAL },
+	{ "-1", -EINVAL },
+	{ "+4G", -EINVAL },
+	{ " 4G", -EINVAL },
+	{ "4G ", -EINVAL },
+	{ "4X", -EINVAL },
+	{ "4Gi", -EINVAL },
+	{ "4GiBs", -EINVAL },
+	{ "4iB", -EINVAL },
+	{ "0x1000", -EINVAL },
+	{ "4.5G", -EINVAL },
+};
+
+static void size_desc(const struct size_case *c, char *desc)
+{
+	/* Escaped: a newline in a name would cut the KTAP result line. */
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "'%*pE'", (int)strlen(c->in),
+		 c->in);
+}
+
+KUNIT_ARRAY_PARAM(size, size_cases, size_desc);
+
+static void parse_size_test(struct kunit *test)
+{
+	const struct size_case *c = test->param_value;
+	u64 out = 0x1234;
+
+	KUNIT_ASSERT_EQ(test, farswap_parse_size(c->in, &out), c->ret);
+	/* On failure the output is left alone. */
+	KUNIT_EXPECT_EQ(test, out, c->ret ? 0x1234 : c->bytes);
+}
+
+/*
+ * Device names
+ */
+
+struct name_case {
+	const char *in;
+	int index;
+};
+
+static const struct name_case name_cases[] = {
+	{ "farswap0", 0 },
+	{ "farswap7", 7 },
+	{ "farswap9999", 9999 },
+	{ "farswap10000", -EINVAL },
+	{ "farswap", -EINVAL },
+	{ "farswap00", -EINVAL },
+	{ "farswap01", -EINVAL },
+	{ "farswap-1", -EINVAL },
+	/* Would name the device farswap5 while looking up "farswap+5". */
+	{ "farswap+5", -EINVAL },
+	{ "farswap5\n", -EINVAL },
+	{ "farswap 5", -EINVAL },
+	{ "farswap5x", -EINVAL },
+	{ "xfarswap5", -EINVAL },
+	{ "Farswap5", -EINVAL },
+	{ "farswap4294967296", -EINVAL },
+};
+
+static void name_desc(const struct name_case *c, char *desc)
+{
+	/* Escaped: a newline in a name would cut the KTAP result line. */
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "'%*pE'", (int)strlen(c->in),
+		 c->in);
+}
+
+KUNIT_ARRAY_PARAM(name, name_cases, name_desc);
+
+static void name_index_test(struct kunit *test)
+{
+	const struct name_case *c = test->param_value;
+	char name[FARSWAP_NAME_LEN];
+	int index = farswap_name_index(c->in);
+
+	KUNIT_EXPECT_EQ(test, index, c->index);
+	if (index < 0)
+		return;
+	/* kmod/dev.c names the device from the index: same name back. */
+	snprintf(name, sizeof(name), "farswap%d", index);
+	KUNIT_EXPECT_STREQ(test, name, c->in);
+}
+
+/*
+ * Whole attach commands
+ */
+
+/* The defaults kmod/main.c fills in before parsing. */
+static void default_args(struct farswap_attach_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->nr_queues = 4;
+	a->queue_depth = 128;
+	a->io_timeout_ms = 30000;
+	a->sync_io = false;
+}
+
+struct attach_ok_case {
+	const char *desc;
+	const char *cmd;
+	unsigned int nr_donors;
+	u64 size;
+	u64 slab_size;
+	const char *name;
+	unsigned int nr_queues;
+	unsigned int queue_depth;
+	unsigned int io_timeout_ms;
+	bool sync_io;
+};
+
+#define DONORS16 \
+	"donor=10.0.0.1 donor=10.0.0.2 donor=10.0.0.3 donor=10.0.0.4 " \
+	"donor=10.0.0.5 donor=10.0.0.6 donor=10.0.0.7 donor=10.0.0.8 " \
+	"donor=10.0.0.9 donor=10.0.0.10 donor=10.0.0.11 donor=10.0.0.12 " \
+	"donor=10.0.0.13 donor=10.0.0.14 donor=10.0.0.15 donor=10.0.0.16"
+
+/* Options not given keep default_args()' 4, 128, 30000 and false. */
+static const struct attach_ok_case attach_ok_cases[] = {
+	{ "minimal", "donor=10.0.0.1 size=4G",
+	  1, SZ_4G, 0, "", 4, 128, 30000, false },
+	{ "every option",
+	  "donor=10.0.0.1:7000 donor=[fe80::2]:7001 size=8G slab_size=1G name=farswap3 queues=2 queue_depth=64 io_timeout_ms=5000 sync_io=1",
+	  2, SZ_8G, SZ_1G, "farswap3", 2, 64, 5000, true },
+	{ "as echo writes it, newline", "donor=10.0.0.1 size=4G\n",
+	  1, SZ_4G, 0, "", 4, 128, 30000, false },
+	{ "commas, tabs, extra spaces",
+	  "  donor=10.0.0.1,size=4G\t donor=10.0.0.2 ",
+	  2, SZ_4G, 0, "", 4, 128, 30000, false },
+	{ "16 donors", DONORS16 " size=4G",
+	  16, SZ_4G, 0, "", 4, 128, 30000, false },
+	{ "high limits",
+	  "donor=10.0.0.1 size=4G queues=16 queue_depth=1024 io_timeout_ms=3600000 sync_io=y",
+	  1, SZ_4G, 0, "", 16, 1024, 3600000, true },
+	{ "lowest limits",
+	  "donor=10.0.0.1 size=2M slab_size=2M queues=1 queue_depth=1 io_timeout_ms=100 sync_io=0",
+	  1, SZ_2M, SZ_2M, "", 1, 1, 100, false },
+	{ "last of a repeated option wins",
+	  "donor=10.0.0.1 size=4G size=8G queues=3 queues=2",
+	  1, SZ_8G, 0, "", 2, 128, 30000, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(attach_ok, attach_ok_cases, desc);
+
+static void parse_attach_ok_test(struct kunit *test)
+{
+	const struct attach_ok_case *c = test->param_value;
+	struct farswap_attach_args *a;
+	char err[FARSWAP_ERR_LEN] = "";
+	char *cmd;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	cmd = kunit_kstrdup(test, c->cmd, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	default_args(a);
+
+	KUNIT_ASSERT_EQ_MSG(test, farswap_parse_attach(cmd, a, err,
+						       sizeof(err)),
+			    0, "refused: %s", err);
+	KUNIT_EXPECT_EQ(test, a->nr_donors, c->nr_donors);
+	KUNIT_EXPECT_EQ(test, a->size, c->size);
+	KUNIT_EXPECT_EQ(test, a->slab_size, c->slab_size);
+	KUNIT_EXPECT_STREQ(test, a->name, c->name);
+	KUNIT_EXPECT_EQ(test, a->nr_queues, c->nr_queues);
+	KUNIT_EXPECT_EQ(test, a->queue_depth, c->queue_depth);
+	KUNIT_EXPECT_EQ(test, a->io_timeout_ms, c->io_timeout_ms);
+	KUNIT_EXPECT_EQ(test, a->sync_io, c->sync_io);
+}
+
+struct attach_bad_case {
+	const char *desc;
+	const char *cmd;
+	const char *err_has;	/* a word the reason must hold */
+};
+
+static const struct attach_bad_case attach_bad_cases[] = {
+	{ "empty command", "", "no donor" },
+	{ "no donor", "size=4G", "no donor" },
+	{ "no size", "donor=10.0.0.1", "no size" },
+	{ "17 donors", DONORS16 " donor=10.0.0.17 size=4G", "too many" },
+	{ "donor twice, once with the default port",
+	  "donor=10.0.0.1 donor=10.0.0.1:7471 size=4G", "twice" },
+	{ "bad donor address", "donor=10.0.0.300 size=4G", "donor" },
+	{ "size not a multiple of slab_size",
+	  "donor=10.0.0.1 size=5G slab_size=2G", "multiple" },
+	{ "size 0", "donor=10.0.0.1 size=0", "size" },
+	{ "size wrapping to 1T", "donor=10.0.0.1 size=16777217T", "size" },
+	{ "slab_size below 2M", "donor=10.0.0.1 size=4G slab_size=1M",
+	  "slab_size" },
+	{ "slab_size not a power of two",
+	  "donor=10.0.0.1 size=6M slab_size=3M", "slab_size" },
+	{ "unknown option", "donor=10.0.0.1 size=4G bogus=1", "unknown" },
+	{ "key without value", "donor=10.0.0.1 size", "key=value" },
+	{ "empty value", "donor=10.0.0.1 size=", "key=value" },
+	{ "value without key", "donor=10.0.0.1 =4G", "key=value" },
+	{ "queues 0", "donor=10.0.0.1 size=4G queues=0", "queues" },
+	{ "queues 65", "donor=10.0.0.1 size=4G queues=65", "queues" },
+	{ "queues negative", "donor=10.0.0.1 size=4G queues=-1", "queues" },
+	{ "queue_depth 0", "donor=10.0.0.1 size=4G queue_depth=0",
+	  "queue_depth" },
+	{ "queue_depth 1025", "donor=10.0.0.1 size=4G queue_depth=1025",
+	  "queue_depth" },
+	{ "io_timeout_ms 99", "donor=10.0.0.1 size=4G io_timeout_ms=99",
+	  "io_timeout_ms" },
+	{ "io_timeout_ms 3600001",
+	  "donor=10.0.0.1 size=4G io_timeout_ms=3600001", "io_timeout_ms" },
+	{ "sync_io 2", "donor=10.0.0.1 size=4G sync_io=2", "sync_io" },
+	{ "name not farswapN", "donor=10.0.0.1 size=4G name=sda", "name" },
+	{ "name farswap+5", "donor=10.0.0.1 size=4G name=farswap+5", "name" },
+	{ "name longer than the buffer",
+	  "donor=10.0.0.1 size=4G name=farswap000000000000000000000000001",
+	  "name" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(attach_bad, attach_bad_cases, desc);
+
+static void parse_attach_bad_test(struct kunit *test)
+{
+	const struct attach_bad_case *c = test->param_value;
+	struct farswap_attach_args *a;
+	char err[FARSWAP_ERR_LEN] = "";
+	char *cmd;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	cmd = kunit_kstrdup(test, c->cmd, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	default_args(a);
+
+	KUNIT_ASSERT_EQ(test, farswap_parse_attach(cmd, a, err, sizeof(err)),
+			-EINVAL);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(err, c->err_has),
+				  "reason '%s' lacks '%s'", err, c->err_has);
+}
+
+/*
+ * A refused number's reason states the allowed range, and the parser
+ * enforces exactly that range: the limits may move, what the user is
+ * told must stay true.
+ */
+static int parse_one_number(struct kunit *test, const char *key,
+			    unsigned long val, unsigned int *out, char *err)
+{
+	struct farswap_attach_args *a;
+	char *cmd;
+	int ret;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	cmd = kunit_kzalloc(test, 96, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	default_args(a);
+	snprintf(cmd, 96, "donor=10.0.0.1 size=4G %s=%lu", key, val);
+	ret = farswap_parse_attach(cmd, a, err, FARSWAP_ERR_LEN);
+	if (!strcmp(key, "queues"))
+		*out = a->nr_queues;
+	else if (!strcmp(key, "queue_depth"))
+		*out = a->queue_depth;
+	else
+		*out = a->io_timeout_ms;
+	return ret;
+}
+
+static void stated_range_test(struct kunit *test)
+{
+	static const char * const keys[] = {
+		"queues", "queue_depth", "io_timeout_ms",
+	};
+	char err[FARSWAP_ERR_LEN];
+	unsigned int i, lo, hi, got;
+	const char *range;
+	int n;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		const char *key = keys[i];
+
+		KUNIT_ASSERT_EQ(test, parse_one_number(test, key, 0, &got, err),
+				-EINVAL);
+		range = strchr(err, '(');
+		KUNIT_ASSERT_NOT_NULL_MSG(test, range, "%s: '%s'", key, err);
+		n = sscanf(range, "(%u to %u)", &lo, &hi);
+		KUNIT_ASSERT_EQ_MSG(test, n, 2, "%s: '%s'", key, err);
+		KUNIT_ASSERT_LE(test, lo, hi);
+
+		KUNIT_EXPECT_EQ_MSG(test, parse_one_number(test, key, lo, &got,
+							   err), 0,
+				    "%s=%u: %s", key, lo, err);
+		KUNIT_EXPECT_EQ(test, got, lo);
+		KUNIT_EXPECT_EQ_MSG(test, parse_one_number(test, key, hi, &got,
+							   err), 0,
+				    "%s=%u: %s", key, hi, err);
+		KUNIT_EXPECT_EQ(test, got, hi);
+		if (lo)
+			KUNIT_EXPECT_EQ_MSG(test,
+					    parse_one_number(test, key, lo - 1,
+							     &got, err),
+					    -EINVAL, "%s=%u", key, lo - 1);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    parse_one_number(test, key, hi + 1ul, &got,
+						     err),
+				    -EINVAL, "%s=%lu", key, hi + 1ul);
+		/* Never more queues than a session may open. */
+		if (!strcmp(key, "queues"))
+			KUNIT_EXPECT_LE(test, hi, FARSWAP_MAX_IO_QUEUES);
+	}
+}
+
+/* Donors are listed in command order, each as parsed on its own. */
+static void attach_donor_order_test(struct kunit *test)
+{
+	static const char * const donor[] = {
+		"10.0.0.9:7000", "[fe80::1]", "10.0.0.1",
+	};
+	struct farswap_attach_args *a;
+	struct sockaddr_storage want;
+	char err[FARSWAP_ERR_LEN];
+	unsigned int i;
+	char *cmd;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	cmd = kunit_kzalloc(test, 128, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	snprintf(cmd, 128, "size=4G donor=%s donor=%s donor=%s", donor[0],
+		 donor[1], donor[2]);
+	default_args(a);
+	KUNIT_ASSERT_EQ(test, farswap_parse_attach(cmd, a, err, sizeof(err)),
+			0);
+	KUNIT_ASSERT_EQ(test, a->nr_donors, ARRAY_SIZE(donor));
+	for (i = 0; i < ARRAY_SIZE(donor); i++) {
+		KUNIT_ASSERT_EQ(test, farswap_parse_addr(donor[i], &want), 0);
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      farswap_addr_equal(&a->donor[i], &want),
+				      "donor %u is not %s", i, donor[i]);
+	}
+
+	/* Parsing again with the same args starts the donor list afresh. */
+	cmd = kunit_kstrdup(test, "donor=10.0.0.5 size=4G", GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	KUNIT_ASSERT_EQ(test, farswap_parse_attach(cmd, a, err, sizeof(err)),
+			0);
+	KUNIT_EXPECT_EQ(test, a->nr_donors, 1);
+}
+
+/* A reason longer than the caller's buffer is cut, not overrun. */
+static void attach_small_err_buffer_test(struct kunit *test)
+{
+	struct farswap_attach_args *a;
+	char err[8 + 1];
+	char *cmd;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	cmd = kunit_kstrdup(test, "donor=10.0.0.1 size=4G bogus_option=1",
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	default_args(a);
+	err[8] = 'X';
+	KUNIT_EXPECT_EQ(test, farswap_parse_attach(cmd, a, err, 8), -EINVAL);
+	KUNIT_EXPECT_EQ(test, strnlen(err, 8), 7);
+	KUNIT_EXPECT_EQ(test, err[8], 'X');
+}
+
+static struct kunit_case farswap_args_cases[] = {
+	KUNIT_CASE_PARAM(parse_addr_test, addr_gen_params),
+	KUNIT_CASE(addr_equal_test),
+	KUNIT_CASE_PARAM(parse_size_test, size_gen_params),
+	KUNIT_CASE_PARAM(name_index_test, name_gen_params),
+	KUNIT_CASE_PARAM(parse_attach_ok_test, attach_ok_gen_params),
+	KUNIT_CASE_PARAM(parse_attach_bad_test, attach_bad_gen_params),
+	KUNIT_CASE(stated_range_test),
+	KUNIT_CASE(attach_donor_order_test),
+	KUNIT_CASE(attach_small_err_buffer_test),
+	{}
+};
+
+static struct kunit_suite farswap_args_suite = {
+	.name = "farswap_args",
+	.test_cases = farswap_args_cases,
+};
+
+kunit_test_suite(farswap_args_suite);
