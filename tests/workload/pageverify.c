@@ -15,12 +15,21 @@
  * wait for SIGUSR1, then verify every page once more (e.g. after swapoff
  * brought everything back into memory).
  *
+ * With --bench (for tests/bench), a worker only fills its pages and then
+ * verifies them in random order (--passes times): no sequential pass, no
+ * fork.  The workers go through these phases in lock-step, so that each
+ * phase is one stretch of wall time with every worker busy; the parent
+ * prints a "RESULT all phase=..." line per phase with its wall time, the
+ * workers' summed failures and the system-wide /proc/vmstat deltas
+ * (pswpin, pswpout, pgmajfault) over the phase.
+ *
  * Prints per phase timings and "RESULT ..." lines; exits 0 only if every
  * page of every worker verified.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -45,7 +54,21 @@ struct opts {
 	bool no_fork;
 	unsigned int passes;
 	long inject;		/* self-test: corrupt this page of worker 0 */
+	bool bench;		/* fill + random passes in lock-step */
 };
+
+/*
+ * --bench lock-step: a worker writes its phase's failure count to
+ * @ready (8 bytes: atomic on a pipe) and waits for a byte on its own
+ * @go pipe.  One go pipe per worker, so a fast worker can never take a
+ * slow one's byte.
+ */
+struct lockstep {
+	int ready[2];
+	int (*go)[2];
+};
+
+static struct lockstep lockstep;
 
 struct region {
 	uint64_t *mem;
@@ -201,6 +224,19 @@ static unsigned long cow_check(struct region *r, unsigned int *gen)
 	return bad;
 }
 
+/* Report this phase's failures to the parent and wait for the next phase. */
+static void lockstep_wait(unsigned int id, uint64_t bad)
+{
+	char c;
+
+	if (write(lockstep.ready[1], &bad, sizeof(bad)) != sizeof(bad) ||
+	    read(lockstep.go[id][0], &c, 1) != 1) {
+		fprintf(stderr, "worker %u: lock-step pipe failed: %s\n", id,
+			strerror(errno));
+		exit(2);
+	}
+}
+
 static int worker(const struct opts *o, unsigned int id, size_t pages)
 {
 	struct region r = { .pages = pages, .worker = id, .seed = o->seed };
@@ -218,6 +254,8 @@ static int worker(const struct opts *o, unsigned int id, size_t pages)
 		return 2;
 	}
 
+	if (o->bench)
+		lockstep_wait(id, 0);	/* everyone is mapped: start together */
 	t = now();
 	for (p = 0; p < pages; p++)
 		fill_page(&r, p, 0);
@@ -227,8 +265,21 @@ static int worker(const struct opts *o, unsigned int id, size_t pages)
 	/* Proves the checks can fail: one flipped bit must be caught. */
 	if (id == 0 && o->inject >= 0 && (size_t)o->inject < pages)
 		r.mem[o->inject * WORDS + WORDS / 2] ^= 1;
+	if (o->bench)
+		lockstep_wait(id, 0);
 
-	for (pass = 0; pass < o->passes; pass++) {
+	for (pass = 0; o->bench && pass < o->passes; pass++) {
+		unsigned long b;
+
+		t = now();
+		b = verify_all(&r, gen, true, "random");
+		printf("RESULT worker=%u phase=verify-random pages=%zu bad=%lu seconds=%.2f\n",
+		       id, pages, b, now() - t);
+		fflush(stdout);
+		bad += b;
+		lockstep_wait(id, b);
+	}
+	for (pass = 0; !o->bench && pass < o->passes; pass++) {
 		unsigned long b;
 
 		t = now();
@@ -243,7 +294,7 @@ static int worker(const struct opts *o, unsigned int id, size_t pages)
 		bad += b;
 		fflush(stdout);
 	}
-	if (id == 0 && !o->no_fork)
+	if (id == 0 && !o->no_fork && !o->bench)
 		bad += cow_check(&r, gen);
 
 	if (o->hold) {
@@ -271,11 +322,104 @@ static int worker(const struct opts *o, unsigned int id, size_t pages)
 	return bad ? 1 : 0;
 }
 
+struct vmstat_swap {
+	unsigned long long pswpin, pswpout, pgmajfault;
+};
+
+static void read_vmstat(struct vmstat_swap *v)
+{
+	char key[64];
+	unsigned long long val;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	memset(v, 0, sizeof(*v));
+	if (!f)
+		return;
+	while (fscanf(f, "%63s %llu", key, &val) == 2) {
+		if (!strcmp(key, "pswpin"))
+			v->pswpin = val;
+		else if (!strcmp(key, "pswpout"))
+			v->pswpout = val;
+		else if (!strcmp(key, "pgmajfault"))
+			v->pgmajfault = val;
+	}
+	fclose(f);
+}
+
+/*
+ * A worker that died can never reach the end of the phase, and the others
+ * would wait for it for ever: look (without reaping, main() does that) and
+ * kill them all so main() reports the failure.
+ */
+static bool lockstep_worker_died(const pid_t *pids, unsigned int procs)
+{
+	siginfo_t si;
+	unsigned int i;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) || !si.si_pid)
+		return false;
+	fprintf(stderr, "worker pid %d ended mid-phase: stopping the others\n",
+		(int)si.si_pid);
+	for (i = 0; i < procs; i++)
+		kill(pids[i], SIGKILL);
+	return true;
+}
+
+/*
+ * --bench, in the parent: wait until every worker reached the end of a
+ * phase, print the phase's line, let them all go on.  Returns false if a
+ * worker died, after which nobody waits any more.
+ */
+static bool lockstep_phase(const pid_t *pids, unsigned int procs,
+			   const char *phase, unsigned int pass,
+			   unsigned long pages, double *t,
+			   struct vmstat_swap *v)
+{
+	struct pollfd pfd = { .fd = lockstep.ready[0], .events = POLLIN };
+	struct vmstat_swap v1;
+	uint64_t bad = 0, b;
+	unsigned int i;
+	double t1;
+
+	for (i = 0; i < procs; i++) {
+		while (poll(&pfd, 1, 1000) == 0 || (pfd.revents & ~POLLIN)) {
+			if (lockstep_worker_died(pids, procs))
+				return false;
+			if (pfd.revents & ~POLLIN)
+				return false;
+		}
+		if (read(lockstep.ready[0], &b, sizeof(b)) != sizeof(b))
+			return false;
+		bad += b;
+	}
+	t1 = now();
+	read_vmstat(&v1);
+	if (phase) {
+		printf("RESULT all phase=%s pass=%u procs=%u pages=%lu bad=%llu seconds=%.3f pswpin=%llu pswpout=%llu pgmajfault=%llu\n",
+		       phase, pass, procs, pages, (unsigned long long)bad,
+		       t1 - *t, v1.pswpin - v->pswpin,
+		       v1.pswpout - v->pswpout,
+		       v1.pgmajfault - v->pgmajfault);
+		fflush(stdout);
+	}
+	for (i = 0; i < procs; i++)
+		if (write(lockstep.go[i][1], "g", 1) != 1)
+			return false;
+	/* The next phase starts now: time and count it from here. */
+	*t = now();
+	read_vmstat(v);
+	return true;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pageverify --mb MIB [--procs N] [--seed S] [--passes N] [--hold]\n"
-		"                  [--no-fork] [--inject-corruption PAGE]\n");
+		"                  [--no-fork] [--inject-corruption PAGE] [--bench]\n"
+		"--bench: fill, then --passes random-order verify passes, workers in\n"
+		"         lock-step; prints \"RESULT all phase=...\" per phase with wall\n"
+		"         seconds and /proc/vmstat pswpin/pswpout/pgmajfault deltas\n");
 }
 
 int main(int argc, char **argv)
@@ -288,6 +432,7 @@ int main(int argc, char **argv)
 		{ "hold", no_argument, NULL, 'H' },
 		{ "no-fork", no_argument, NULL, 'F' },
 		{ "inject-corruption", required_argument, NULL, 'I' },
+		{ "bench", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -299,7 +444,7 @@ int main(int argc, char **argv)
 	double t;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "m:p:s:n:HFI:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:p:s:n:HFI:Bh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			o.mb = strtoul(optarg, NULL, 0);
@@ -322,6 +467,9 @@ int main(int argc, char **argv)
 		case 'I':
 			o.inject = strtol(optarg, NULL, 0);
 			break;
+		case 'B':
+			o.bench = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -339,6 +487,14 @@ int main(int argc, char **argv)
 	pids = calloc(o.procs, sizeof(*pids));
 	if (!pids)
 		return 2;
+	if (o.bench) {
+		lockstep.go = calloc(o.procs, sizeof(*lockstep.go));
+		if (!lockstep.go || pipe(lockstep.ready))
+			return 2;
+		for (i = 0; i < o.procs; i++)
+			if (pipe(lockstep.go[i]))
+				return 2;
+	}
 
 	t = now();
 	for (i = 0; i < o.procs; i++) {
@@ -347,12 +503,34 @@ int main(int argc, char **argv)
 
 		fflush(NULL);
 		pids[i] = fork();
-		if (pids[i] == 0)
+		if (pids[i] == 0) {
+			if (o.bench)
+				close(lockstep.ready[0]);
 			_exit(worker(&o, i, share));
+		}
 		if (pids[i] < 0) {
 			perror("fork");
 			return 2;
 		}
+	}
+	if (o.bench) {
+		struct vmstat_swap v;
+		double tp = now();
+		unsigned int pass;
+		bool ok;
+
+		/* Only the workers may hold the write ends: a dead one is EOF. */
+		close(lockstep.ready[1]);
+		read_vmstat(&v);
+		ok = lockstep_phase(pids, o.procs, NULL, 0, total_pages, &tp,
+				    &v) &&
+		     lockstep_phase(pids, o.procs, "fill", 0, total_pages, &tp,
+				    &v);
+		for (pass = 1; ok && pass <= o.passes; pass++)
+			ok = lockstep_phase(pids, o.procs, "verify-random", pass,
+					    total_pages, &tp, &v);
+		if (!ok)
+			fprintf(stderr, "a worker died mid-phase\n");
 	}
 	for (i = 0; i < o.procs; i++) {
 		int status;

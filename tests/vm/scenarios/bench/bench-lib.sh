@@ -24,6 +24,11 @@
 #                              measured run, into $BENCH_OUT/PATH.{host,donor}.EDGE
 #                              (needs BENCH_NETDEV, BENCH_RXE, BENCH_DEV)
 #   bench_nap SECONDS          sleep without starting a process
+#   bench_perf_start / bench_perf_stop OUT
+#                              with BENCH_PROFILE=1: sample this guest's CPUs
+#                              (perf record -a -e cpu-clock), then write a
+#                              flat profile (perf report) to OUT; bench_snap
+#                              does this on both guests around every run
 #
 # Results go under $BENCH_OUT ($BED/bench): per round and system a
 # directory with fio JSON, pageverify's log and counter snapshots; the
@@ -137,14 +142,53 @@ bench_snap() {
 	[ -f "/sys/block/$name/stat" ] && files+=("/sys/block/$name/stat")
 	[ -f "/sys/block/$name/farswap/stat" ] && files+=("/sys/block/$name/farswap/stat")
 	# The donor's window encloses the host's.
-	[ "$edge" != start ] || donor_rpc snap "$path.donor.start"
+	if [ "$edge" = start ]; then
+		donor_rpc snap "$path.donor.start"
+		if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+			donor_rpc perf-start
+			bench_perf_start
+		fi
+	fi
 	bench_counters "$BENCH_NETDEV" "$BENCH_RXE" "${files[@]}" >"$BENCH_OUT/$path.host.$edge"
 	if [ "$edge" = end ]; then
 		donor_rpc snap "$path.donor.end"
 		if [ -f "/sys/block/$name/farswap/latency" ]; then
 			cp "/sys/block/$name/farswap/latency" "$BENCH_OUT/$path.farswap-latency"
 		fi
+		if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+			bench_perf_stop "$BENCH_OUT/$path.perf-host.txt"
+			donor_rpc perf-stop "$path.perf-donor.txt"
+		fi
 	fi
+}
+
+# perf runs in the background of whichever process starts it (fio's
+# exec_prerun is a process of its own): its pid goes through a file.
+BENCH_PERF_DATA=/run/bench-perf.data
+BENCH_PERF_PID=/run/bench-perf.pid
+
+bench_perf_start() {
+	rm -f "$BENCH_PERF_DATA"
+	# cpu-clock: TCG has no hardware counters.  ~250 Hz per CPU keeps
+	# the sampling's own cost small under emulation.
+	perf record -a -e cpu-clock -F 249 -o "$BENCH_PERF_DATA" >/dev/null 2>&1 &
+	echo $! >"$BENCH_PERF_PID"
+}
+
+bench_perf_stop() {
+	local out=$1 pid
+
+	pid=$(cat "$BENCH_PERF_PID")
+	kill -INT "$pid" 2>/dev/null || true
+	while kill -0 "$pid" 2>/dev/null; do
+		bench_nap 0.1
+	done
+	{
+		echo "# perf record -a -e cpu-clock -F 249 on $(hostname); perf report --sort comm,dso,sym"
+		perf report -i "$BENCH_PERF_DATA" --stdio --no-children --sort comm,dso,sym \
+			--percent-limit 0.5 2>&1 | grep -v '^$'
+	} >"$out"
+	rm -f "$BENCH_PERF_DATA" "$BENCH_PERF_PID"
 }
 
 # Donor side ---------------------------------------------------------------

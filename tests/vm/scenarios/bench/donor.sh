@@ -13,6 +13,14 @@ set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
 . "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
 . "$BED_SCENARIO_DIR/bench-lib.sh"
+# tests/bench/run.sh builds once and passes copies (BENCH_BIN), so every
+# round runs the same programs whatever happens to the checkout meanwhile.
+if [ -n "${BENCH_BIN:-}" ]; then
+	FS_CTL=$BENCH_BIN/farswapctl
+	FS_FARSWAPD=$BENCH_BIN/farswapd
+	FS_PAGEVERIFY=$BENCH_BIN/pageverify
+	FARSWAP_KO=$BENCH_BIN/farswap.ko.bench
+fi
 
 addr=$FARSWAP_ADDR
 netdev=${FARSWAP_NETDEV_host:-eth0}
@@ -151,6 +159,8 @@ donor_do() {
 			echo "rxe_active_mtu $(ibv_devinfo -d "$rxe" | awk '$1 == "active_mtu:" { print $2 }')"
 		} >"$BENCH_OUT/donor-info.txt"
 		;;
+	perf-start) bench_perf_start ;;
+	perf-stop) bench_perf_stop "$BENCH_OUT/$1" ;;
 	quit) ;;
 	*) bed_fail "unknown request '$what $*'" ;;
 	esac

@@ -24,6 +24,14 @@ set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
 . "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
 . "$BED_SCENARIO_DIR/bench-lib.sh"
+# tests/bench/run.sh builds once and passes copies (BENCH_BIN), so every
+# round runs the same programs whatever happens to the checkout meanwhile.
+if [ -n "${BENCH_BIN:-}" ]; then
+	FS_CTL=$BENCH_BIN/farswapctl
+	FS_FARSWAPD=$BENCH_BIN/farswapd
+	FS_PAGEVERIFY=$BENCH_BIN/pageverify
+	FARSWAP_KO=$BENCH_BIN/farswap.ko.bench
+fi
 
 donor=$FARSWAP_PEER_donor
 netdev=${FARSWAP_NETDEV_donor:-eth0}
@@ -282,7 +290,7 @@ host_info() {
 		echo "nbd_client $(nbd-client -V 2>&1 | head -n1)"
 		echo "mtu $(cat /sys/class/net/"$netdev"/mtu)"
 		echo "rxe_active_mtu $(ibv_devinfo -d "$rxe" | awk '$1 == "active_mtu:" { print $2 }')"
-		env | grep '^BENCH_' | sort
+		env | grep '^BENCH_' | sort | sed 's/=/ /'
 	} >"$BENCH_OUT/host-info.txt"
 }
 

@@ -1,0 +1,249 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: farswap (default and --sync-io), NVMe-oF over RDMA, NBD over
+# TCP and zram, side by side on the same two test-bed guests and link
+# (tests/vm/scenarios/bench), then the report: results/<date>-<kernel>/
+# (results.md, CSV/JSON, PNG plots) and results/LATEST.md.
+#
+#   tests/bench/run.sh                 the full run (3 rounds, ~1 h under TCG)
+#   BENCH_QUICK=1 tests/bench/run.sh   one small round, for development;
+#                                      report under results/tmp/ (ignored by git)
+#
+# Other knobs (environment): BENCH_ROUNDS, BENCH_SYSTEMS (a subset of
+# "farswap farswap-sync nvmf nbd zram"), BENCH_KERNEL (6.12 or 6.1),
+# BENCH_FIO_SECONDS, BENCH_FIO_MB, BENCH_FIO_QD, BENCH_SWAP_MB,
+# BENCH_SWAP_LIMIT, BENCH_SWAP_PROCS, BENCH_DEV_MB, BENCH_SEED,
+# BENCH_TIMEOUT (seconds per round), BENCH_RESULTS (output directory),
+# BENCH_RETRIES (rounds run again after a guest kernel crash, default 1),
+# BENCH_PROFILE=1 (perf on both guests around every measured run: for
+# diagnosis, the sampling perturbs the figures).
+#
+# Everything happens in main(), called on the last line: bash reads a
+# script as it runs it, and this one runs for an hour in a checkout that
+# others edit.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+python=/usr/bin/python3
+scenario_src=$top/tests/vm/scenarios/bench
+# The bench's own build directory: its module, binaries, initramfs and
+# guest logs, out of the way of other runs that rebuild build/<kver>/ in
+# the shared checkout while this one runs.
+bench=${FARSWAP_BUILD_DIR:-$top/build}/bench
+bench_build=$bench/bed
+bench_bin=$bench/bin
+gen=$bench/scenario/bench
+data=$bench/data
+attempt_logs=$bench/attempts
+loadlog=$bench/loadavg.log
+runlog=$bench/bed.log
+
+# The scenario as committed holds the full run's values; a run's go in a
+# generated copy whose scenario.conf ends with the overrides (bed.py: a
+# later KEY= wins).  Scripts are copied, not linked: editing the checkout
+# must not reach a running bench.
+make_scenario() {
+	local kv
+
+	rm -rf "$gen"
+	mkdir -p "$gen"
+	cp "$scenario_src"/*.sh "$scenario_src/scenario.conf" "$gen/"
+	for kv in "$@"; do
+		printf '%s=%q\n' "${kv%%=*}" "${kv#*=}" >>"$gen/scenario.conf"
+	done
+}
+
+conf() {
+	(
+		set +u
+		# shellcheck source=/dev/null
+		. "$gen/scenario.conf"
+		eval "printf '%s' \"\${$1}\""
+	)
+}
+
+# Build once, keep copies: every round runs the same module and programs
+# even if someone rebuilds the checkout's meanwhile.
+build_all() {
+	local series=$1 ko f
+
+	ko=$(FARSWAP_BUILD_DIR=$bench_build scripts/build-module.sh "$series" 2>&1 |
+		tee "$bench/module-build.log" | tail -n 1)
+	[ -f "$ko" ] || {
+		echo "bench: building farswap.ko failed: see $bench/module-build.log" >&2
+		return 1
+	}
+	make -s -C daemon >"$bench/daemon-build.log" 2>&1 || {
+		echo "bench: building the daemon failed: see $bench/daemon-build.log" >&2
+		return 1
+	}
+	make -s -C tests/workload
+	rm -rf "$bench_bin"
+	mkdir -p "$bench_bin"
+	cp daemon/farswapd daemon/farswapctl tests/workload/pageverify "$bench_bin/"
+	# Not named *.ko: a kbuild clean over the checkout (make -C KDIR
+	# M=<checkout> clean) deletes every *.ko below it, build/ included,
+	# and one did so in the middle of a bench.
+	cp "$ko" "$bench_bin/farswap.ko.bench"
+	"$bench_bin/farswapd" --version >/dev/null
+	{
+		echo "git $(git rev-parse HEAD)"
+		git status --porcelain -- kmod daemon include tests/workload | sed 's/^/local-change /'
+		sha256sum "$bench_bin"/* | awk '{ n = $2; sub(/.*\//, "", n); print "sha256 " n " " $1 }'
+		modinfo -F srcversion "$ko" | sed 's/^/srcversion /'
+	} >"$data/binaries.txt"
+}
+
+main() {
+	local mode=full overrides=() k rounds nsys retries per started t0 rc=0
+	local round attempt tag brc verdict crashed running logs elapsed kver day out
+	local command series=${BENCH_KERNEL:-6.12} sampler f shared d line
+	local report_args=()
+
+	cd "$top"
+	if [ "${BENCH_QUICK:-0}" = 1 ]; then
+		mode=quick
+		: "${BENCH_ROUNDS:=1}" "${BENCH_DEV_MB:=256}" "${BENCH_FIO_MB:=64}"
+		: "${BENCH_FIO_SECONDS:=4}" "${BENCH_SWAP_MB:=96}" "${BENCH_SWAP_LIMIT:=48M}"
+	fi
+	for k in BENCH_ROUNDS BENCH_SYSTEMS BENCH_DEV_MB BENCH_FIO_MB BENCH_FIO_SECONDS \
+		BENCH_FIO_QD BENCH_SWAP_MB BENCH_SWAP_LIMIT BENCH_SWAP_PROCS BENCH_SEED \
+		BENCH_SLAB BENCH_PROFILE; do
+		[ -z "${!k:-}" ] || overrides+=("$k=${!k}")
+	done
+	mkdir -p "$bench"
+	make_scenario "${overrides[@]}"
+	rounds=$(conf BENCH_ROUNDS)
+	nsys=$(conf BENCH_SYSTEMS | wc -w)
+	retries=${BENCH_RETRIES:-1}
+	# Up to 10 minutes per system under a loaded TCG machine in the full
+	# run (farswap --sync-io's swap is the slowest), 5 in the quick one,
+	# plus boot; bed.py stops the guests after that.
+	if [ -z "${BENCH_TIMEOUT:-}" ]; then
+		per=$([ $mode = quick ] && echo 300 || echo 600)
+		BENCH_TIMEOUT=$((300 + nsys * per))
+	fi
+
+	rm -rf "$data" "$attempt_logs"
+	mkdir -p "$data" "$attempt_logs"
+	echo "bench: $mode run, $rounds round(s) of: $(conf BENCH_SYSTEMS)"
+	echo "bench: building farswap.ko ($series), farswapd, farswapctl, pageverify into $bench"
+	build_all "$series"
+	logs=$bench_build/vm-logs/bench
+	[ "$series" = 6.12 ] || logs=$bench_build/vm-logs/bench@$series
+
+	echo "bench: machine load before: $(cut -d' ' -f1-3 /proc/loadavg); up to $BENCH_TIMEOUT s per round"
+	echo "bench: fresh guests every round; consoles of each attempt in $attempt_logs/"
+	# Sample the machine's load while the guests run, with the runs in
+	# progress at that moment (a round/system directory in the guests'
+	# shared directory without its meta.txt yet): this machine is shared,
+	# TCG slows down with its load, and the report shows the load each
+	# system saw.
+	: >"$loadlog"
+	(
+		shared=$bench_build/vm-runs/bench/shared/bench
+		while :; do
+			line="$(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)"
+			for d in "$shared"/r*/*/; do
+				[ -d "$d" ] && [ ! -f "$d/meta.txt" ] || continue
+				d=${d%/}
+				line+=" ${d#"$shared"/}"
+			done
+			echo "$line" >>"$loadlog"
+			sleep 15
+		done
+	) &
+	sampler=$!
+	trap 'kill "$sampler" 2>/dev/null || true' EXIT
+
+	# One bed.py run per round, on fresh guests: nothing a round leaves
+	# behind (guest memory, module state) reaches the next, and a guest
+	# kernel crash (seen: Soft-RoCE's workqueue oopsing under TCG, on
+	# host and donor alike; see the report) costs one round, which is
+	# then run again, at most BENCH_RETRIES times.  A page that fails to
+	# verify without such a crash fails the bench at once: never retried.
+	started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	t0=$(date +%s)
+	: >"$data/attempts.txt"
+	for round in $(seq "$rounds"); do
+		attempt=1
+		while :; do
+			tag=r$round-a$attempt
+			make_scenario "${overrides[@]}" BENCH_ROUNDS=1 BENCH_FIRST_ROUND="$round" \
+				NEEDS_MODULE=0 NEEDS_DAEMON=0 BENCH_BIN="$bench_bin"
+			echo "bench: round $round/$rounds, attempt $attempt (load $(cut -d' ' -f1 /proc/loadavg))"
+			brc=0
+			FARSWAP_BUILD_DIR=$bench_build "$python" tests/vm/bed.py run "$gen" \
+				--kernel "$series" --timeout "$BENCH_TIMEOUT" \
+				>"$attempt_logs/$tag.bed.log" 2>&1 || brc=$?
+			rm -rf "${attempt_logs:?}/$tag"
+			cp -r "$logs" "$attempt_logs/$tag"
+			verdict=$(grep -E '^(PASS|FAIL): ' "$attempt_logs/$tag.bed.log" | tail -n 1 || true)
+			echo "bench:   ${verdict:-no verdict from bed.py (exit $brc)}"
+			# What the guests measured this round, whatever happened.
+			if [ -d "$logs/bed/bench/r$round" ]; then
+				rm -rf "${data:?}/r$round"
+				cp -r "$logs/bed/bench/r$round" "$data/"
+			fi
+			for f in host-info.txt donor-info.txt; do
+				[ -f "$data/$f" ] || [ ! -f "$logs/bed/bench/$f" ] ||
+					cp "$logs/bed/bench/$f" "$data/"
+			done
+			crashed=$(cat "$logs"/*.console 2>/dev/null |
+				grep -aE 'Oops|BUG:|Kernel panic|double fault|general protection' |
+				head -n 1 || true)
+			running=$(grep -ah '^bed host .*: round [0-9]*, #[0-9]*: ' "$logs/host.console" 2>/dev/null |
+				tail -n 1 | sed 's/.*: //' || true)
+			echo "$tag ${verdict:-no verdict} | system running: ${running:-?} | first crash line: ${crashed:-none}" \
+				>>"$data/attempts.txt"
+			[ "$brc" -ne 0 ] || break
+			if [ -z "$crashed" ] || [ "$attempt" -gt "$retries" ]; then
+				rc=1
+				break 2
+			fi
+			echo "bench:   a guest kernel crashed while ${running:-?} ran: running round $round again"
+			attempt=$((attempt + 1))
+		done
+	done
+	elapsed=$(($(date +%s) - t0))
+	kill "$sampler" 2>/dev/null || true
+	trap - EXIT
+	cat "$attempt_logs"/*.bed.log >"$runlog"
+
+	if [ ! -f "$data/host-info.txt" ]; then
+		echo "bench: no data from the guests; see $attempt_logs/" >&2
+		return 1
+	fi
+	kver=$(sed -n 's/^kernel //p' "$data/host-info.txt")
+	day=$(date -u +%Y-%m-%d)
+	if [ -n "${BENCH_RESULTS:-}" ]; then
+		out=$BENCH_RESULTS
+	elif [ $mode = quick ]; then
+		out=results/tmp/$day-$kver-quick
+	else
+		out=results/$day-$kver
+		# Never overwrite an earlier run's committed results.
+		[ ! -e "$out" ] || out=results/$day-$(date -u +%H%M)-$kver
+	fi
+	rm -rf "$out"
+	mkdir -p "$out"
+
+	command="make bench"
+	[ $mode = full ] || command="BENCH_QUICK=1 tests/bench/run.sh"
+	[ ${#overrides[@]} -eq 0 ] || command="${overrides[*]} $command"
+	[ -z "${BENCH_KERNEL:-}" ] || command="BENCH_KERNEL=$BENCH_KERNEL $command"
+	report_args=(--data "$data" --bed-log "$runlog" --load-log "$loadlog" --out "$out"
+		--mode "$mode" --command "$command" --started "$started" --elapsed "$elapsed"
+		--bed-rc "$rc")
+	[ $mode = quick ] || report_args+=(--latest results/LATEST.md)
+	"$python" tests/bench/report.py "${report_args[@]}"
+	echo "bench: report in $out/results.md"
+	if [ "$rc" -ne 0 ]; then
+		echo "bench: FAILED: $(grep -E '^FAIL: ' "$runlog" | tail -n 1)" >&2
+		return 1
+	fi
+}
+
+main "$@"
+exit
