@@ -749,8 +749,9 @@ def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled
             bins[p[1]] = p[2][:12]
         elif len(p) == 2:
             bins[p[0]] = p[1]
-    md.append(f"- kernel (both guests): {host.get('kernel', '?')}; checkout "
-              f"{bins.get('git', '?')[:12]}"
+    md.append(f"- kernel (both guests): {host.get('kernel', '?')}; farswap built from "
+              + ("the working tree at " if bins.get("source") == "worktree" else "commit ")
+              + f"{bins.get('git', '?')[:12]}"
               + (f" with local changes in {len(local)} file(s) under kmod/ daemon/ include/ "
                  "tests/workload/" if local else "")
               + f"; farswap.ko srcversion {bins.get('srcversion', '?')} (sha256 "

@@ -17,7 +17,8 @@
 # BENCH_TIMEOUT (seconds per round), BENCH_RESULTS (output directory),
 # BENCH_RETRIES (rounds run again after a guest kernel crash, default 1),
 # BENCH_PROFILE=1 (perf on both guests around every measured run: for
-# diagnosis, the sampling perturbs the figures).
+# diagnosis, the sampling perturbs the figures), BENCH_SOURCE=worktree
+# (build the working tree, not the committed HEAD).
 #
 # Everything happens in main(), called on the last line: bash reads a
 # script as it runs it, and this one runs for an hour in a checkout that
@@ -64,24 +65,34 @@ conf() {
 }
 
 # Build once, keep copies: every round runs the same module and programs
-# even if someone rebuilds the checkout's meanwhile.
+# even if someone rebuilds the checkout's meanwhile.  The sources are the
+# committed ones (git archive HEAD): the checkout is shared, and what is
+# half-edited in it is not what to measure.  BENCH_SOURCE=worktree builds
+# the working tree instead (development).
 build_all() {
-	local series=$1 ko f
+	local series=$1 src=$bench/src ko
 
-	ko=$(FARSWAP_BUILD_DIR=$bench_build scripts/build-module.sh "$series" 2>&1 |
+	rm -rf "$src"
+	mkdir -p "$src"
+	if [ "${BENCH_SOURCE:-head}" = worktree ]; then
+		src=$top
+	else
+		git archive HEAD | tar -x -C "$src"
+	fi
+	ko=$(FARSWAP_BUILD_DIR=$bench_build "$src/scripts/build-module.sh" "$series" 2>&1 |
 		tee "$bench/module-build.log" | tail -n 1)
 	[ -f "$ko" ] || {
 		echo "bench: building farswap.ko failed: see $bench/module-build.log" >&2
 		return 1
 	}
-	make -s -C daemon >"$bench/daemon-build.log" 2>&1 || {
-		echo "bench: building the daemon failed: see $bench/daemon-build.log" >&2
+	{ make -s -C "$src/daemon" && make -s -C "$src/tests/workload"; } \
+		>"$bench/daemon-build.log" 2>&1 || {
+		echo "bench: building the daemon or pageverify failed: see $bench/daemon-build.log" >&2
 		return 1
 	}
-	make -s -C tests/workload
 	rm -rf "$bench_bin"
 	mkdir -p "$bench_bin"
-	cp daemon/farswapd daemon/farswapctl tests/workload/pageverify "$bench_bin/"
+	cp "$src/daemon/farswapd" "$src/daemon/farswapctl" "$src/tests/workload/pageverify" "$bench_bin/"
 	# Not named *.ko: a kbuild clean over the checkout (make -C KDIR
 	# M=<checkout> clean) deletes every *.ko below it, build/ included,
 	# and one did so in the middle of a bench.
@@ -89,7 +100,9 @@ build_all() {
 	"$bench_bin/farswapd" --version >/dev/null
 	{
 		echo "git $(git rev-parse HEAD)"
-		git status --porcelain -- kmod daemon include tests/workload | sed 's/^/local-change /'
+		echo "source ${BENCH_SOURCE:-head}"
+		[ "${BENCH_SOURCE:-head}" != worktree ] ||
+			git status --porcelain -- kmod daemon include tests/workload | sed 's/^/local-change /'
 		sha256sum "$bench_bin"/* | awk '{ n = $2; sub(/.*\//, "", n); print "sha256 " n " " $1 }'
 		modinfo -F srcversion "$ko" | sed 's/^/srcversion /'
 	} >"$data/binaries.txt"
