@@ -70,7 +70,12 @@ dkms-uninstall:
 	-dkms remove -m farswap -v $(VERSION) --all
 	rm -rf $(DKMS_SRC)
 
+# Not kbuild's clean: it deletes every object file under the checkout,
+# the KUnit tree in build/ included.
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -f kmod/*.o kmod/.*.cmd kmod/*.ko kmod/*.mod kmod/*.mod.c \
+		kmod/modules.order .*.cmd Module.symvers modules.order
 	-$(MAKE) -C daemon clean
-	rm -rf build
+	-$(MAKE) -C tests/tools clean
+	-$(MAKE) -C tests/workload clean
+	rm -rf build test-logs

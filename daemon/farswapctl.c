@@ -394,6 +394,7 @@ static void print_latency(const char *label, const char *line,
 static int show_device(const char *name)
 {
 	char *stat = dev_file(name, "stat"), *slabs = dev_file(name, "slabs");
+	char *chunks = dev_file(name, "chunks");
 	char *slab_size = dev_file(name, "slab_size");
 	char *lat = dev_file(name, "latency"), *donors = dev_file(name, "donors");
 	char *sync_io = dev_file(name, "sync_io"), *size_s;
@@ -403,7 +404,8 @@ static int show_device(const char *name)
 
 	snprintf(path, sizeof(path), BLOCK_DIR "/%s/size", name);
 	size_s = read_file(path);
-	if (!stat || !slabs || !slab_size || !lat || !donors || !size_s) {
+	if (!stat || !slabs || !chunks || !slab_size || !lat || !donors ||
+	    !size_s) {
 		fprintf(stderr, "%s: %s: not a farswap device\n", prog, name);
 		return 1;
 	}
@@ -411,19 +413,20 @@ static int show_device(const char *name)
 	human_bytes(sectors * 512, sz, sizeof(sz));
 	human_bytes(strtoull(slab_size, NULL, 10), ss, sizeof(ss));
 	swap_state(name, swap, sizeof(swap));
-	printf("%s: %s, %llu slabs of %s, %llu bound; swap: %s; sync_io %s\n",
-	       name, sz, kv_num(slabs, "total"), ss, kv_num(slabs, "bound"),
-	       swap, sync_io && sync_io[0] == '1' ? "on" : "off");
+	printf("%s: %s, %llu of %llu chunks (2 MiB) bound in %llu donor slabs of %s; swap: %s; sync_io %s\n",
+	       name, sz, kv_num(chunks, "bound"), kv_num(chunks, "total"),
+	       kv_num(slabs, "held"), ss, swap,
+	       sync_io && sync_io[0] == '1' ? "on" : "off");
 	human_bytes(kv_num(stat, "read_bytes"), rb, sizeof(rb));
 	human_bytes(kv_num(stat, "write_bytes"), wb, sizeof(wb));
 	printf("  I/O: %llu reads (%s), %llu writes (%s), %llu zero-fill reads, %llu discards, %llu errors\n",
 	       kv_num(stat, "reads"), rb, kv_num(stat, "writes"), wb,
 	       kv_num(stat, "zero_reads"), kv_num(stat, "discards"),
 	       kv_num(stat, "errors"));
-	printf("  slabs: %llu bound, %llu released, %llu migrated, %llu bind failures, %llu pages lost\n",
-	       kv_num(stat, "binds"), kv_num(stat, "releases"),
-	       kv_num(stat, "migrations"), kv_num(stat, "bind_failures"),
-	       kv_num(stat, "lost_pages"));
+	printf("  placement: %llu chunks bound, %llu moved on reclaim, %llu bind failures; %llu donor slabs taken, %llu given back; %llu pages lost\n",
+	       kv_num(stat, "binds"), kv_num(stat, "migrations"),
+	       kv_num(stat, "bind_failures"), kv_num(stat, "slab_allocs"),
+	       kv_num(stat, "releases"), kv_num(stat, "lost_pages"));
 	printf("  latency:");
 	for (line = strtok_r(lat, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
@@ -452,6 +455,7 @@ static int show_device(const char *name)
 	}
 	free(stat);
 	free(slabs);
+	free(chunks);
 	free(slab_size);
 	free(lat);
 	free(donors);

@@ -428,9 +428,9 @@ int farswap_ctrl_send(struct farswap_donor *donor, union farswap_msg *msg)
 	return farswap_ctrl_xfer(donor, msg, NULL, NULL);
 }
 
-/* Ask for a slab; on success @place describes it. */
+/* Ask for a slab; on success @rs describes it (its slots are the caller's). */
 int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 host_slab,
-			     u64 slab_bytes, struct farswap_placement *place)
+			     u64 slab_bytes, struct farswap_rslab *rs)
 {
 	union farswap_msg req, rep;
 	u32 gen;
@@ -453,11 +453,11 @@ int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 host_slab,
 		farswap_donor_error(donor, "granted a slab of the wrong size");
 		return -EPROTO;
 	}
-	place->donor = donor;
-	place->gen = gen;
-	place->remote_id = le32_to_cpu(rep.alloc_rep.slab_id);
-	place->addr = le64_to_cpu(rep.alloc_rep.addr);
-	place->rkey = le32_to_cpu(rep.alloc_rep.rkey);
+	rs->donor = donor;
+	rs->gen = gen;
+	rs->remote_id = le32_to_cpu(rep.alloc_rep.slab_id);
+	rs->addr = le64_to_cpu(rep.alloc_rep.addr);
+	rs->rkey = le32_to_cpu(rep.alloc_rep.rkey);
 	return 0;
 }
 

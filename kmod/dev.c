@@ -236,8 +236,8 @@ static int farswap_add_disk(struct farswap_dev *dev)
 		.max_hw_sectors		= FARSWAP_MAX_IO_BYTES >> SECTOR_SHIFT,
 		.max_segments		= FARSWAP_MAX_SEGS,
 		.max_segment_size	= FARSWAP_MAX_IO_BYTES,
-		/* No read or write request crosses a slab. */
-		.chunk_sectors		= slab_sectors,
+		/* No read or write request crosses a chunk. */
+		.chunk_sectors		= FARSWAP_CHUNK_BYTES >> SECTOR_SHIFT,
 		.max_discard_sectors	= slab_sectors,
 		.synchronous		= dev->params.sync_io,
 	};
@@ -367,7 +367,8 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 		put_disk(dev->disk);
 		blk_mq_free_tag_set(&dev->tag_set);
 	}
-	farswap_slabs_free(dev);
+	if (dev->chunks)
+		farswap_chunks_free(dev);
 	kfree(dev->write_inflight);
 	kfree(dev->bounce);
 	kfree(dev);
@@ -422,8 +423,9 @@ static void farswap_dev_init(struct farswap_dev *dev,
 	dev->params.sync_io = a->sync_io;
 	mutex_init(&dev->map_mutex);
 	spin_lock_init(&dev->work_lock);
+	spin_lock_init(&dev->rslab_lock);
 	INIT_LIST_HEAD(&dev->bind_list);
-	INIT_LIST_HEAD(&dev->release_list);
+	INIT_LIST_HEAD(&dev->rslabs);
 	INIT_WORK(&dev->bind_work, farswap_bind_work);
 	INIT_WORK(&dev->release_work, farswap_release_work);
 	INIT_WORK(&dev->loss_work, farswap_loss_work);
@@ -532,15 +534,15 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out)
 			farswap_set_last_error("size %llu is smaller than one slab (%llu MiB)",
 					       a->size, slab_size >> 20);
 		else if (ret == -E2BIG)
-			farswap_set_last_error("size %llu needs more than %u slabs of %llu MiB",
-					       a->size, FARSWAP_MAX_SLABS,
-					       slab_size >> 20);
+			farswap_set_last_error("size %llu is too large (at most %llu GiB)",
+					       a->size,
+					       ((u64)FARSWAP_MAX_CHUNKS << FARSWAP_CHUNK_SHIFT) >> 30);
 		else
 			farswap_set_last_error("size %llu is not a multiple of the slab size (%llu MiB)",
 					       a->size, slab_size >> 20);
 		goto out_destroy;
 	}
-	ret = farswap_slabs_alloc(dev);
+	ret = farswap_chunks_alloc(dev);
 	if (!ret)
 		ret = farswap_alloc_bounce(dev);
 	if (!ret) {
@@ -551,8 +553,8 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out)
 			ret = -ENOMEM;
 	}
 	if (ret) {
-		farswap_set_last_error("out of memory for the slab map of %llu slabs",
-				       (u64)dev->geo.nr_slabs);
+		farswap_set_last_error("out of memory for the map of %llu chunks",
+				       (u64)dev->geo.nr_chunks);
 		goto out_destroy;
 	}
 	ret = farswap_add_disk(dev);
@@ -567,9 +569,8 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out)
 
 	strscpy(name_out, dev->name, FARSWAP_NAME_LEN);
 	farswap_warn_overcommit(dev);
-	pr_info("%s: attached: %llu MiB in %u slabs of %llu MiB over %u donor%s, %u read and %u write queues of depth %u%s\n",
-		dev->name, dev->geo.size >> 20, dev->geo.nr_slabs,
-		slab_size >> 20, dev->nr_donors, dev->nr_donors > 1 ? "s" : "",
+	pr_info("%s: attached: %llu MiB, donors' slabs of %llu MiB, over %u donor%s, %u read and %u write queues of depth %u%s\n",
+		dev->name, dev->geo.size >> 20, slab_size >> 20, dev->nr_donors, dev->nr_donors > 1 ? "s" : "",
 		dev->params.nr_queues, dev->params.nr_queues,
 		dev->params.queue_depth,
 		dev->params.sync_io ? ", synchronous swap-in" : "");
@@ -659,25 +660,45 @@ static ssize_t slab_size_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(slab_size);
 
+/* The donor slabs the device holds and the chunk slots in them. */
 static ssize_t slabs_show(struct device *d, struct device_attribute *attr,
 			  char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	u32 held = 0, used = 0, reclaiming = 0;
+	struct farswap_rslab *rs;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->rslab_lock, flags);
+	list_for_each_entry(rs, &dev->rslabs, node) {
+		held++;
+		used += rs->nr_used;
+		reclaiming += rs->state == FARSWAP_RSLAB_RECLAIMING;
+	}
+	spin_unlock_irqrestore(&dev->rslab_lock, flags);
+	return sysfs_emit(buf, "held=%u slots=%u used=%u reclaiming=%u\n", held,
+			  held * dev->geo.chunks_per_slab, used, reclaiming);
+}
+static DEVICE_ATTR_RO(slabs);
+
+static ssize_t chunks_show(struct device *d, struct device_attribute *attr,
+			   char *buf)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
 	u32 count[FARSWAP_SLAB_NR_STATES] = {};
 	u32 i;
 
-	for (i = 0; i < dev->geo.nr_slabs; i++)
-		count[READ_ONCE(dev->slabs[i].state)]++;
+	for (i = 0; i < dev->geo.nr_chunks; i++)
+		count[READ_ONCE(dev->chunks[i].state)]++;
 	return sysfs_emit(buf,
-			  "total=%u unbound=%u binding=%u bound=%u migrating=%u releasing=%u\n",
-			  dev->geo.nr_slabs, count[FARSWAP_SLAB_UNBOUND],
+			  "total=%u unbound=%u binding=%u bound=%u migrating=%u\n",
+			  dev->geo.nr_chunks, count[FARSWAP_SLAB_UNBOUND],
 			  count[FARSWAP_SLAB_BINDING],
 			  count[FARSWAP_SLAB_BOUND],
 			  count[FARSWAP_SLAB_MIGRATING] +
-			  count[FARSWAP_SLAB_SWITCHING],
-			  count[FARSWAP_SLAB_RELEASING]);
+			  count[FARSWAP_SLAB_SWITCHING]);
 }
-static DEVICE_ATTR_RO(slabs);
+static DEVICE_ATTR_RO(chunks);
 
 static ssize_t sync_io_show(struct device *d, struct device_attribute *attr,
 			    char *buf)
@@ -714,7 +735,7 @@ static ssize_t stat_show(struct device *d, struct device_attribute *attr,
 	struct farswap_dev_stats *s = &farswap_dev_of(d)->stats;
 
 	return sysfs_emit(buf,
-			  "reads=%lld writes=%lld discards=%lld read_bytes=%lld write_bytes=%lld zero_reads=%lld errors=%lld binds=%lld bind_failures=%lld releases=%lld migrations=%lld lost_pages=%lld write_throttled=%lld held=%lld\n",
+			  "reads=%lld writes=%lld discards=%lld read_bytes=%lld write_bytes=%lld zero_reads=%lld errors=%lld binds=%lld bind_failures=%lld slab_allocs=%lld releases=%lld migrations=%lld lost_pages=%lld write_throttled=%lld held=%lld\n",
 			  atomic64_read(&s->reads), atomic64_read(&s->writes),
 			  atomic64_read(&s->discards),
 			  atomic64_read(&s->read_bytes),
@@ -722,6 +743,7 @@ static ssize_t stat_show(struct device *d, struct device_attribute *attr,
 			  atomic64_read(&s->zero_reads),
 			  atomic64_read(&s->errors), atomic64_read(&s->binds),
 			  atomic64_read(&s->bind_failures),
+			  atomic64_read(&s->slab_allocs),
 			  atomic64_read(&s->releases),
 			  atomic64_read(&s->migrations),
 			  atomic64_read(&s->lost_pages),
@@ -809,6 +831,7 @@ static DEVICE_ATTR_RO(donors);
 static struct attribute *farswap_disk_attrs[] = {
 	&dev_attr_slab_size.attr,
 	&dev_attr_slabs.attr,
+	&dev_attr_chunks.attr,
 	&dev_attr_sync_io.attr,
 	&dev_attr_io_timeout_ms.attr,
 	&dev_attr_stat.attr,

@@ -13,17 +13,23 @@
  *  - struct farswap_queue: one RC queue pair of a donor session.  qid 0
  *    carries control messages, qid 1..n carry page data, one per blk-mq
  *    hardware queue.
- *  - struct farswap_slab: one slab of the device's sector space and where
- *    its pages live (its placements).
+ *  - struct farswap_chunk: one 2 MiB chunk of the device's space and
+ *    where its pages live (its placements: a slot in a remote slab).
+ *  - struct farswap_rslab: a donor slab the device holds, carved into
+ *    chunk slots; acquired by the power of two choices when no held slab
+ *    has a free slot, given back when its last chunk is discarded.
  *  - struct farswap_cmd: the per-request context, preallocated by blk-mq.
  *
  * Locking:
  *  - farswap_devs_mutex: the device list, attach and detach.
- *  - dev->map_mutex: serialises slab state changes made by work items
- *    (bind, release, migration, loss), which may sleep on the control
- *    channel.  Taken before any slab lock.
- *  - slab->lock (irqsave spinlock): a slab's state, placements, page
+ *  - dev->map_mutex: serialises the work items that change placements
+ *    and may sleep on the control channel (bind, slab release, migration,
+ *    loss).  Taken before any chunk lock.
+ *  - chunk->lock (irqsave spinlock): a chunk's state, placements, page
  *    bitmaps and held requests; taken by the I/O path.
+ *  - dev->rslab_lock (irqsave spinlock): the held remote slabs and their
+ *    slot bitmaps; taken inside a chunk lock (a first write takes a free
+ *    slot without leaving the I/O path).
  *  - donor->lock (mutex): connect and teardown of a donor session.
  *  - donor->state_lock (spinlock): donor state, read under RCU by the I/O
  *    path: teardown moves the state away from LIVE, then waits an RCU grace
@@ -203,26 +209,47 @@ struct farswap_donor {
 	struct farswap_donor_stats stats;
 };
 
-/* Where one copy of a slab lives. */
-struct farswap_placement {
+/* A donor slab this device holds, carved into chunk slots. */
+enum farswap_rslab_state {
+	FARSWAP_RSLAB_LIVE,		/* slots may be taken */
+	FARSWAP_RSLAB_RECLAIMING,	/* the donor wants it back: chunks move */
+	FARSWAP_RSLAB_FREEING,		/* empty, being given back */
+};
+
+struct farswap_rslab {
+	struct list_head node;		/* on dev->rslabs */
 	struct farswap_donor *donor;
 	u32 gen;			/* donor session that granted it */
 	u32 remote_id;			/* donor's slab id */
 	u64 addr;
 	u32 rkey;
+	u8 state;			/* enum farswap_rslab_state */
+	u32 nr_used;			/* slots holding a chunk */
+	unsigned long used[];		/* one bit per slot */
 };
 
-struct farswap_slab {
+/* Where one copy of a chunk lives. */
+struct farswap_placement {
+	struct farswap_donor *donor;
+	u32 gen;			/* donor session that granted it */
+	struct farswap_rslab *rslab;
+	u32 slot;			/* chunk slot within the remote slab */
+	u64 addr;			/* remote address of the chunk */
+	u32 rkey;
+};
+
+struct farswap_chunk {
 	spinlock_t lock;
 	u8 state;			/* enum farswap_slab_state */
 	u8 nr_places;
 	struct farswap_placement place[FARSWAP_MAX_REPLICAS];
 	struct farswap_pages pages;
+	unsigned long written[BITS_TO_LONGS(FARSWAP_CHUNK_PAGES)];
+	unsigned long lost[BITS_TO_LONGS(FARSWAP_CHUNK_PAGES)];
 	atomic_t inflight_reads;
 	atomic_t inflight_writes;
-	struct list_head held;		/* requests waiting on this slab */
+	struct list_head held;		/* requests waiting on this chunk */
 	struct list_head bind_node;	/* on dev->bind_list */
-	struct list_head release_node;	/* on dev->release_list */
 };
 
 struct farswap_dev_stats {
@@ -233,10 +260,11 @@ struct farswap_dev_stats {
 	atomic64_t write_bytes;
 	atomic64_t zero_reads;		/* reads served without the network */
 	atomic64_t errors;		/* requests failed with an error */
-	atomic64_t binds;
+	atomic64_t binds;		/* chunks bound */
 	atomic64_t bind_failures;
-	atomic64_t releases;
-	atomic64_t migrations;
+	atomic64_t slab_allocs;		/* donor slabs acquired */
+	atomic64_t releases;		/* donor slabs given back */
+	atomic64_t migrations;		/* chunks moved on reclaim */
 	atomic64_t lost_pages;
 	atomic64_t write_throttled;	/* writes made to wait for budget */
 	atomic64_t held;		/* requests parked on a slab */
@@ -251,7 +279,13 @@ struct farswap_dev {
 	struct farswap_params params;
 
 	struct farswap_geometry geo;
-	struct farswap_slab *slabs;
+	struct farswap_chunk *chunks;
+
+	/* Donor slabs held, and the one new chunks go to first. */
+	spinlock_t rslab_lock;
+	struct list_head rslabs;
+	struct farswap_rslab *cur_rslab;
+	unsigned int nr_rslabs;
 
 	struct farswap_donor *donors[FARSWAP_MAX_DONORS];
 	unsigned int nr_donors;
@@ -270,11 +304,10 @@ struct farswap_dev {
 
 	struct workqueue_struct *wq;	/* WQ_MEM_RECLAIM: we are the swap */
 	struct mutex map_mutex;
-	spinlock_t work_lock;		/* bind_list, release_list */
+	spinlock_t work_lock;		/* bind_list */
 	struct list_head bind_list;
-	struct list_head release_list;
 	struct work_struct bind_work;
-	struct work_struct release_work;
+	struct work_struct release_work;	/* gives empty slabs back */
 	struct work_struct loss_work;
 
 	/* Bounce buffer for copying a slab between donors. */
@@ -296,7 +329,7 @@ struct farswap_cmd {
 	u32 write_budget;		/* bytes of write_inflight held */
 	struct list_head held_node;	/* on slab->held */
 
-	/* The request's single slab extent, set at submission. */
+	/* The request's single chunk extent, set at submission. */
 	struct farswap_extent ext;
 	struct farswap_placement place;
 	struct ib_device *mapped_dev;	/* non-NULL while sg is DMA-mapped */
@@ -344,22 +377,33 @@ int farswap_ctrl_call(struct farswap_donor *donor, union farswap_msg *req,
 		      union farswap_msg *reply);
 int farswap_ctrl_send(struct farswap_donor *donor, union farswap_msg *msg);
 int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 host_slab,
-			     u64 slab_bytes, struct farswap_placement *place);
+			     u64 slab_bytes, struct farswap_rslab *rs);
 int farswap_donor_free_slab(struct farswap_donor *donor, u32 remote_id);
 int farswap_donor_query_stats(struct farswap_donor *donor);
 void farswap_donors_remove_device(struct ib_device *ibdev);
 
-/* slab.c */
-int farswap_slabs_alloc(struct farswap_dev *dev);
-void farswap_slabs_free(struct farswap_dev *dev);
-void farswap_slab_queue_bind(struct farswap_dev *dev, struct farswap_slab *slab);
-void farswap_slab_queue_release(struct farswap_dev *dev,
-				struct farswap_slab *slab);
+/* chunk.c */
+int farswap_chunks_alloc(struct farswap_dev *dev);
+void farswap_chunks_free(struct farswap_dev *dev);
+bool farswap_take_slot(struct farswap_dev *dev, struct farswap_donor *exclude,
+		       struct farswap_placement *place);
+void farswap_put_slot(struct farswap_dev *dev,
+		      const struct farswap_placement *place);
+void farswap_chunk_queue_bind(struct farswap_dev *dev,
+			      struct farswap_chunk *chunk);
+bool farswap_chunk_release_locked(struct farswap_dev *dev,
+				  struct farswap_chunk *chunk,
+				  struct farswap_placement *place);
 void farswap_bind_work(struct work_struct *work);
 void farswap_release_work(struct work_struct *work);
 void farswap_loss_work(struct work_struct *work);
 void farswap_reclaim_work(struct work_struct *work);
-void farswap_slabs_release_all(struct farswap_dev *dev);
+
+static inline struct farswap_chunk *farswap_chunk_of(struct farswap_dev *dev,
+						     u32 index)
+{
+	return &dev->chunks[index];
+}
 
 /*
  * The donor's state, read locklessly by the I/O path.  Acquire pairs with
@@ -373,10 +417,5 @@ farswap_donor_state(struct farswap_donor *donor)
 	return smp_load_acquire(&donor->state);
 }
 
-static inline struct farswap_slab *farswap_slab_of(struct farswap_dev *dev,
-						   u32 index)
-{
-	return &dev->slabs[index];
-}
 
 #endif /* FARSWAP_H */

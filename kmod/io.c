@@ -4,9 +4,9 @@
  * READs (swap-in) straight from and into the request's pages, on the I/O
  * queue pair of the request's hardware queue.
  *
- * Queue limits keep every read and write request inside one slab
- * (chunk_sectors = slab size), so a request has one extent, one slab and
- * one placement.  Everything a request needs is in its preallocated
+ * Queue limits keep every read and write request inside one 2 MiB chunk
+ * (chunk_sectors), so a request has one extent, one chunk and one
+ * placement.  Everything a request needs is in its preallocated
  * struct farswap_cmd: nothing here allocates memory.
  */
 #include <linux/highmem.h>
@@ -80,7 +80,7 @@ static void farswap_account(struct farswap_cmd *cmd, bool write, u32 bytes)
 static void farswap_cmd_finish(struct farswap_cmd *cmd)
 {
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
-	struct farswap_slab *slab = farswap_slab_of(cmd->dev, cmd->ext.slab);
+	struct farswap_chunk *chunk = farswap_chunk_of(cmd->dev, cmd->ext.slab);
 	bool write = op_is_write(req_op(rq));
 
 	if (cmd->mapped_dev) {
@@ -90,8 +90,8 @@ static void farswap_cmd_finish(struct farswap_cmd *cmd)
 	}
 	if (cmd->status == BLK_STS_OK)
 		farswap_account(cmd, write, blk_rq_bytes(rq));
-	farswap_inflight_put(write ? &slab->inflight_writes :
-				     &slab->inflight_reads);
+	farswap_inflight_put(write ? &chunk->inflight_writes :
+				     &chunk->inflight_reads);
 	farswap_cmd_complete(cmd, cmd->status);
 }
 
@@ -268,42 +268,54 @@ static void farswap_zero_rq(struct request *rq)
 		memzero_page(bv.bv_page, bv.bv_offset, bv.bv_len);
 }
 
-/* Decide, under the slab lock, what the request does with its slab. */
+/*
+ * Decide, under the chunk lock, what the request does with its chunk.  A
+ * first write takes a free slot in a held donor slab right here; only
+ * when none has room is the chunk parked for the bind work.
+ */
 static enum farswap_io_action farswap_claim(struct farswap_cmd *cmd,
-					    struct farswap_slab *slab,
+					    struct farswap_chunk *chunk,
 					    bool write)
 {
 	const struct farswap_extent *e = &cmd->ext;
+	struct farswap_dev *dev = cmd->dev;
 	struct farswap_io_view v = { .write = write };
 	enum farswap_io_action act;
 
-	lockdep_assert_held(&slab->lock);
-	v.state = slab->state;
-	v.any_written = farswap_pages_any_written(&slab->pages, e->first_page,
+	lockdep_assert_held(&chunk->lock);
+again:
+	v.state = chunk->state;
+	v.any_written = farswap_pages_any_written(&chunk->pages, e->first_page,
 						  e->nr_pages);
-	v.any_lost = farswap_pages_any_lost(&slab->pages, e->first_page,
+	v.any_lost = farswap_pages_any_lost(&chunk->pages, e->first_page,
 					    e->nr_pages);
-	v.place_live = slab->nr_places &&
-		       farswap_donor_live(slab->place[0].donor,
-					  slab->place[0].gen);
+	v.place_live = chunk->nr_places &&
+		       farswap_donor_live(chunk->place[0].donor,
+					  chunk->place[0].gen);
 	act = farswap_io_decide(&v);
 
 	switch (act) {
 	case FARSWAP_IO_RDMA:
-		cmd->place = slab->place[0];
+		cmd->place = chunk->place[0];
 		if (write) {
-			farswap_pages_mark_written(&slab->pages, e->first_page,
-						   e->nr_pages);
-			atomic_inc(&slab->inflight_writes);
+			farswap_pages_mark_written(&chunk->pages,
+						   e->first_page, e->nr_pages);
+			atomic_inc(&chunk->inflight_writes);
 		} else {
-			atomic_inc(&slab->inflight_reads);
+			atomic_inc(&chunk->inflight_reads);
 		}
 		break;
 	case FARSWAP_IO_BIND:
-		slab->state = FARSWAP_SLAB_BINDING;
+		if (farswap_take_slot(dev, NULL, &chunk->place[0])) {
+			chunk->nr_places = 1;
+			chunk->state = FARSWAP_SLAB_BOUND;
+			atomic64_inc(&dev->stats.binds);
+			goto again;
+		}
+		chunk->state = FARSWAP_SLAB_BINDING;
 		fallthrough;
 	case FARSWAP_IO_HOLD:
-		list_add_tail(&cmd->held_node, &slab->held);
+		list_add_tail(&cmd->held_node, &chunk->held);
 		break;
 	default:
 		break;
@@ -316,7 +328,7 @@ static enum farswap_io_action farswap_claim(struct farswap_cmd *cmd,
  * @cmd: the request's context
  *
  * Called from queue_rq, and again from work items for requests that were
- * held on a slab while it was being bound, moved or released.
+ * held on a chunk while it was being bound or moved.
  */
 void farswap_submit(struct farswap_cmd *cmd)
 {
@@ -324,32 +336,32 @@ void farswap_submit(struct farswap_cmd *cmd)
 	struct farswap_dev *dev = cmd->dev;
 	bool write = op_is_write(req_op(rq));
 	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
-	struct farswap_slab *slab;
+	struct farswap_chunk *chunk;
 	enum farswap_io_action act;
 	unsigned long flags;
 	int n;
 
-	n = farswap_split(&dev->geo, pos, blk_rq_bytes(rq), &cmd->ext, 1);
+	n = farswap_split_chunks(&dev->geo, pos, blk_rq_bytes(rq), &cmd->ext, 1);
 	if (unlikely(n != 1)) {
-		pr_err_ratelimited("%s: request at byte %llu, %u bytes, is misaligned or crosses a slab\n",
+		pr_err_ratelimited("%s: request at byte %llu, %u bytes, is misaligned or crosses a chunk\n",
 				   dev->name, pos, blk_rq_bytes(rq));
 		farswap_cmd_complete(cmd, BLK_STS_IOERR);
 		return;
 	}
-	slab = farswap_slab_of(dev, cmd->ext.slab);
+	chunk = farswap_chunk_of(dev, cmd->ext.slab);
 
 again:
-	spin_lock_irqsave(&slab->lock, flags);
-	act = farswap_claim(cmd, slab, write);
-	spin_unlock_irqrestore(&slab->lock, flags);
+	spin_lock_irqsave(&chunk->lock, flags);
+	act = farswap_claim(cmd, chunk, write);
+	spin_unlock_irqrestore(&chunk->lock, flags);
 
 	switch (act) {
 	case FARSWAP_IO_RDMA:
 		if (farswap_post(cmd, rq, write))
 			return;
 		/* The session died between the decision and the post. */
-		farswap_inflight_put(write ? &slab->inflight_writes :
-					     &slab->inflight_reads);
+		farswap_inflight_put(write ? &chunk->inflight_writes :
+					     &chunk->inflight_reads);
 		goto again;
 	case FARSWAP_IO_ZERO:
 		farswap_zero_rq(rq);
@@ -358,17 +370,18 @@ again:
 		return;
 	case FARSWAP_IO_BIND:
 		atomic64_inc(&dev->stats.held);
-		farswap_slab_queue_bind(dev, slab);
+		farswap_chunk_queue_bind(dev, chunk);
 		return;
 	case FARSWAP_IO_HOLD:
 		atomic64_inc(&dev->stats.held);
 		/* Held behind a dead placement: the loss work unbinds it. */
-		if (slab->nr_places &&
-		    !farswap_donor_live(slab->place[0].donor, slab->place[0].gen))
+		if (chunk->nr_places &&
+		    !farswap_donor_live(chunk->place[0].donor,
+					chunk->place[0].gen))
 			queue_work(dev->wq, &dev->loss_work);
 		return;
 	case FARSWAP_IO_FAIL:
-		pr_err_ratelimited("%s: read of slab %u pages %u-%u failed: their donor is gone\n",
+		pr_err_ratelimited("%s: read of chunk %u pages %u-%u failed: their donor is gone\n",
 				   dev->name, cmd->ext.slab, cmd->ext.first_page,
 				   cmd->ext.first_page + cmd->ext.nr_pages - 1);
 		farswap_cmd_complete(cmd, BLK_STS_IOERR);
@@ -381,8 +394,8 @@ again:
  * @cmd: the request's context
  * @rq: the request
  *
- * Only whole pages are forgotten.  A slab left with no page in use goes
- * back to its donor.
+ * Only whole pages are forgotten.  A chunk left with no page in use lets
+ * go of its slot; a donor slab left with no chunk goes back to its donor.
  */
 void farswap_discard(struct farswap_cmd *cmd, struct request *rq)
 {
@@ -390,26 +403,27 @@ void farswap_discard(struct farswap_cmd *cmd, struct request *rq)
 	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
 	u64 start = round_up(pos, FARSWAP_PAGE_BYTES);
 	u64 end = round_down(pos + blk_rq_bytes(rq), FARSWAP_PAGE_BYTES);
-	u64 slab_bytes = farswap_slab_bytes(&dev->geo);
 
 	while (start < end) {
-		u64 len = min(end - start,
-			      slab_bytes - (start & (slab_bytes - 1)));
+		u64 len = min_t(u64, end - start, FARSWAP_CHUNK_BYTES -
+				(start & (FARSWAP_CHUNK_BYTES - 1)));
+		struct farswap_placement place;
+		struct farswap_chunk *chunk;
 		struct farswap_extent e;
-		struct farswap_slab *slab;
 		unsigned long flags;
-		bool empty;
+		bool released = false;
 
-		if (farswap_split(&dev->geo, start, len, &e, 1) != 1)
+		if (farswap_split_chunks(&dev->geo, start, len, &e, 1) != 1)
 			break;
-		slab = farswap_slab_of(dev, e.slab);
-		spin_lock_irqsave(&slab->lock, flags);
-		empty = !farswap_pages_discard(&slab->pages, e.first_page,
-					       e.nr_pages) &&
-			slab->state == FARSWAP_SLAB_BOUND;
-		spin_unlock_irqrestore(&slab->lock, flags);
-		if (empty)
-			farswap_slab_queue_release(dev, slab);
+		chunk = farswap_chunk_of(dev, e.slab);
+		spin_lock_irqsave(&chunk->lock, flags);
+		if (!farswap_pages_discard(&chunk->pages, e.first_page,
+					   e.nr_pages))
+			released = farswap_chunk_release_locked(dev, chunk,
+								&place);
+		spin_unlock_irqrestore(&chunk->lock, flags);
+		if (released)
+			farswap_put_slot(dev, &place);
 		start += len;
 	}
 	atomic64_inc(&dev->stats.discards);

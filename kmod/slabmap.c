@@ -30,14 +30,50 @@ int farswap_geometry_init(struct farswap_geometry *g, u64 size, u64 slab_size)
 	if (!size || size & (slab_size - 1))
 		return -EINVAL;
 	nr = size >> ilog2(slab_size);
-	if (nr > FARSWAP_MAX_SLABS)
+	if (nr > FARSWAP_MAX_SLABS || size >> FARSWAP_CHUNK_SHIFT > FARSWAP_MAX_CHUNKS)
 		return -E2BIG;
 
 	g->size = size;
 	g->slab_shift = ilog2(slab_size);
 	g->nr_slabs = nr;
 	g->slab_pages = slab_size >> FARSWAP_PAGE_SHIFT;
+	/* FARSWAP_SLAB_SIZE_MIN is one chunk: both divide evenly. */
+	g->nr_chunks = size >> FARSWAP_CHUNK_SHIFT;
+	g->chunks_per_slab = slab_size >> FARSWAP_CHUNK_SHIFT;
 	return 0;
+}
+
+/* Cut [pos, pos + len) at multiples of 1 << shift; see farswap_split(). */
+static int farswap_split_at(const struct farswap_geometry *g, u32 shift,
+			    u64 pos, u64 len, struct farswap_extent *ext,
+			    unsigned int max_ext)
+{
+	u64 unit = 1ull << shift;
+	u64 done = 0;
+	unsigned int n = 0;
+
+	if ((pos | len) & (FARSWAP_PAGE_BYTES - 1))
+		return -EINVAL;
+	if (pos > g->size || len > g->size - pos)
+		return -EINVAL;
+
+	while (done < len) {
+		u64 at = pos + done;
+		u64 off = at & (unit - 1);
+		u64 chunk = min(len - done, unit - off);
+
+		if (n == max_ext)
+			return -E2BIG;
+		ext[n].slab = at >> shift;
+		ext[n].slab_off = off;
+		ext[n].len = chunk;
+		ext[n].range_off = done;
+		ext[n].first_page = off >> FARSWAP_PAGE_SHIFT;
+		ext[n].nr_pages = chunk >> FARSWAP_PAGE_SHIFT;
+		n++;
+		done += chunk;
+	}
+	return n;
 }
 
 /**
@@ -55,32 +91,24 @@ int farswap_geometry_init(struct farswap_geometry *g, u64 size, u64 slab_size)
 int farswap_split(const struct farswap_geometry *g, u64 pos, u64 len,
 		  struct farswap_extent *ext, unsigned int max_ext)
 {
-	u64 slab_bytes = farswap_slab_bytes(g);
-	u64 done = 0;
-	unsigned int n = 0;
+	return farswap_split_at(g, g->slab_shift, pos, len, ext, max_ext);
+}
 
-	if ((pos | len) & (FARSWAP_PAGE_BYTES - 1))
-		return -EINVAL;
-	if (pos > g->size || len > g->size - pos)
-		return -EINVAL;
-
-	while (done < len) {
-		u64 at = pos + done;
-		u64 off = at & (slab_bytes - 1);
-		u64 chunk = min(len - done, slab_bytes - off);
-
-		if (n == max_ext)
-			return -E2BIG;
-		ext[n].slab = at >> g->slab_shift;
-		ext[n].slab_off = off;
-		ext[n].len = chunk;
-		ext[n].range_off = done;
-		ext[n].first_page = off >> FARSWAP_PAGE_SHIFT;
-		ext[n].nr_pages = chunk >> FARSWAP_PAGE_SHIFT;
-		n++;
-		done += chunk;
-	}
-	return n;
+/**
+ * farswap_split_chunks - cut a byte range at chunk boundaries
+ * @g: device geometry
+ * @pos: first byte, page aligned
+ * @len: bytes, page aligned
+ * @ext: filled with one extent per chunk touched (ext->slab is the chunk
+ *	index, ext->first_page the page within the chunk)
+ * @max_ext: room in @ext
+ *
+ * Return: as farswap_split().
+ */
+int farswap_split_chunks(const struct farswap_geometry *g, u64 pos, u64 len,
+			 struct farswap_extent *ext, unsigned int max_ext)
+{
+	return farswap_split_at(g, FARSWAP_CHUNK_SHIFT, pos, len, ext, max_ext);
 }
 
 /* Pages [first, first + n) must lie within the slab: callers split first. */

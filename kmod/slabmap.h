@@ -19,11 +19,26 @@
 /* A device has at most this many slabs (bounds the slab map's memory). */
 #define FARSWAP_MAX_SLABS	(1u << 20)
 
+/*
+ * The host binds its space to donors' memory in chunks of one swap
+ * cluster (2 MiB, a THP): the swap allocator spreads its first clusters
+ * over the whole device, so binding whole donor slabs on first write
+ * would reserve every slab at once.  A donor slab the host holds is
+ * carved into chunk slots instead.
+ */
+#define FARSWAP_CHUNK_SHIFT	21
+#define FARSWAP_CHUNK_BYTES	(1u << FARSWAP_CHUNK_SHIFT)
+#define FARSWAP_CHUNK_PAGES	(FARSWAP_CHUNK_BYTES >> FARSWAP_PAGE_SHIFT)
+/* A device has at most this many chunks (4 TiB). */
+#define FARSWAP_MAX_CHUNKS	(1u << 21)
+
 struct farswap_geometry {
 	u64 size;		/* device bytes, a whole number of slabs */
 	u32 slab_shift;		/* log2 of the slab size in bytes */
 	u32 nr_slabs;
 	u32 slab_pages;		/* tracked pages per slab */
+	u32 nr_chunks;		/* FARSWAP_CHUNK_BYTES units of the device */
+	u32 chunks_per_slab;	/* chunk slots in one donor slab */
 };
 
 int farswap_geometry_init(struct farswap_geometry *g, u64 size, u64 slab_size);
@@ -45,6 +60,9 @@ struct farswap_extent {
 
 int farswap_split(const struct farswap_geometry *g, u64 pos, u64 len,
 		  struct farswap_extent *ext, unsigned int max_ext);
+/* The same at chunk boundaries: ext->slab is then a chunk index. */
+int farswap_split_chunks(const struct farswap_geometry *g, u64 pos, u64 len,
+			 struct farswap_extent *ext, unsigned int max_ext);
 
 /*
  * Which pages of a slab hold data.  "written" pages may hold data on the

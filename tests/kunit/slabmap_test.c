@@ -74,6 +74,10 @@ static void geometry_init_test(struct kunit *test)
 	/* The slab map covers the device exactly. */
 	KUNIT_EXPECT_EQ(test, (u64)g.nr_slabs * farswap_slab_bytes(&g), g.size);
 	KUNIT_EXPECT_EQ(test, (u64)g.slab_pages * PAGE_4K, c->slab_size);
+	/* Chunks tile the device, and whole chunks tile a slab. */
+	KUNIT_EXPECT_EQ(test, (u64)g.nr_chunks * FARSWAP_CHUNK_BYTES, g.size);
+	KUNIT_EXPECT_EQ(test, (u64)g.chunks_per_slab * FARSWAP_CHUNK_BYTES,
+			c->slab_size);
 }
 
 /*
@@ -294,6 +298,57 @@ static void split_every_offset_test(struct kunit *test)
 		KUNIT_ASSERT_EQ_MSG(test, n, crosses ? -E2BIG : 1,
 				    "one-extent split at slab 1 page %u", page);
 	}
+}
+
+/*
+ * The data path splits at chunk boundaries (a donor slab holds many
+ * chunks, placed independently): every request size at every page offset
+ * of a chunk inside a slab, and across the slab's last chunk boundary.
+ */
+static void split_chunks_every_offset_test(struct kunit *test)
+{
+	const struct request_size_case *c = test->param_value;
+	struct farswap_geometry g = {};
+	struct farswap_extent ext[3];
+	u32 page;
+
+	KUNIT_ASSERT_EQ(test, farswap_geometry_init(&g, SZ_64M, SZ_16M), 0);
+	KUNIT_ASSERT_EQ(test, g.chunks_per_slab, 8u);
+	/* Chunk 3 sits inside slab 0; chunk 7 ends it. */
+	for (page = 0; page < 2 * FARSWAP_CHUNK_PAGES; page++) {
+		u32 chunk = page < FARSWAP_CHUNK_PAGES ? 3 : 7;
+		u32 in = page % FARSWAP_CHUNK_PAGES;
+		u64 pos = (u64)chunk * FARSWAP_CHUNK_BYTES + (u64)in * PAGE_4K;
+		bool crosses = (u64)in * PAGE_4K + c->len > FARSWAP_CHUNK_BYTES;
+		int n;
+
+		n = farswap_split_chunks(&g, pos, c->len, ext, ARRAY_SIZE(ext));
+		KUNIT_ASSERT_EQ_MSG(test, n, crosses ? 2 : 1,
+				    "request at chunk %u page %u", chunk, in);
+		KUNIT_EXPECT_EQ(test, ext[0].slab, chunk);
+		KUNIT_EXPECT_EQ(test, ext[0].first_page, in);
+		KUNIT_EXPECT_EQ(test, ext[0].slab_off, (u64)in * PAGE_4K);
+		if (crosses) {
+			KUNIT_EXPECT_EQ(test, ext[1].slab, chunk + 1);
+			KUNIT_EXPECT_EQ(test, ext[1].first_page, 0u);
+			KUNIT_EXPECT_EQ(test, ext[0].len + ext[1].len, c->len);
+			KUNIT_EXPECT_EQ(test, ext[1].range_off, ext[0].len);
+		} else {
+			KUNIT_EXPECT_EQ(test, ext[0].len, c->len);
+			KUNIT_EXPECT_EQ(test, ext[0].nr_pages,
+					(u32)(c->len / PAGE_4K));
+		}
+		n = farswap_split_chunks(&g, pos, c->len, ext, 1);
+		KUNIT_ASSERT_EQ_MSG(test, n, crosses ? -E2BIG : 1,
+				    "one-extent split at chunk %u page %u",
+				    chunk, in);
+	}
+	/* The device's last page, and one past it. */
+	KUNIT_EXPECT_EQ(test, farswap_split_chunks(&g, SZ_64M - PAGE_4K, PAGE_4K,
+						   ext, 1), 1);
+	KUNIT_EXPECT_EQ(test, ext[0].slab, g.nr_chunks - 1);
+	KUNIT_EXPECT_EQ(test, farswap_split_chunks(&g, SZ_64M, PAGE_4K, ext, 1),
+			-EINVAL);
 }
 
 /*
@@ -821,6 +876,8 @@ static struct kunit_case farswap_slabmap_cases[] = {
 	KUNIT_CASE_PARAM(geometry_init_test, geometry_gen_params),
 	KUNIT_CASE_PARAM(split_test, split_gen_params),
 	KUNIT_CASE_PARAM(split_every_offset_test, request_size_gen_params),
+	KUNIT_CASE_PARAM(split_chunks_every_offset_test,
+			 request_size_gen_params),
 	KUNIT_CASE_PARAM(pages_window_test, window_gen_params),
 	KUNIT_CASE_PARAM(pages_outside_test, outside_gen_params),
 	KUNIT_CASE(pages_discard_remaining_test),

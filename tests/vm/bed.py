@@ -41,6 +41,8 @@ VMDIR = SRC / "tests" / "vm"
 # FARSWAP_BUILD_DIR moves it (scripts/build-module.sh honours it too); it
 # must not be under /tmp, which the guests cover with their own tmpfs.
 BUILD = Path(os.environ.get("FARSWAP_BUILD_DIR") or SRC / "build").resolve()
+# The guests' CPU model: FARSWAP_QEMU_CPU overrides "max".
+QEMU_CPU = os.environ.get("FARSWAP_QEMU_CPU") or "max"
 
 # Modules the initramfs loads (with their dependencies, in order): 9p and
 # overlay to reach the machine's root, virtio_net and Soft-RoCE (rdma_ucm
@@ -570,7 +572,7 @@ def launch(g, vmlinuz, initramfs, shared, logdir, cmdline_extra):
     cmd = [
         "qemu-system-x86_64",
         "-name", f"farswap-bed-{g.role}",
-        "-machine", "pc", "-accel", "tcg", "-cpu", "max",
+        "-machine", "pc", "-accel", "tcg", "-cpu", QEMU_CPU,
         "-smp", str(g.smp), "-m", str(g.mem),
         "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
         "-kernel", str(vmlinuz), "-initrd", str(initramfs), "-append", cmdline.strip(),

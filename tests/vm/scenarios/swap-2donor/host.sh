@@ -44,20 +44,22 @@ fs_unlimit_workload
 swapoff "$dev"
 fs_workload_release
 
-# swapon --discard discards the whole device: every slab but the one with
-# the swap header goes back to its donor.  Then a second workload binds
-# slabs again, and its exit frees (discards) their clusters.
-bound=$(sed -n 's/.*bound=\([0-9]*\).*/\1/p' "/sys/block/$name/farswap/slabs")
+# swapon --discard discards the whole device: every chunk but the one with
+# the swap header lets go, and every donor slab but the one holding it
+# goes back to its donor.  Then a second workload binds chunks again.
+held=$(sed -n 's/.*held=\([0-9]*\).*/\1/p' "/sys/block/$name/farswap/slabs")
 rel0=$(fs_dev_stat "$name" releases)
 swapon --discard "$dev"
 end=$((SECONDS + 60))
-until [ "$(sed -n 's/.*bound=\([0-9]*\).*/\1/p' "/sys/block/$name/farswap/slabs")" -le 1 ]; do
-	[ $SECONDS -lt $end ] || bed_fail "slabs not released after swapon --discard: $(cat "/sys/block/$name/farswap/slabs")"
+until [ "$(sed -n 's/.*held=\([0-9]*\).*/\1/p' "/sys/block/$name/farswap/slabs")" -le 1 ]; do
+	[ $SECONDS -lt $end ] || bed_fail "slabs not given back after swapon --discard: $(cat "/sys/block/$name/farswap/slabs")"
 	sleep 1
 done
+bound=$(sed -n 's/.*bound=\([0-9]*\).*/\1/p' "/sys/block/$name/farswap/chunks")
+[ "$bound" -le 1 ] || bed_fail "$bound chunks still bound after swapon --discard"
 released=$(($(fs_dev_stat "$name" releases) - rel0))
-bed_result swap2.released_on_discard "$released"
-[ "$released" -ge $((bound - 1)) ] || bed_fail "$bound slabs were bound, only $released released"
+bed_result swap2.slabs_released_on_discard "$released"
+[ "$released" -ge $((held - 1)) ] || bed_fail "$held slabs were held, only $released given back"
 fs_workload_start 96 48M --procs 2 --seed "$((seed + 1))" --no-fork
 fs_workload_wait_hold 2 600
 fs_workload_release
