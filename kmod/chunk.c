@@ -91,6 +91,40 @@ static void farswap_rslab_fill(struct farswap_dev *dev,
 	place->rkey = rs->rkey;
 }
 
+/*
+ * While a device is in use, this many free slots are kept ready in held
+ * slabs, so that a first write to a chunk finds one at once instead of
+ * waiting for a donor to grant a slab: under a hard memory limit the
+ * kernel OOM-kills rather than wait for a swap-out that takes a round
+ * trip and the donor pinning a slab.
+ */
+static u32 farswap_spare_slots(const struct farswap_dev *dev)
+{
+	return max(1U, dev->geo.chunks_per_slab / 2);
+}
+
+/*
+ * In use: open (swapon keeps it open) and written since attach.  An idle
+ * device, or one a probe opens for a moment, holds no spare slab.
+ */
+static bool farswap_in_use(struct farswap_dev *dev)
+{
+	return READ_ONCE(dev->open_count) && atomic64_read(&dev->stats.binds);
+}
+
+/* Free slots in the slabs new chunks can go to now. */
+static u32 farswap_room(struct farswap_dev *dev)
+{
+	struct farswap_rslab *rs;
+	u32 room = 0;
+
+	lockdep_assert_held(&dev->rslab_lock);
+	list_for_each_entry(rs, &dev->rslabs, node)
+		if (farswap_rslab_open(dev, rs, NULL))
+			room += dev->geo.chunks_per_slab - rs->nr_used;
+	return room;
+}
+
 /**
  * farswap_take_slot - a free chunk slot in a slab the device holds
  * @dev: the device
@@ -107,6 +141,7 @@ bool farswap_take_slot(struct farswap_dev *dev, struct farswap_donor *exclude,
 {
 	struct farswap_rslab *rs = NULL, *it;
 	unsigned long flags;
+	bool low = false;
 	u32 slot;
 
 	spin_lock_irqsave(&dev->rslab_lock, flags);
@@ -125,8 +160,13 @@ bool farswap_take_slot(struct farswap_dev *dev, struct farswap_donor *exclude,
 	if (rs) {
 		slot = find_first_zero_bit(rs->used, dev->geo.chunks_per_slab);
 		farswap_rslab_fill(dev, rs, slot, place);
+		low = dev->geo.chunks_per_slab - rs->nr_used <
+		      farswap_spare_slots(dev);
 	}
 	spin_unlock_irqrestore(&dev->rslab_lock, flags);
+	/* The grow work decides whether the other slabs have room. */
+	if (low && !exclude)
+		queue_work(dev->wq, &dev->grow_work);
 	return rs;
 }
 
@@ -148,7 +188,8 @@ void farswap_put_slot(struct farswap_dev *dev,
 
 /* Ask donors for a slab (power of two choices) and hold it. */
 static int farswap_acquire_rslab(struct farswap_dev *dev,
-				 struct farswap_donor *exclude, u32 hint)
+				 struct farswap_donor *exclude, u32 hint,
+				 bool make_current)
 {
 	struct farswap_place_view view[FARSWAP_MAX_DONORS];
 	int cand[2], order[FARSWAP_MAX_DONORS];
@@ -189,7 +230,7 @@ static int farswap_acquire_rslab(struct farswap_dev *dev,
 		spin_lock_irqsave(&dev->rslab_lock, flags);
 		list_add_tail(&rs->node, &dev->rslabs);
 		dev->nr_rslabs++;
-		if (!exclude)
+		if (make_current)
 			dev->cur_rslab = rs;
 		spin_unlock_irqrestore(&dev->rslab_lock, flags);
 		atomic_inc(&rs->donor->stats.slabs);
@@ -245,7 +286,8 @@ static void farswap_bind_chunk(struct farswap_dev *dev,
 	/* Another chunk's bind may have brought a slab with room. */
 	while (!farswap_take_slot(dev, NULL, &place)) {
 		ret = farswap_acquire_rslab(dev, NULL, index >>
-					    ilog2(dev->geo.chunks_per_slab));
+					    ilog2(dev->geo.chunks_per_slab),
+					    true);
 		if (ret)
 			break;
 	}
@@ -325,23 +367,32 @@ bool farswap_chunk_release_locked(struct farswap_dev *dev,
 	return true;
 }
 
-/* Give back every held slab that is empty. */
+/*
+ * Give back every held slab that is empty, but for the spare room a
+ * device in use keeps (all of them once it is closed).
+ */
 void farswap_release_work(struct work_struct *work)
 {
 	struct farswap_dev *dev = container_of(work, struct farswap_dev,
 					       release_work);
 	unsigned int noio = memalloc_noio_save();
+	u32 slots = dev->geo.chunks_per_slab;
 	struct farswap_rslab *rs;
 	unsigned long flags;
 
 	mutex_lock(&dev->map_mutex);
 	for (;;) {
+		bool in_use = farswap_in_use(dev);
 		bool found = false;
+		u32 room;
 		int ret;
 
 		spin_lock_irqsave(&dev->rslab_lock, flags);
+		room = farswap_room(dev);
 		list_for_each_entry(rs, &dev->rslabs, node) {
-			if (rs->state == FARSWAP_RSLAB_LIVE && !rs->nr_used) {
+			if (rs->state == FARSWAP_RSLAB_LIVE && !rs->nr_used &&
+			    (!in_use ||
+			     room >= slots + farswap_spare_slots(dev))) {
 				rs->state = FARSWAP_RSLAB_FREEING;
 				list_del(&rs->node);
 				dev->nr_rslabs--;
@@ -369,6 +420,41 @@ void farswap_release_work(struct work_struct *work)
 	}
 	mutex_unlock(&dev->map_mutex);
 	memalloc_noio_restore(noio);
+}
+
+/*
+ * Take a slab before a write needs one: while the device is in use and
+ * its held slabs have fewer free slots than the spare, and it holds fewer
+ * slots than it has chunks.  A failure only means binds ask later.
+ */
+void farswap_grow_work(struct work_struct *work)
+{
+	struct farswap_dev *dev = container_of(work, struct farswap_dev,
+					       grow_work);
+	unsigned int noio = memalloc_noio_save();
+	unsigned long flags;
+	u32 room, held;
+
+	mutex_lock(&dev->map_mutex);
+	for (;;) {
+		spin_lock_irqsave(&dev->rslab_lock, flags);
+		room = farswap_room(dev);
+		held = dev->nr_rslabs;
+		spin_unlock_irqrestore(&dev->rslab_lock, flags);
+		if (!farswap_in_use(dev) || room >= farswap_spare_slots(dev) ||
+		    (u64)held * dev->geo.chunks_per_slab >= dev->geo.nr_chunks)
+			break;
+		if (farswap_acquire_rslab(dev, NULL, held, false))
+			break;
+	}
+	mutex_unlock(&dev->map_mutex);
+	memalloc_noio_restore(noio);
+}
+
+/* Something changed that may call for room ahead: check soon. */
+void farswap_chunks_want_room(struct farswap_dev *dev)
+{
+	queue_work(dev->wq, &dev->grow_work);
 }
 
 /*
@@ -538,7 +624,8 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 	if (!empty) {
 		while (!farswap_take_slot(dev, from.donor, &to)) {
 			ret = farswap_acquire_rslab(dev, from.donor,
-						    from.rslab->remote_id);
+						    from.rslab->remote_id,
+						    false);
 			if (ret) {
 				farswap_migrate_abort(chunk);
 				return ret;

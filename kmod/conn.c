@@ -1049,6 +1049,8 @@ static void farswap_donor_reconnect_work(struct work_struct *work)
 		atomic64_inc(&donor->stats.reconnects);
 		pr_info("%s: donor %s reconnected (session %u)\n", dev->name,
 			donor->name, donor->gen);
+		/* Its slabs were lost: room for the next writes, now. */
+		farswap_chunks_want_room(dev);
 	} else {
 		if (!ret)
 			farswap_donor_teardown(donor);

@@ -184,6 +184,9 @@ static int farswap_open(FARSWAP_OPEN_ARGS)
 	else
 		dev->open_count++;
 	mutex_unlock(&farswap_devs_mutex);
+	/* swapon: have room ready for the first swap-outs. */
+	if (!ret)
+		farswap_chunks_want_room(dev);
 	return ret;
 }
 
@@ -191,9 +194,14 @@ static void farswap_release(FARSWAP_RELEASE_ARGS)
 {
 	struct farswap_dev *dev = disk->private_data;
 
+	bool closed;
+
 	mutex_lock(&farswap_devs_mutex);
-	dev->open_count--;
+	closed = !--dev->open_count;
 	mutex_unlock(&farswap_devs_mutex);
+	/* Nobody uses the device: the spare slabs go back too. */
+	if (closed)
+		queue_work(dev->wq, &dev->release_work);
 }
 
 static const struct block_device_operations farswap_fops = {
@@ -356,6 +364,7 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 	if (dev->wq) {
 		cancel_work_sync(&dev->bind_work);
 		cancel_work_sync(&dev->release_work);
+		cancel_work_sync(&dev->grow_work);
 		cancel_work_sync(&dev->loss_work);
 	}
 	for (i = 0; i < dev->nr_donors; i++)
@@ -428,6 +437,7 @@ static void farswap_dev_init(struct farswap_dev *dev,
 	INIT_LIST_HEAD(&dev->rslabs);
 	INIT_WORK(&dev->bind_work, farswap_bind_work);
 	INIT_WORK(&dev->release_work, farswap_release_work);
+	INIT_WORK(&dev->grow_work, farswap_grow_work);
 	INIT_WORK(&dev->loss_work, farswap_loss_work);
 }
 
@@ -732,10 +742,16 @@ static DEVICE_ATTR_RW(io_timeout_ms);
 static ssize_t stat_show(struct device *d, struct device_attribute *attr,
 			 char *buf)
 {
-	struct farswap_dev_stats *s = &farswap_dev_of(d)->stats;
+	struct farswap_dev *dev = farswap_dev_of(d);
+	struct farswap_dev_stats *s = &dev->stats;
+	unsigned int i;
+	s64 inflight = 0;
+
+	for (i = 0; dev->write_inflight && i < dev->params.nr_queues; i++)
+		inflight += atomic_read(&dev->write_inflight[i]);
 
 	return sysfs_emit(buf,
-			  "reads=%lld writes=%lld discards=%lld read_bytes=%lld write_bytes=%lld zero_reads=%lld errors=%lld binds=%lld bind_failures=%lld slab_allocs=%lld releases=%lld migrations=%lld lost_pages=%lld write_throttled=%lld held=%lld\n",
+			  "reads=%lld writes=%lld discards=%lld read_bytes=%lld write_bytes=%lld zero_reads=%lld errors=%lld binds=%lld bind_failures=%lld slab_allocs=%lld releases=%lld migrations=%lld lost_pages=%lld write_throttled=%lld held=%lld write_inflight_bytes=%lld\n",
 			  atomic64_read(&s->reads), atomic64_read(&s->writes),
 			  atomic64_read(&s->discards),
 			  atomic64_read(&s->read_bytes),
@@ -748,7 +764,7 @@ static ssize_t stat_show(struct device *d, struct device_attribute *attr,
 			  atomic64_read(&s->migrations),
 			  atomic64_read(&s->lost_pages),
 			  atomic64_read(&s->write_throttled),
-			  atomic64_read(&s->held));
+			  atomic64_read(&s->held), inflight);
 }
 static DEVICE_ATTR_RO(stat);
 

@@ -308,6 +308,7 @@ struct farswap_dev {
 	struct list_head bind_list;
 	struct work_struct bind_work;
 	struct work_struct release_work;	/* gives empty slabs back */
+	struct work_struct grow_work;	/* takes a slab before one is needed */
 	struct work_struct loss_work;
 
 	/* Bounce buffer for copying a slab between donors. */
@@ -396,6 +397,8 @@ bool farswap_chunk_release_locked(struct farswap_dev *dev,
 				  struct farswap_placement *place);
 void farswap_bind_work(struct work_struct *work);
 void farswap_release_work(struct work_struct *work);
+void farswap_grow_work(struct work_struct *work);
+void farswap_chunks_want_room(struct farswap_dev *dev);
 void farswap_loss_work(struct work_struct *work);
 void farswap_reclaim_work(struct work_struct *work);
 

@@ -130,3 +130,26 @@ fs_workload_release() {
 		bed_fail "pageverify did not verify after the hold"
 	bed_log "pageverify: every page verified again after the hold"
 }
+
+# On a failure, what every farswap device and its queues looked like.
+bed_on_fail() {
+	local d f
+
+	trap - ERR
+	set +e
+	for d in /sys/block/farswap*; do
+		[ -d "$d/farswap" ] || continue
+		echo "bed_on_fail: ${d##*/}"
+		"$FS_CTL" status "${d##*/}" 2>&1 | sed 's/^/  /'
+		for f in "$d"/farswap/*; do
+			[ -f "$f" ] && [ -r "$f" ] && sed "s|^|  ${f##*/}: |" "$f" 2>/dev/null
+		done
+		mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+		for f in /sys/kernel/debug/block/"${d##*/}"/hctx*/{busy,dispatch,state,dispatched,queued,run} \
+			 /sys/kernel/debug/block/"${d##*/}"/requeue_list; do
+			[ -s "$f" ] && sed "s|^|  ${f#/sys/kernel/debug/block/}: |" "$f" 2>/dev/null | head -n 20
+		done
+	done
+	grep -E '^(Dirty|Writeback|SwapCached|SwapFree|SwapTotal):' /proc/meminfo | sed 's/^/  /'
+	return 0
+}

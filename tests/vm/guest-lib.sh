@@ -42,6 +42,10 @@ bed_log() {
 
 bed_fail() {
 	bed_log "FAILED: $*"
+	# A scenario may define bed_on_fail to log the state it failed in.
+	if declare -F bed_on_fail >/dev/null; then
+		bed_on_fail || true
+	fi
 	exit 1
 }
 

@@ -532,15 +532,35 @@ int main(int argc, char **argv)
 		if (!ok)
 			fprintf(stderr, "a worker died mid-phase\n");
 	}
+	/*
+	 * Reap in the order they end.  A worker that failed or was killed
+	 * (the OOM killer, SIGBUS on a lost page) takes the others down:
+	 * with --hold they would wait for a SIGUSR1 nobody sends, since the
+	 * caller waits for every worker's HOLD line.
+	 */
 	for (i = 0; i < o.procs; i++) {
-		int status;
+		unsigned int w;
+		int status = 0;
+		pid_t pid;
 
-		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status)) {
-			fprintf(stderr, "worker %u failed (status 0x%x)\n", i,
-				status);
-			failed++;
+		pid = waitpid(-1, &status, 0);
+		if (pid < 0) {
+			perror("waitpid");
+			failed += o.procs - i;
+			break;
 		}
+		for (w = 0; w < o.procs && pids[w] != pid; w++)
+			;
+		if (WIFEXITED(status) && !WEXITSTATUS(status))
+			continue;
+		fprintf(stderr, "worker %u failed (status 0x%x)%s\n", w, status,
+			failed ? "" : ": stopping the others");
+		if (!failed) {
+			for (w = 0; w < o.procs; w++)
+				if (pids[w] != pid)
+					kill(pids[w], SIGKILL);
+		}
+		failed++;
 	}
 	printf("RESULT total mb=%lu procs=%u pages=%lu failed_workers=%u seconds=%.2f\n",
 	       o.mb, o.procs, total_pages, failed, now() - t);
