@@ -76,6 +76,17 @@ environment_fault() {
 	return 1
 }
 
+# run_bed NAME LOG [ARGS...]: one bed.py run, its output shown with the
+# verdict relabelled ("bed.py said: PASS: ...") and kept raw in LOG.
+run_bed() {
+	local name=$1 log=$2
+
+	shift 2
+	/usr/bin/python3 "$bed" run "$name" "$@" 2>&1 | tee "$log" |
+		sed -u -E 's/^(PASS|FAIL): /bed.py said: \1: /'
+	return "${PIPESTATUS[0]}"
+}
+
 while read -r name opts; do
 	case $name in '' | '#'*) continue ;; esac
 	if [ -n "${FARSWAP_VM_ONLY:-}" ] && ! grep -qw -- "$name" <<<"$FARSWAP_VM_ONLY"; then
@@ -107,8 +118,10 @@ while read -r name opts; do
 			sed -u -E 's/^(PASS|FAIL): /self-test outcome: \1: /'
 		expected_failure "$name" "$tag" "$log" "$expect" || failed=1
 	else
-		/usr/bin/python3 "$bed" run "$name" "${args[@]}" 2>&1 | tee "$log"
-		rc=${PIPESTATUS[0]}
+		# bed.py's verdict lines are relabelled: the counted verdict is
+		# the one printed below, after a possible second run.
+		run_bed "$name" "$log" "${args[@]}"
+		rc=$?
 		# One more run, never more, after a fault of the environment in
 		# a guest without farswap.ko; the first run's logs are kept.
 		logdir=$build/vm-logs/${tag#vm/}
@@ -116,14 +129,21 @@ while read -r name opts; do
 			rm -rf "$logdir.first-run"
 			mv "$logdir" "$logdir.first-run"
 			echo "RETRY: $tag: $why (QEMU TCG guest without farswap.ko); logs in $logdir.first-run"
-			/usr/bin/python3 "$bed" run "$name" "${args[@]}" 2>&1 | tee "$log"
-			rc=${PIPESTATUS[0]}
+			run_bed "$name" "$log" "${args[@]}"
+			rc=$?
 		fi
-		if ! grep -Eq '^(PASS|FAIL): ' "$log"; then
+		last=$(grep -E '^(PASS|FAIL): ' "$log" | tail -n1)
+		if [ -z "$last" ]; then
 			echo "FAIL: $tag: bed.py exited $rc without a verdict"
 			failed=1
-		elif [ "$rc" -ne 0 ]; then
+		elif [ "$rc" -ne 0 ] || [ "${last#PASS: }" = "$last" ]; then
+			case $last in
+			"FAIL: "*) echo "$last" ;;
+			*) echo "FAIL: $tag: bed.py exited $rc after '$last'" ;;
+			esac
 			failed=1
+		else
+			echo "$last"
 		fi
 	fi
 	rm -f "$log"
