@@ -122,16 +122,18 @@ while read -r name opts; do
 		# the one printed below, after a possible second run.
 		run_bed "$name" "$log" "${args[@]}"
 		rc=$?
-		# One more run, never more, after a fault of the environment in
-		# a guest without farswap.ko; the first run's logs are kept.
+		# Up to two more runs, never more, after a fault of the
+		# environment in a guest without farswap.ko; the logs of each
+		# such run are kept (NAME.retried-1, NAME.retried-2).
 		logdir=$build/vm-logs/${tag#vm/}
-		if [ "$rc" -ne 0 ] && why=$(environment_fault "$logdir"); then
-			rm -rf "$logdir.first-run"
-			mv "$logdir" "$logdir.first-run"
-			echo "RETRY: $tag: $why (QEMU TCG guest without farswap.ko); logs in $logdir.first-run"
+		for retry in 1 2; do
+			[ "$rc" -ne 0 ] && why=$(environment_fault "$logdir") || break
+			rm -rf "$logdir.retried-$retry"
+			mv "$logdir" "$logdir.retried-$retry"
+			echo "RETRY: $tag: $why (QEMU TCG guest without farswap.ko); logs in $logdir.retried-$retry"
 			run_bed "$name" "$log" "${args[@]}"
 			rc=$?
-		fi
+		done
 		last=$(grep -E '^(PASS|FAIL): ' "$log" | tail -n1)
 		if [ -z "$last" ]; then
 			echo "FAIL: $tag: bed.py exited $rc without a verdict"
