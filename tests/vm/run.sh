@@ -50,6 +50,23 @@ expected_failure() {
 	echo "PASS: $tag (failed as it must: ${last#FAIL: "$tag": })"
 }
 
+# tcg_eflags_fault CONSOLE: the first double fault in CONSOLE, if it is
+# the emulation's own: in Soft-RoCE's workqueue (rxe_wq), with an EFLAGS
+# that is the low half of RDI with IF and bit 1 set, a value no x86 CPU
+# loads into EFLAGS.  Seen on hosts and donors alike, in the same
+# instruction of the slab allocator, with or without farswap.ko.
+tcg_eflags_fault() {
+	local oops eflags rdi
+
+	oops=$(grep -a -A12 -m1 'traps: PANIC: double fault' "$1") || return 1
+	grep -q 'Workqueue: rxe_wq' <<<"$oops" || return 1
+	eflags=$(sed -n 's/.*EFLAGS: \([0-9a-f]*\).*/\1/p' <<<"$oops" | head -n1)
+	rdi=$(sed -n 's/.*RDI: \([0-9a-f]*\).*/\1/p' <<<"$oops" | head -n1)
+	[ -n "$eflags" ] && [ -n "$rdi" ] || return 1
+	[ $(((0x$rdi & 0xffffffff) | 0x202)) -eq $((0x$eflags)) ] || return 1
+	echo "double fault in rxe_wq with EFLAGS $eflags = RDI's low half | 0x202"
+}
+
 # environment_fault LOGDIR: "ROLE: LINE" if a guest of the run that does
 # not load farswap.ko (a donor: stock kernel, farswapd) hit a fault of the
 # emulation: a kernel crash, its NIC's transmit queue stalling, or a
@@ -63,6 +80,10 @@ environment_fault() {
 	local console role line
 	for console in "$1"/*.console; do
 		[ -f "$console" ] || continue
+		if line=$(tcg_eflags_fault "$console"); then
+			echo "$(basename "$console" .console): $line"
+			return 0
+		fi
 		grep -aq 'farswap: loaded' "$console" && continue
 		grep -aq 'Modules linked in:.*farswap' "$console" && continue
 		line=$(grep -aE -m1 'Oops|BUG:|Kernel panic|WARNING: CPU|NETDEV WATCHDOG' "$console") ||
