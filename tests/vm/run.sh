@@ -151,7 +151,7 @@ while read -r name opts; do
 			[ "$rc" -ne 0 ] && why=$(environment_fault "$logdir") || break
 			rm -rf "$logdir.retried-$retry"
 			mv "$logdir" "$logdir.retried-$retry"
-			echo "RETRY: $tag: $why (QEMU TCG guest without farswap.ko); logs in $logdir.retried-$retry"
+			echo "RETRY: $tag: $why (a fault of the QEMU TCG environment); logs in $logdir.retried-$retry"
 			run_bed "$name" "$log" "${args[@]}"
 			rc=$?
 		done
