@@ -84,7 +84,14 @@ fs_workload_start() {
 	shift 2
 	[ -x "$FS_PAGEVERIFY" ] || bed_fail "$FS_PAGEVERIFY not built (make -C tests/workload)"
 	mkdir -p "$FS_CGROUP"
-	echo "$limit" >"$FS_CGROUP/memory.max"
+	# memory.high is the limit the workload is sized against: past it the
+	# kernel reclaims and throttles.  memory.max, at twice that, is only a
+	# backstop: a hard limit alone OOM-kills a workload that thrashes
+	# faster than an emulated link can swap (seen under TCG, device idle).
+	[[ $limit =~ ^([0-9]+)([KMG]?)$ ]] || bed_fail "bad memory limit '$limit'"
+	echo max >"$FS_CGROUP/memory.high"
+	echo "$((BASH_REMATCH[1] * 2))${BASH_REMATCH[2]}" >"$FS_CGROUP/memory.max"
+	echo "$limit" >"$FS_CGROUP/memory.high"
 	echo max >"$FS_CGROUP/memory.swap.max"
 	FS_WL_LOG=$BED/$FARSWAP_ROLE-pageverify.log
 	# The subshell joins the cgroup, then becomes pageverify.
@@ -114,6 +121,7 @@ fs_workload_wait_hold() {
 
 fs_unlimit_workload() {
 	echo max >"$FS_CGROUP/memory.max"
+	echo max >"$FS_CGROUP/memory.high"
 }
 
 fs_workload_release() {
