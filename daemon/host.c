@@ -107,8 +107,9 @@ static struct fsd_conn *conn_new(struct fsd_rdma *r, struct rdma_cm_id *id,
 	return c;
 }
 
-static int create_qp(struct fsd_rdma *r, struct fsd_conn *c,
-		     uint32_t send_wr, uint32_t recv_wr)
+/* An RC QP on the shared CQ, one SGE each way: every QP farswapd makes. */
+static struct ibv_qp_init_attr rc_qp_attr(struct fsd_rdma *r,
+					  uint32_t send_wr, uint32_t recv_wr)
 {
 	struct ibv_qp_init_attr attr = {
 		.send_cq = r->cq,
@@ -122,6 +123,14 @@ static int create_qp(struct fsd_rdma *r, struct fsd_conn *c,
 		},
 	};
 
+	return attr;
+}
+
+static int create_qp(struct fsd_rdma *r, struct fsd_conn *c,
+		     uint32_t send_wr, uint32_t recv_wr)
+{
+	struct ibv_qp_init_attr attr = rc_qp_attr(r, send_wr, recv_wr);
+
 	if (rdma_create_qp(c->id, r->pd, &attr))
 		return -errno;
 	c->qp = c->id->qp;
@@ -133,17 +142,7 @@ static int create_qp(struct fsd_rdma *r, struct fsd_conn *c,
 static int create_own_qp(struct fsd_rdma *r, struct fsd_conn *c,
 			 uint32_t send_wr, uint32_t recv_wr)
 {
-	struct ibv_qp_init_attr init = {
-		.send_cq = r->cq,
-		.recv_cq = r->cq,
-		.qp_type = IBV_QPT_RC,
-		.cap = {
-			.max_send_wr = send_wr,
-			.max_recv_wr = recv_wr,
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-		},
-	};
+	struct ibv_qp_init_attr init = rc_qp_attr(r, send_wr, recv_wr);
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT };
 	int mask, ret;
 

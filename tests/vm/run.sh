@@ -97,14 +97,15 @@ environment_fault() {
 	return 1
 }
 
-# run_bed NAME LOG [ARGS...]: one bed.py run, its output shown with the
-# verdict relabelled ("bed.py said: PASS: ...") and kept raw in LOG.
+# run_bed LABEL NAME LOG [ARGS...]: one bed.py run, its output shown with
+# the verdict relabelled ("LABEL: PASS: ...", so it is not counted) and
+# kept raw in LOG.
 run_bed() {
-	local name=$1 log=$2
+	local label=$1 name=$2 log=$3
 
-	shift 2
+	shift 3
 	/usr/bin/python3 "$bed" run "$name" "$@" 2>&1 | tee "$log" |
-		sed -u -E 's/^(PASS|FAIL): /bed.py said: \1: /'
+		sed -u -E "s/^(PASS|FAIL): /$label: \\1: /"
 	return "${PIPESTATUS[0]}"
 }
 
@@ -135,13 +136,12 @@ while read -r name opts; do
 	if [ -n "$expect" ]; then
 		# bed.py's own FAIL line is the expected outcome here: keep it
 		# from being counted by relabelling it.
-		/usr/bin/python3 "$bed" run "$name" "${args[@]}" 2>&1 | tee "$log" |
-			sed -u -E 's/^(PASS|FAIL): /self-test outcome: \1: /'
+		run_bed "self-test outcome" "$name" "$log" "${args[@]}"
 		expected_failure "$name" "$tag" "$log" "$expect" || failed=1
 	else
 		# bed.py's verdict lines are relabelled: the counted verdict is
 		# the one printed below, after a possible second run.
-		run_bed "$name" "$log" "${args[@]}"
+		run_bed "bed.py said" "$name" "$log" "${args[@]}"
 		rc=$?
 		# Up to two more runs, never more, after a fault of the
 		# environment in a guest without farswap.ko; the logs of each
@@ -152,7 +152,7 @@ while read -r name opts; do
 			rm -rf "$logdir.retried-$retry"
 			mv "$logdir" "$logdir.retried-$retry"
 			echo "RETRY: $tag: $why (a fault of the QEMU TCG environment); logs in $logdir.retried-$retry"
-			run_bed "$name" "$log" "${args[@]}"
+			run_bed "bed.py said" "$name" "$log" "${args[@]}"
 			rc=$?
 		done
 		last=$(grep -E '^(PASS|FAIL): ' "$log" | tail -n1)
