@@ -6,6 +6,7 @@
 # make bench      farswap against NVMe-oF/RDMA, NBD and zram, side by side
 # make setup      apt-get install everything the above need (idempotent)
 # make install / uninstall   the userspace side (farswapd, farswapctl, unit)
+# make deb        Debian packages farswap-dkms and farswap-tools in build/deb/
 
 # Kernel to build against: the running one's headers if installed, else
 # the newest Debian 6.12 headers on this machine.
@@ -19,9 +20,11 @@ DESTDIR ?=
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 # Where DKMS finds the module's sources.
 DKMS_SRC ?= $(DESTDIR)/usr/src/farswap-$(VERSION)
+# Where make deb leaves the .debs.
+DEB_DIR ?= $(CURDIR)/build/deb
 
 .PHONY: all module userspace clean check demo bench setup install uninstall \
-	dkms-src dkms-install dkms-uninstall
+	dkms-src dkms-install dkms-uninstall deb
 
 all: module userspace
 
@@ -69,6 +72,21 @@ dkms-install: dkms-src
 dkms-uninstall:
 	-dkms remove -m farswap -v $(VERSION) --all
 	rm -rf $(DKMS_SRC)
+
+# The .debs (debian/), built by dpkg-buildpackage in a copy of the checkout
+# under $(DEB_DIR): it writes them beside the tree it builds, and its clean
+# step must not touch this one.  No build products go into the copy.
+deb:
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/farswap-$(VERSION)
+	tar -c --exclude=./build --exclude=./test-logs --exclude=./.git \
+		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude=modules.order \
+		--exclude=Module.symvers . | \
+		tar -x -C $(DEB_DIR)/farswap-$(VERSION)
+	cd $(DEB_DIR)/farswap-$(VERSION) && dpkg-buildpackage -us -uc -b
+	rm -rf $(DEB_DIR)/farswap-$(VERSION)
+	@ls $(DEB_DIR)/*.deb
 
 # Not kbuild's clean: it deletes every object file under the checkout,
 # the KUnit tree in build/ included.

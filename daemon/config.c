@@ -20,7 +20,7 @@
 
 const char fsd_usage[] =
 	"Usage: farswapd [OPTIONS]\n"
-	"       farswapd --stats [--stats-socket PATH]\n"
+	"       farswapd --stats [--json] [--stats-socket PATH]\n"
 	"\n"
 	"Donate this machine's idle DRAM to farswap hosts over RDMA.\n"
 	"\n"
@@ -37,20 +37,44 @@ const char fsd_usage[] =
 	"                               (default 10s)\n"
 	"      --keepalive DUR          probe a host session idle this long; one that\n"
 	"                               does not answer is closed and its slabs freed\n"
-	"                               (default 15s, 0: off)\n"
+	"                               (default 15s, at least 100ms)\n"
 	"      --psi-threshold PCT      also treat 'some avg10' memory pressure at or\n"
 	"                               above PCT as pressure while MemAvailable is\n"
 	"                               within the hysteresis band (default 0: off)\n"
 	"      --hugepages auto|never|always\n"
 	"                               back slabs with hugetlb pages (default auto)\n"
 	"      --max-hosts N            concurrent host sessions (default 256)\n"
+	"      --allowed-hosts LIST     addresses, ADDR/BITS blocks, id:HEX or name:TEXT\n"
+	"                               host identities that may connect (default: any)\n"
+	"      --max-slabs-per-host N|SIZE\n"
+	"                               slabs one host may hold (default 0: no cap)\n"
+	"      --max-sessions-per-address N\n"
+	"                               control sessions from one address (default 4)\n"
+	"      --max-queue-depth N      size cap of a host's I/O queue pairs (default 1024)\n"
+	"      --handshake-timeout DUR  time a connection has to be established\n"
+	"                               (default 5s)\n"
+	"      --alloc-rate RATE[/BURST]\n"
+	"                               slab grants per second per session (default 0: off)\n"
+	"      --revoke-after N         missed reclaim deadlines under pressure before\n"
+	"                               a slab is taken back by force (default 3, 0: never)\n"
+	"      --key-file PATH          secret shared with hosts (16 to 64 bytes, mode\n"
+	"                               0600); hosts must authenticate with it\n"
+	"      --insecure-no-auth       run without key-file: any host on the fabric\n"
+	"                               can take this donor's memory\n"
 	"      --donor-id ID            identity sent to hosts (default: machine-id)\n"
+	"      --failure-domain NAME    what this donor fails with (rack, power feed),\n"
+	"                               1 to 31 printable characters, no spaces;\n"
+	"                               hosts put a chunk's replicas in distinct\n"
+	"                               domains (default: the donor id)\n"
 	"      --stats-socket PATH      stats socket, \"none\" to disable\n"
 	"                               (default " FSD_STATS_SOCKET ")\n"
 	"  -c, --config PATH            config file (default " FSD_CONFIG_PATH ")\n"
 	"  -v, --verbose                more log output (repeatable)\n"
 	"      --log-level LEVEL        error|warning|notice|info|debug (default info)\n"
+	"      --metrics-file PATH      rewrite PATH with Prometheus metrics every\n"
+	"                               pressure interval (default: none)\n"
 	"      --stats                  print a running daemon's stats and exit\n"
+	"      --json                   with --stats: as JSON\n"
 	"      --check-config           print the effective configuration and exit\n"
 	"      --version                print the protocol versions and exit\n"
 	"  -h, --help                   this text\n"
@@ -59,6 +83,28 @@ const char fsd_usage[] =
 	"suffixes; a bare number is seconds.  Every long option is also a config\n"
 	"file key (KEY=VALUE or 'KEY VALUE' lines, # comments).  SIGUSR1 logs the\n"
 	"stats, SIGHUP re-reads the config file, SIGTERM frees everything and exits.\n";
+
+/*
+ * A failure domain name: 1 to FSD_DOMAIN_MAX characters, each printable
+ * ASCII other than space (what a host accepts on the wire).  Copied to
+ * @out (@outlen > FSD_DOMAIN_MAX) on success; -EINVAL otherwise.
+ */
+int fsd_parse_domain(const char *s, char *out, size_t outlen)
+{
+	size_t i, n;
+
+	if (!s || outlen <= FSD_DOMAIN_MAX)
+		return -EINVAL;
+	n = strnlen(s, FSD_DOMAIN_MAX + 1);
+	if (!n || n > FSD_DOMAIN_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (s[i] < 0x21 || s[i] > 0x7e)
+			return -EINVAL;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return 0;
+}
 
 static int set_err(char *err, size_t errlen, const char *fmt, const char *a,
 		   const char *b)
@@ -242,6 +288,52 @@ int fsd_parse_percent100(const char *s, unsigned int *out)
 	return 0;
 }
 
+/*
+ * "RATE" or "RATE/BURST": events per second and how many may come at
+ * once (default: one second's worth).  "0" or "off": no limit.
+ */
+int fsd_parse_rate(const char *s, uint32_t *rate, uint32_t *burst)
+{
+	uint64_t r, b;
+	const char *p;
+
+	if (!s)
+		return -EINVAL;
+	if (!strcasecmp(skip_space(s), "off")) {
+		*rate = 0;
+		*burst = 0;
+		return 0;
+	}
+	if (parse_u64(skip_space(s), &r, &p))
+		return -EINVAL;
+	b = r;
+	if (*p == '/') {
+		if (parse_u64(p + 1, &b, &p) || !b)
+			return -EINVAL;
+	}
+	if (*skip_space(p))
+		return -EINVAL;
+	if (r > 1000000 || b > 1000000)
+		return -ERANGE;
+	*rate = (uint32_t)r;
+	*burst = r ? (uint32_t)(b ? b : 1) : 0;
+	return 0;
+}
+
+/*
+ * The per-host slab cap in slabs: max-slabs-per-host as a count, or its
+ * size in whole slabs (rounded down, so a host never holds more than the
+ * size); 0: no cap.
+ */
+uint32_t fsd_slab_cap(const struct fsd_config *c, uint64_t slab_size)
+{
+	uint64_t n = c->max_slabs_per_host;
+
+	if (c->max_bytes_per_host)
+		n = slab_size ? c->max_bytes_per_host / slab_size : 0;
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
 /* "ADDR", "ADDR:PORT", ":PORT", "[V6]:PORT", "V6" (two colons or more). */
 int fsd_parse_listen(const char *s, char *addr, size_t addr_len,
 		     uint16_t *port)
@@ -343,6 +435,10 @@ void fsd_config_defaults(struct fsd_config *c)
 		 FSD_STATS_SOCKET);
 	c->hugepages = FSD_HUGE_AUTO;
 	c->max_hosts = 256;
+	c->max_sessions_per_address = 4;
+	c->max_queue_depth = 1024;
+	c->handshake_timeout_ms = 5000;
+	c->revoke_after = 3;
 }
 
 /* Keys compare with '-' and '_' as the same character. */
@@ -419,10 +515,14 @@ int fsd_config_set(struct fsd_config *c, const char *key, const char *val,
 	} else if (key_is(key, "keepalive")) {
 		uint32_t ms;
 
+		/*
+		 * No "off": a host gone without a word would keep its
+		 * slabs for as long as the donor runs.
+		 */
 		ret = fsd_parse_duration_ms(val, &ms);
-		if (ret || (ms && ms < 100))
+		if (ret || ms < 100)
 			return set_err(err, errlen,
-				       "keepalive '%s': want 0 (off) or a duration of at least 100ms%s",
+				       "keepalive '%s': want a duration of at least 100ms (it cannot be turned off)%s",
 				       val, "");
 		c->keepalive_ms = ms;
 	} else if (key_is(key, "psi-threshold")) {
@@ -461,6 +561,12 @@ int fsd_config_set(struct fsd_config *c, const char *key, const char *val,
 		memset(c->donor_id, 0, sizeof(c->donor_id));
 		memcpy(c->donor_id, val, n);
 		c->donor_id_set = true;
+	} else if (key_is(key, "failure-domain")) {
+		if (fsd_parse_domain(val, c->failure_domain,
+				     sizeof(c->failure_domain)))
+			return set_err(err, errlen,
+				       "failure-domain '%s': want 1 to 31 printable characters without spaces%s",
+				       val, "");
 	} else if (key_is(key, "hugepages")) {
 		if (!strcasecmp(val, "auto"))
 			c->hugepages = FSD_HUGE_AUTO;
@@ -476,6 +582,103 @@ int fsd_config_set(struct fsd_config *c, const char *key, const char *val,
 		if (parse_u64(val, &v, &end) || *end || !v || v > 65536)
 			goto bad;
 		c->max_hosts = (unsigned int)v;
+	} else if (key_is(key, "metrics-file")) {
+		if (!strcmp(val, "none")) {
+			c->metrics_file[0] = '\0';
+		} else {
+			if (val[0] != '/' ||
+			    strlen(val) >= sizeof(c->metrics_file))
+				return set_err(err, errlen,
+					       "metrics-file '%s': want an absolute path or none%s",
+					       val, "");
+			snprintf(c->metrics_file, sizeof(c->metrics_file),
+				 "%s", val);
+		}
+	} else if (key_is(key, "allowed-hosts")) {
+		char why[192];
+
+		/* Parsed into a copy: a bad list leaves the old one. */
+		struct fsd_access *acl = malloc(sizeof(*acl));
+
+		if (!acl)
+			return -ENOMEM;
+		ret = fsd_access_parse(val, acl, why, sizeof(why));
+		if (!ret)
+			c->allowed_hosts = *acl;
+		free(acl);
+		if (ret)
+			return set_err(err, errlen, "%s%s", why, "");
+	} else if (key_is(key, "max-slabs-per-host")) {
+		const char *end;
+
+		if (!parse_u64(skip_space(val), &v, &end) && !*skip_space(end)) {
+			c->max_slabs_per_host = v;
+			c->max_bytes_per_host = 0;
+		} else if (!fsd_parse_size(val, &v) && v) {
+			c->max_bytes_per_host = v;
+			c->max_slabs_per_host = 0;
+		} else {
+			return set_err(err, errlen,
+				       "max-slabs-per-host '%s': want a number of slabs or a size like 4G%s",
+				       val, "");
+		}
+	} else if (key_is(key, "max-sessions-per-address")) {
+		const char *end;
+
+		if (parse_u64(val, &v, &end) || *end || v > 65536)
+			goto bad;
+		c->max_sessions_per_address = (unsigned int)v;
+	} else if (key_is(key, "max-queue-depth")) {
+		const char *end;
+
+		if (parse_u64(val, &v, &end) || *end || !v || v > 65536)
+			return set_err(err, errlen,
+				       "max-queue-depth '%s': want 1 to 65536%s",
+				       val, "");
+		c->max_queue_depth = (uint32_t)v;
+	} else if (key_is(key, "handshake-timeout")) {
+		uint32_t ms;
+
+		ret = fsd_parse_duration_ms(val, &ms);
+		if (ret || ms < 100)
+			return set_err(err, errlen,
+				       "handshake-timeout '%s': want a duration of at least 100ms%s",
+				       val, "");
+		c->handshake_timeout_ms = ms;
+	} else if (key_is(key, "alloc-rate")) {
+		if (fsd_parse_rate(val, &c->alloc_rate, &c->alloc_burst))
+			return set_err(err, errlen,
+				       "alloc-rate '%s': want RATE or RATE/BURST (grants per second), or 0 for no limit%s",
+				       val, "");
+	} else if (key_is(key, "key-file")) {
+		if (!strcasecmp(val, "none") || !*val) {
+			c->key_file[0] = '\0';
+		} else {
+			if (val[0] != '/' || strlen(val) >= sizeof(c->key_file))
+				return set_err(err, errlen,
+					       "key-file '%s': want an absolute path or none%s",
+					       val, "");
+			snprintf(c->key_file, sizeof(c->key_file), "%s", val);
+		}
+	} else if (key_is(key, "insecure-no-auth")) {
+		if (!strcasecmp(val, "yes") || !strcasecmp(val, "true") ||
+		    !strcmp(val, "1"))
+			c->insecure_no_auth = true;
+		else if (!strcasecmp(val, "no") || !strcasecmp(val, "false") ||
+			 !strcmp(val, "0"))
+			c->insecure_no_auth = false;
+		else
+			return set_err(err, errlen,
+				       "insecure-no-auth '%s': want yes or no%s",
+				       val, "");
+	} else if (key_is(key, "revoke-after")) {
+		const char *end;
+
+		if (parse_u64(val, &v, &end) || *end || v > 1000)
+			return set_err(err, errlen,
+				       "revoke-after '%s': want a number of deadlines, 0 (never) to 1000%s",
+				       val, "");
+		c->revoke_after = (unsigned int)v;
 	} else {
 		return set_err(err, errlen, "unknown key '%s'%s", key, "");
 	}
@@ -599,6 +802,8 @@ enum {
 	OPT_HEADROOM = 256, OPT_HYSTERESIS, OPT_INTERVAL, OPT_DEADLINE,
 	OPT_PSI, OPT_HUGE, OPT_MAX_HOSTS, OPT_DONOR_ID, OPT_STATS_SOCKET,
 	OPT_LOG_LEVEL, OPT_STATS, OPT_CHECK, OPT_VERSION, OPT_KEEPALIVE,
+	OPT_METRICS_FILE, OPT_JSON, OPT_INSECURE,
+	OPT_LIMIT,	/* every limit: the key is the option's name */
 };
 
 static const struct option long_opts[] = {
@@ -613,7 +818,17 @@ static const struct option long_opts[] = {
 	{ "psi-threshold", required_argument, NULL, OPT_PSI },
 	{ "hugepages", required_argument, NULL, OPT_HUGE },
 	{ "max-hosts", required_argument, NULL, OPT_MAX_HOSTS },
+	{ "allowed-hosts", required_argument, NULL, OPT_LIMIT },
+	{ "max-slabs-per-host", required_argument, NULL, OPT_LIMIT },
+	{ "max-sessions-per-address", required_argument, NULL, OPT_LIMIT },
+	{ "max-queue-depth", required_argument, NULL, OPT_LIMIT },
+	{ "handshake-timeout", required_argument, NULL, OPT_LIMIT },
+	{ "alloc-rate", required_argument, NULL, OPT_LIMIT },
+	{ "revoke-after", required_argument, NULL, OPT_LIMIT },
+	{ "key-file", required_argument, NULL, OPT_LIMIT },
+	{ "insecure-no-auth", no_argument, NULL, OPT_INSECURE },
 	{ "donor-id", required_argument, NULL, OPT_DONOR_ID },
+	{ "failure-domain", required_argument, NULL, OPT_DONOR_ID },
 	{ "stats-socket", required_argument, NULL, OPT_STATS_SOCKET },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "config", required_argument, NULL, 'c' },
@@ -622,6 +837,8 @@ static const struct option long_opts[] = {
 	{ "check-config", no_argument, NULL, OPT_CHECK },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
+	{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -661,6 +878,9 @@ int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
 		case OPT_VERSION:
 			a->action = FSD_ACT_VERSION;
 			continue;
+		case OPT_JSON:
+			a->json = true;
+			continue;
 		case ':':
 			snprintf(err, errlen, "option '%s' needs a value",
 				 argv[optind - 1]);
@@ -677,6 +897,10 @@ int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
 			break;
 		case 's':
 			key = "slab-size";
+			break;
+		case OPT_INSECURE:
+			key = "insecure-no-auth";
+			optarg = (char *)"yes";
 			break;
 		default:
 			key = long_opts[idx].name;
@@ -749,6 +973,14 @@ int fsd_config_resolve(const struct fsd_config *c, uint64_t mem_total,
 	}
 	out->nr_slabs = (uint32_t)slabs;
 	out->donate = slabs * c->slab_size;
+	if (c->max_bytes_per_host && c->max_bytes_per_host < c->slab_size) {
+		fsd_format_size(c->max_bytes_per_host, a, sizeof(a));
+		snprintf(err, errlen,
+			 "max-slabs-per-host %s is less than one slab of %s",
+			 a, b);
+		return -EINVAL;
+	}
+	out->max_slabs_per_host = fsd_slab_cap(c, c->slab_size);
 	if (out->donate > mem_available ||
 	    mem_available - out->donate < out->headroom) {
 		fsd_format_size(out->donate, a, sizeof(a));
@@ -764,8 +996,9 @@ int fsd_config_resolve(const struct fsd_config *c, uint64_t mem_total,
 
 void fsd_config_print(const struct fsd_config *c, char *buf, size_t len)
 {
-	char donate[32], slab[32], head[32], hyst[32];
+	char donate[32], slab[32], head[32], hyst[32], cap[32], rate[32];
 	static const char *const huge[] = { "auto", "never", "always" };
+	char *acl = malloc(FSD_ACCESS_MAX * 64);
 
 	if (c->donate.pct)
 		snprintf(donate, sizeof(donate), "%u%%", c->donate.pct);
@@ -780,17 +1013,64 @@ void fsd_config_print(const struct fsd_config *c, char *buf, size_t len)
 		snprintf(hyst, sizeof(hyst), "%u%%", c->hysteresis.pct);
 	else
 		fsd_format_size(c->hysteresis.bytes, hyst, sizeof(hyst));
+	if (c->max_bytes_per_host)
+		fsd_format_size(c->max_bytes_per_host, cap, sizeof(cap));
+	else
+		snprintf(cap, sizeof(cap), "%" PRIu64, c->max_slabs_per_host);
+	if (c->alloc_rate)
+		snprintf(rate, sizeof(rate), "%u/%u", c->alloc_rate,
+			 c->alloc_burst);
+	else
+		snprintf(rate, sizeof(rate), "0");
+	if (acl)
+		fsd_access_format(&c->allowed_hosts, acl, FSD_ACCESS_MAX * 64);
 	snprintf(buf, len,
 		 "listen %s:%u\ndonate %s\nslab-size %s\nheadroom %s\n"
 		 "hysteresis %s\npressure-interval %ums\n"
 		 "reclaim-deadline %ums\nkeepalive %ums\n"
 		 "psi-threshold %u.%02u\n"
 		 "hugepages %s\nmax-hosts %u\nlog-level %s\n"
-		 "stats-socket %s\n",
+		 "stats-socket %s\n"
+		 "allowed-hosts %s\nmax-slabs-per-host %s\n"
+		 "max-sessions-per-address %u\nmax-queue-depth %u\n"
+		 "handshake-timeout %ums\nalloc-rate %s\nrevoke-after %u\n",
 		 c->listen_addr, c->port, donate, slab, head, hyst,
 		 c->pressure_interval_ms, c->reclaim_deadline_ms,
 		 c->keepalive_ms, c->psi_threshold / 100, c->psi_threshold % 100,
 		 huge[c->hugepages], c->max_hosts,
 		 fsd_log_level_name(c->log_level),
-		 c->stats_socket[0] ? c->stats_socket : "none");
+		 c->stats_socket[0] ? c->stats_socket : "none",
+		 acl ? acl : "?", cap, c->max_sessions_per_address,
+		 c->max_queue_depth, c->handshake_timeout_ms, rate,
+		 c->revoke_after);
+	free(acl);
+	if (strlen(buf) + 1 < len)
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 "metrics-file %s\n",
+			 c->metrics_file[0] ? c->metrics_file : "none");
+	if (strlen(buf) + 1 < len)
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 "failure-domain %s\n",
+			 c->failure_domain[0] ? c->failure_domain :
+						"(the donor id)");
+	if (strlen(buf) + 1 < len)
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 "key-file %s\ninsecure-no-auth %s\nauth %s\n",
+			 c->key_file[0] ? c->key_file : "none",
+			 c->insecure_no_auth ? "yes" : "no",
+			 c->key_file[0] ? "hmac-sha256" : "none");
+}
+
+/*
+ * A donor without key-file lends its memory to anyone who can reach it:
+ * only when asked to in so many words.
+ */
+int fsd_config_check_auth(const struct fsd_config *c, char *err,
+			  size_t errlen)
+{
+	if (c->key_file[0] || c->insecure_no_auth)
+		return 0;
+	snprintf(err, errlen,
+		 "no key-file: hosts could not be authenticated, and any host on the fabric could take this donor's memory; give --key-file PATH (key-file in the config), or --insecure-no-auth (insecure-no-auth = yes) to run without");
+	return -EPERM;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "access.h"
 #include "farswap_proto.h"
 
 #define FSD_CONFIG_PATH "/etc/farswap/farswapd.conf"
@@ -17,6 +18,8 @@
 #define FSD_ADDR_LEN 64
 #define FSD_PATH_LEN 108	/* sun_path */
 #define FSD_MAX_OVERRIDES 64
+#define FSD_METRICS_PATH_LEN 4096
+#define FSD_DOMAIN_MAX 31	/* characters of a --failure-domain */
 
 /* A size in bytes, or a percentage of some base (pct != 0). */
 struct fsd_amount {
@@ -45,8 +48,24 @@ struct fsd_config {
 	char stats_socket[FSD_PATH_LEN];	/* "" disables */
 	uint8_t donor_id[FARSWAP_ID_LEN];
 	bool donor_id_set;
+	/* Failure domain sent to hosts; "": the donor's id (as reported). */
+	char failure_domain[FSD_DOMAIN_MAX + 1];
 	enum fsd_hugepages hugepages;
 	unsigned int max_hosts;
+	char metrics_file[FSD_METRICS_PATH_LEN];	/* "" : none */
+	/* Who may connect, and how much one host may take. */
+	struct fsd_access allowed_hosts;	/* empty: any host */
+	uint64_t max_slabs_per_host;		/* 0: no cap (or see bytes) */
+	uint64_t max_bytes_per_host;		/* set by a SIZE; 0: a count */
+	unsigned int max_sessions_per_address;	/* 0: no limit */
+	uint32_t max_queue_depth;		/* I/O QP size, clamped to this */
+	uint32_t handshake_timeout_ms;
+	uint32_t alloc_rate;			/* grants per second; 0: off */
+	uint32_t alloc_burst;
+	unsigned int revoke_after;		/* missed deadlines; 0: never */
+	/* Authentication: the secret's file; "": none (insecure-no-auth). */
+	char key_file[FSD_METRICS_PATH_LEN];
+	bool insecure_no_auth;			/* allowed to run without one */
 };
 
 /* What the command line asks for. */
@@ -67,6 +86,7 @@ struct fsd_args {
 	enum fsd_action action;
 	const char *config_path;	/* NULL: the default, may be absent */
 	int verbose;			/* -v count */
+	bool json;			/* --stats --json */
 	unsigned int nr;
 	struct fsd_override kv[FSD_MAX_OVERRIDES];
 };
@@ -77,6 +97,7 @@ struct fsd_limits {
 	uint32_t nr_slabs;
 	uint64_t headroom;
 	uint64_t hysteresis;
+	uint32_t max_slabs_per_host;	/* 0: no cap */
 };
 
 int fsd_parse_size(const char *s, uint64_t *out);
@@ -85,6 +106,8 @@ int fsd_parse_duration_ms(const char *s, uint32_t *out);
 int fsd_parse_listen(const char *s, char *addr, size_t addr_len,
 		     uint16_t *port);
 int fsd_parse_percent100(const char *s, unsigned int *out);
+int fsd_parse_rate(const char *s, uint32_t *rate, uint32_t *burst);
+uint32_t fsd_slab_cap(const struct fsd_config *c, uint64_t slab_size);
 uint64_t fsd_amount_resolve(const struct fsd_amount *a, uint64_t base);
 void fsd_format_size(uint64_t bytes, char *buf, size_t len);
 void fsd_format_size_mb(uint64_t bytes, char *buf, size_t len);
@@ -104,7 +127,11 @@ int fsd_config_resolve(const struct fsd_config *c, uint64_t mem_total,
 		       uint64_t mem_available, struct fsd_limits *out,
 		       char *err, size_t errlen);
 void fsd_config_print(const struct fsd_config *c, char *buf, size_t len);
+int fsd_config_check_auth(const struct fsd_config *c, char *err,
+			  size_t errlen);
 
 extern const char fsd_usage[];
+
+int fsd_parse_domain(const char *s, char *out, size_t outlen);
 
 #endif /* FSD_CONFIG_H */

@@ -23,6 +23,10 @@ int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
 	d->max_hosts = 256;
 	d->reclaim_deadline_ms = 10000;
 	d->keepalive_ms = 15000;
+	d->lim.max_sessions_per_address = 4;
+	d->lim.max_queue_depth = 1024;
+	d->lim.handshake_timeout_ms = 5000;
+	d->lim.revoke_after = 3;
 	return fsd_pool_init(&d->pool, nr_slabs, slab_size);
 }
 
@@ -30,6 +34,18 @@ int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
 void fsd_donor_exit(struct fsd_donor *d)
 {
 	fsd_pool_exit(&d->pool);
+	fsd_auth_key_clear(&d->key);
+}
+
+void fsd_donor_set_key(struct fsd_donor *d, const struct fsd_auth_key *key)
+{
+	d->key = *key;
+}
+
+/* May the session's host use the donor: authenticated, or no key asked. */
+bool fsd_session_authenticated(const struct fsd_session *s)
+{
+	return s->auth == FSD_AUTH_NONE || s->auth == FSD_AUTH_OK;
 }
 
 /* Slabs a host may get right now: none while short of memory. */
@@ -38,6 +54,37 @@ uint32_t fsd_slabs_offered(const struct fsd_donor *d)
 	if (d->under_pressure || d->shutting_down)
 		return 0;
 	return d->pool.nr_free;
+}
+
+/*
+ * Slabs held by the host of @s, over all its live sessions: a host opens
+ * one session per donor, but nothing stops it from opening more.
+ */
+static uint32_t host_slabs(const struct fsd_donor *d,
+			   const struct fsd_session *s)
+{
+	const struct fsd_session *o;
+	uint32_t n = 0;
+
+	for (o = d->sessions; o; o = o->next)
+		if (o == s || (!o->closing &&
+			       !memcmp(o->host_id, s->host_id, FARSWAP_ID_LEN)))
+			n += o->nr_slabs;
+	return n;
+}
+
+static bool at_slab_cap(const struct fsd_donor *d,
+			const struct fsd_session *s)
+{
+	return d->lim.max_slabs_per_host &&
+	       host_slabs(d, s) >= d->lim.max_slabs_per_host;
+}
+
+/* What to tell @s is free: nothing once it holds its share. */
+static uint32_t slabs_offered_to(const struct fsd_donor *d,
+				 const struct fsd_session *s)
+{
+	return at_slab_cap(d, s) ? 0 : fsd_slabs_offered(d);
 }
 
 struct fsd_session *fsd_session_find(struct fsd_donor *d, uint64_t token)
@@ -50,59 +97,213 @@ struct fsd_session *fsd_session_find(struct fsd_donor *d, uint64_t token)
 	return NULL;
 }
 
-void fsd_conn_decide(struct fsd_donor *d, const void *pdata, size_t len,
+const char *fsd_refusal_name(enum fsd_refusal r)
+{
+	static const char *const names[FSD_REFUSED_COUNT] = {
+		[FSD_REFUSED_MALFORMED] = "malformed",
+		[FSD_REFUSED_VERSION] = "version",
+		[FSD_REFUSED_NOT_ALLOWED] = "not_allowed",
+		[FSD_REFUSED_PER_ADDRESS] = "per_address",
+		[FSD_REFUSED_MAX_HOSTS] = "max_hosts",
+		[FSD_REFUSED_FEATURES] = "features",
+		[FSD_REFUSED_SHUTDOWN] = "shutdown",
+		[FSD_REFUSED_IO] = "io",
+		[FSD_REFUSED_INTERNAL] = "internal",
+		[FSD_REFUSED_AUTH] = "auth",
+	};
+
+	return r < FSD_REFUSED_COUNT ? names[r] : "?";
+}
+
+static void refuse(struct fsd_conn_decision *dec, int status,
+		   enum fsd_refusal why_kind, const char *why)
+{
+	dec->status = status;
+	dec->refusal = why_kind;
+	dec->why = why;
+	snprintf(dec->detail, sizeof(dec->detail), "%s", why);
+}
+
+static void format_name(const uint8_t *id, char *out);
+
+/* Live sessions whose control QP comes from @addr. */
+static unsigned int sessions_from(const struct fsd_donor *d,
+				  const struct fsd_addr *addr)
+{
+	const struct fsd_session *s;
+	unsigned int n = 0;
+
+	for (s = d->sessions; s; s = s->next)
+		if (!s->closing && fsd_addr_equal(&s->addr, addr))
+			n++;
+	return n;
+}
+
+/* allowed-hosts, for the address alone (before any data is read) or all. */
+static bool access_refused(struct fsd_donor *d, struct fsd_conn_decision *dec,
+			   const uint8_t *host_id)
+{
+	static const uint8_t no_id[FARSWAP_ID_LEN];
+	enum fsd_access_verdict v;
+	char text[FSD_ADDR_STR];
+
+	v = fsd_access_check(&d->lim.acl, &dec->addr, host_id ? host_id : no_id);
+	if (v == FSD_ACCESS_BAD_ADDRESS) {
+		refuse(dec, FARSWAP_ST_DENIED, FSD_REFUSED_NOT_ALLOWED,
+		       "address not in allowed-hosts");
+		fsd_addr_format(&dec->addr, text, sizeof(text));
+		snprintf(dec->detail, sizeof(dec->detail),
+			 "address %s not in allowed-hosts", text);
+		return true;
+	}
+	if (v == FSD_ACCESS_BAD_ID && host_id) {
+		char name[FSD_NAME_LEN];
+
+		refuse(dec, FARSWAP_ST_DENIED, FSD_REFUSED_NOT_ALLOWED,
+		       "host_id not in allowed-hosts");
+		format_name(host_id, name);
+		snprintf(dec->detail, sizeof(dec->detail),
+			 "host_id %s not in allowed-hosts", name);
+		return true;
+	}
+	return false;
+}
+
+static void decide_ctrl(struct fsd_donor *d, struct fsd_conn_decision *dec)
+{
+	const struct farswap_conn_req *req = &dec->req;
+	uint32_t features = le32_to_cpu(req->features);
+
+	if (d->shutting_down) {
+		refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_SHUTDOWN,
+		       "donor is shutting down");
+	} else if ((features & FSD_FEATURES_REQUIRED) != FSD_FEATURES_REQUIRED) {
+		refuse(dec, FARSWAP_ST_INVALID, FSD_REFUSED_FEATURES,
+		       "host does not take keepalive probes or give slabs back");
+		snprintf(dec->detail, sizeof(dec->detail),
+			 "host does not take keepalive probes or give slabs back (features 0x%x, 0x%x required)",
+			 features, FSD_FEATURES_REQUIRED);
+	} else if (d->key.len && !(features & FARSWAP_FEAT_AUTH)) {
+		char name[FSD_NAME_LEN];
+
+		refuse(dec, FARSWAP_ST_DENIED, FSD_REFUSED_AUTH,
+		       "host does not authenticate (no key), and this donor requires it");
+		format_name(req->host_id, name);
+		snprintf(dec->detail, sizeof(dec->detail),
+			 "host %.32s does not authenticate (no key=); required here",
+			 name);
+	} else if (access_refused(d, dec, req->host_id)) {
+		return;
+	} else if (d->nr_sessions >= d->max_hosts) {
+		refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_MAX_HOSTS,
+		       "too many hosts (max-hosts)");
+	} else if (d->lim.max_sessions_per_address &&
+		   sessions_from(d, &dec->addr) >=
+			   d->lim.max_sessions_per_address) {
+		refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_PER_ADDRESS,
+		       "too many sessions from this address (max-sessions-per-address)");
+		snprintf(dec->detail, sizeof(dec->detail),
+			 "%u sessions from this address already (max-sessions-per-address)",
+			 sessions_from(d, &dec->addr));
+	}
+}
+
+static void decide_io(struct fsd_donor *d, struct fsd_conn_decision *dec)
+{
+	const struct farswap_conn_req *req = &dec->req;
+	unsigned int qid = dec->qid;
+	struct fsd_session *s;
+
+	s = fsd_session_find(d, le64_to_cpu(req->session));
+	if (!s || s->closing) {
+		refuse(dec, FARSWAP_ST_NO_ENTRY, FSD_REFUSED_IO,
+		       "no session with that token");
+	} else if (memcmp(s->host_id, req->host_id, FARSWAP_ID_LEN)) {
+		refuse(dec, FARSWAP_ST_DENIED, FSD_REFUSED_IO,
+		       "session token belongs to another host");
+	} else if (s->addr.family && dec->addr.family &&
+		   !fsd_addr_equal(&s->addr, &dec->addr)) {
+		/* A token that leaked is no use from another machine. */
+		refuse(dec, FARSWAP_ST_DENIED, FSD_REFUSED_IO,
+		       "I/O queue from another address than its session's");
+	} else if (!fsd_session_authenticated(s)) {
+		/* The token alone proves nothing: the proof must come first. */
+		refuse(dec, FARSWAP_ST_DENIED, FSD_REFUSED_AUTH,
+		       "I/O queue of a session not authenticated (yet)");
+	} else if (s->version < req->ver_min || s->version > req->ver_max) {
+		refuse(dec, FARSWAP_ST_VERSION, FSD_REFUSED_IO,
+		       "I/O queue does not speak the session's version");
+	} else if (le16_to_cpu(req->nr_io_queues) != s->nr_io_queues ||
+		   qid > s->nr_io_queues) {
+		refuse(dec, FARSWAP_ST_INVALID, FSD_REFUSED_IO,
+		       "I/O queue id out of the session's range");
+	} else if (s->io_attached & (1ull << (qid - 1))) {
+		refuse(dec, FARSWAP_ST_INVALID, FSD_REFUSED_IO,
+		       "I/O queue id already connected");
+	} else {
+		dec->session = s;
+	}
+}
+
+/*
+ * What to answer the connect request of a host at @peer (NULL: not an IP
+ * peer).  A host allowed-hosts does not name is refused before its
+ * private data is even looked at.
+ */
+void fsd_conn_decide(struct fsd_donor *d, const struct fsd_addr *peer,
+		     const void *pdata, size_t len,
 		     struct fsd_conn_decision *dec)
 {
 	struct farswap_conn_req *req = &dec->req;
-	struct fsd_session *s;
-	unsigned int qid;
 
 	memset(dec, 0, sizeof(*dec));
+	if (peer)
+		dec->addr = *peer;
+	if (access_refused(d, dec, NULL))
+		return;
 	dec->status = farswap_conn_req_check(pdata, len);
 	if (dec->status != FARSWAP_ST_OK) {
-		dec->why = "malformed connect request";
+		refuse(dec, dec->status, FSD_REFUSED_MALFORMED,
+		       "malformed connect request");
 		return;
 	}
 	memcpy(req, pdata, sizeof(*req));
 	dec->qtype = req->qtype;
-	dec->qid = qid = le16_to_cpu(req->qid);
+	dec->qid = le16_to_cpu(req->qid);
 	dec->version = farswap_negotiate_version(req->ver_min, req->ver_max);
 	if (!dec->version) {
-		dec->status = FARSWAP_ST_VERSION;
-		dec->why = "no protocol version in common";
+		refuse(dec, FARSWAP_ST_VERSION, FSD_REFUSED_VERSION,
+		       "no protocol version in common");
 		return;
 	}
-	if (req->qtype == FARSWAP_QT_CTRL) {
-		if (d->shutting_down) {
-			dec->status = FARSWAP_ST_BUSY;
-			dec->why = "donor is shutting down";
-		} else if (d->nr_sessions >= d->max_hosts) {
-			dec->status = FARSWAP_ST_BUSY;
-			dec->why = "too many hosts (max-hosts)";
-		}
-		return;
-	}
+	if (req->qtype == FARSWAP_QT_CTRL)
+		decide_ctrl(d, dec);
+	else
+		decide_io(d, dec);
+}
 
-	s = fsd_session_find(d, le64_to_cpu(req->session));
-	if (!s || s->closing) {
-		dec->status = FARSWAP_ST_NO_ENTRY;
-		dec->why = "no session with that token";
-	} else if (memcmp(s->host_id, req->host_id, FARSWAP_ID_LEN)) {
-		dec->status = FARSWAP_ST_DENIED;
-		dec->why = "session token belongs to another host";
-	} else if (s->version < req->ver_min || s->version > req->ver_max) {
-		dec->status = FARSWAP_ST_VERSION;
-		dec->why = "I/O queue does not speak the session's version";
-	} else if (le16_to_cpu(req->nr_io_queues) != s->nr_io_queues ||
-		   qid > s->nr_io_queues) {
-		dec->status = FARSWAP_ST_INVALID;
-		dec->why = "I/O queue id out of the session's range";
-	} else if (s->io_attached & (1ull << (qid - 1))) {
-		dec->status = FARSWAP_ST_INVALID;
-		dec->why = "I/O queue id already connected";
-	} else {
-		dec->session = s;
-	}
+/*
+ * Count a refused connection and say why, naming the peer; at most
+ * FSD_REFUSE_LOG_BURST lines per FSD_REFUSE_LOG_MS, so that a host
+ * retrying in a loop cannot flood the journal.
+ */
+void fsd_conn_refused(struct fsd_donor *d, const struct fsd_conn_decision *dec,
+		      const char *peer, uint64_t now_ms)
+{
+	uint32_t missed = 0;
+
+	d->cnt.rejects++;
+	if (dec->refusal < FSD_REFUSED_COUNT)
+		d->cnt.refused[dec->refusal]++;
+	if (!fsd_ratelimit_pass(&d->refuse_log, now_ms, FSD_REFUSE_LOG_MS,
+				FSD_REFUSE_LOG_BURST, &missed))
+		return;
+	if (missed)
+		pr_notice("%u more refused connections were not logged",
+			  missed);
+	pr_notice("connect from %s rejected: %s (%s)", peer ? peer : "?",
+		  dec->detail[0] ? dec->detail : dec->why,
+		  farswap_status_str((unsigned int)dec->status));
 }
 
 static void format_name(const uint8_t *id, char *out)
@@ -132,7 +333,7 @@ static void format_name(const uint8_t *id, char *out)
 
 struct fsd_session *fsd_session_new(struct fsd_donor *d,
 				    const struct fsd_conn_decision *dec,
-				    const char *peer)
+				    const char *peer, uint64_t now_ms)
 {
 	struct fsd_session *s;
 	int tries;
@@ -159,10 +360,29 @@ struct fsd_session *fsd_session_new(struct fsd_donor *d,
 	memcpy(s->host_id, dec->req.host_id, FARSWAP_ID_LEN);
 	format_name(s->host_id, s->name);
 	snprintf(s->peer, sizeof(s->peer), "%s", peer ? peer : "?");
+	s->addr = dec->addr;
+	s->created = now_ms;
 	s->version = (uint8_t)dec->version;
 	s->features = le32_to_cpu(dec->req.features) & FSD_FEATURES;
+	if (d->key.len) {
+		s->auth = FSD_AUTH_WAIT_REQ;
+	} else {
+		s->auth = FSD_AUTH_NONE;
+		s->features &= ~FARSWAP_FEAT_AUTH;
+	}
 	s->nr_io_queues = le16_to_cpu(dec->req.nr_io_queues);
 	s->queue_depth = le32_to_cpu(dec->req.queue_depth);
+	/*
+	 * The donor never posts on I/O queue pairs, so their size costs it
+	 * memory and gains the host nothing: cut it, never refuse.
+	 */
+	if (d->lim.max_queue_depth && s->queue_depth > d->lim.max_queue_depth) {
+		pr_info("host %u (%s, %s): queue depth %u cut to %u (max-queue-depth)",
+			s->nr, s->name, s->peer, s->queue_depth,
+			d->lim.max_queue_depth);
+		s->queue_depth = d->lim.max_queue_depth;
+		d->cnt.depth_clamped++;
+	}
 	s->next = d->sessions;
 	d->sessions = s;
 	d->nr_sessions++;
@@ -170,23 +390,114 @@ struct fsd_session *fsd_session_new(struct fsd_donor *d,
 	return s;
 }
 
-int fsd_session_attach_io(struct fsd_session *s, unsigned int qid)
+int fsd_session_attach_io(struct fsd_session *s, unsigned int qid,
+			  uint64_t now_ms)
 {
 	uint64_t bit;
 
 	if (!qid || qid > s->nr_io_queues || qid > 64)
 		return -EINVAL;
+	/* fsd_conn_decide() refused it already; never attach it anyway. */
+	if (!fsd_session_authenticated(s) || s->closing)
+		return -EACCES;
 	bit = 1ull << (qid - 1);
 	if (s->io_attached & bit)
 		return -EEXIST;
 	s->io_attached |= bit;
+	s->io_up &= ~bit;
+	s->io_since[qid - 1] = now_ms;
 	return 0;
+}
+
+void fsd_session_io_established(struct fsd_session *s, unsigned int qid)
+{
+	if (qid && qid <= 64)
+		s->io_up |= (1ull << (qid - 1)) & s->io_attached;
 }
 
 void fsd_session_detach_io(struct fsd_session *s, unsigned int qid)
 {
-	if (qid && qid <= 64)
+	if (qid && qid <= 64) {
 		s->io_attached &= ~(1ull << (qid - 1));
+		s->io_up &= ~(1ull << (qid - 1));
+	}
+}
+
+/* ms since @then, 0 if the clock says it is in the future. */
+static uint64_t ms_since(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
+/*
+ * Close sessions whose connections were accepted but did not come up
+ * within handshake-timeout: a connect that stops half way holds a
+ * protection domain, queue pairs and buffers for nothing.
+ */
+void fsd_donor_handshakes(struct fsd_donor *d, uint64_t now_ms)
+{
+	uint32_t limit = d->lim.handshake_timeout_ms;
+	struct fsd_session *s;
+
+	if (!limit)
+		return;
+	for (s = d->sessions; s; s = s->next) {
+		uint64_t pending;
+		unsigned int q;
+
+		if (s->closing)
+			continue;
+		if (!s->established) {
+			if (ms_since(now_ms, s->created) < limit)
+				continue;
+			d->cnt.handshake_timeouts++;
+			fsd_session_close(d, s, FSD_LOG_WARN,
+					  "control QP not established within %u ms (handshake-timeout)",
+					  limit);
+			continue;
+		}
+		if (!fsd_session_authenticated(s)) {
+			if (ms_since(now_ms, s->created) < limit)
+				continue;
+			d->cnt.handshake_timeouts++;
+			d->cnt.auth_timeouts++;
+			fsd_session_close(d, s, FSD_LOG_WARN,
+					  "not authenticated within %u ms (handshake-timeout)",
+					  limit);
+			continue;
+		}
+		pending = s->io_attached & ~s->io_up;
+		for (q = 1; pending && q <= 64; q++, pending >>= 1) {
+			if (!(pending & 1) ||
+			    ms_since(now_ms, s->io_since[q - 1]) < limit)
+				continue;
+			d->cnt.handshake_timeouts++;
+			fsd_session_close(d, s, FSD_LOG_WARN,
+					  "I/O queue %u not established within %u ms (handshake-timeout)",
+					  q, limit);
+			break;
+		}
+	}
+}
+
+/* After a reload: sessions allowed-hosts no longer names are closed. */
+void fsd_donor_recheck_access(struct fsd_donor *d)
+{
+	struct fsd_session *s;
+
+	for (s = d->sessions; s; s = s->next) {
+		enum fsd_access_verdict v;
+
+		if (s->closing)
+			continue;
+		v = fsd_access_check(&d->lim.acl, &s->addr, s->host_id);
+		if (v == FSD_ACCESS_OK)
+			continue;
+		d->cnt.closed_not_allowed++;
+		fsd_session_close(d, s, FSD_LOG_WARN,
+				  "%s after the reload; freeing its %u slabs",
+				  fsd_access_verdict_str(v), s->nr_slabs);
+	}
 }
 
 void fsd_conn_rep_build(const struct fsd_donor *d, const struct fsd_session *s,
@@ -199,7 +510,7 @@ void fsd_conn_rep_build(const struct fsd_donor *d, const struct fsd_session *s,
 	rep->session = cpu_to_le64(s->token);
 	rep->slab_size = cpu_to_le64(d->pool.slab_size);
 	rep->slabs_total = cpu_to_le32(d->pool.nr_slabs);
-	rep->slabs_free = cpu_to_le32(fsd_slabs_offered(d));
+	rep->slabs_free = cpu_to_le32(slabs_offered_to(d, s));
 	memcpy(rep->donor_id, d->donor_id, FARSWAP_ID_LEN);
 }
 
@@ -222,6 +533,7 @@ void fsd_session_close(struct fsd_donor *d, struct fsd_session *s, int level,
 {
 	char why[256];
 	va_list ap;
+	uint32_t i;
 
 	if (s->closing)
 		return;
@@ -231,11 +543,51 @@ void fsd_session_close(struct fsd_donor *d, struct fsd_session *s, int level,
 	va_end(ap);
 	fsd_log(level, "host %u (%s, %s): closing session: %s", s->nr,
 		s->name, s->peer, why);
+	/* Grants not started yet need not be: the host will not see them. */
+	for (i = 0; s->grants_in_flight && i < d->pool.nr_slabs; i++) {
+		struct fsd_slab *slab = &d->pool.slabs[i];
+
+		if (slab->granting && slab->owner == s &&
+		    d->ops->slab_grant_cancel)
+			d->ops->slab_grant_cancel(d, slab);
+	}
 	if (d->ops->close)
 		d->ops->close(d, s);
 }
 
-/* Deregister and free every slab @s holds. */
+/*
+ * Deregister a held slab's memory region.  When that fails the host may
+ * still reach the memory with its rkey: the slab is quarantined (never
+ * handed out, zeroed or given back again), counted and logged, and the
+ * caller must leave it alone.
+ */
+static bool unregister_slab(struct fsd_donor *d, struct fsd_slab *slab)
+{
+	int ret = d->ops->slab_revoke(d, slab);
+
+	if (!ret)
+		return true;
+	fsd_pool_quarantine(&d->pool, slab);
+	d->cnt.quarantined++;
+	pr_err("slab %u: cannot deregister its memory region (%s): quarantined, never used again",
+	       slab->id, strerror(-ret));
+	return false;
+}
+
+/* A held slab leaves @s: its reclaim, if any, is over. */
+static void slab_leaves(struct fsd_session *s, struct fsd_slab *slab)
+{
+	if (slab->reclaiming) {
+		s->nr_reclaiming--;
+		s->unsolicited--;
+	}
+	s->nr_slabs--;
+}
+
+/*
+ * Deregister and free every slab @s holds.  Grants in flight are left to
+ * fsd_grant_done(), which frees them once the worker is done with them.
+ */
 void fsd_session_drop_slabs(struct fsd_donor *d, struct fsd_session *s)
 {
 	uint32_t i, n = 0;
@@ -243,26 +595,36 @@ void fsd_session_drop_slabs(struct fsd_donor *d, struct fsd_session *s)
 	for (i = 0; i < d->pool.nr_slabs; i++) {
 		struct fsd_slab *slab = &d->pool.slabs[i];
 
-		if (slab->state != FSD_SLAB_HELD || slab->owner != s)
+		if (slab->state != FSD_SLAB_HELD || slab->owner != s ||
+		    slab->granting)
 			continue;
-		d->ops->slab_revoke(d, slab);
-		fsd_pool_put(&d->pool, slab);
+		slab_leaves(s, slab);
+		if (unregister_slab(d, slab))
+			fsd_pool_put(&d->pool, slab);
 		n++;
 	}
 	if (n)
 		pr_info("host %u (%s, %s): freed %u slabs", s->nr, s->name,
 			s->peer, n);
-	s->nr_slabs = 0;
 	s->nr_reclaiming = 0;
 	s->unsolicited = 0;
 	s->notice_in_flight = false;
 	s->offer_pending = false;
 }
 
+/* A closed session may be freed once no grant of it is in flight. */
+bool fsd_session_reapable(const struct fsd_session *s)
+{
+	return s->closing && !s->grants_in_flight;
+}
+
 void fsd_session_free(struct fsd_donor *d, struct fsd_session *s)
 {
 	struct fsd_session **pp;
 
+	/* A grant in flight still points at @s: the caller waits for it. */
+	if (s->grants_in_flight)
+		abort();
 	fsd_session_drop_slabs(d, s);
 	for (pp = &d->sessions; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
@@ -325,59 +687,132 @@ static int send_msg(struct fsd_donor *d, struct fsd_session *s,
 	return 0;
 }
 
-static int handle_alloc(struct fsd_donor *d, struct fsd_session *s,
-			const union farswap_msg *m)
+/* Why an ALLOC is refused before any slab is picked, or OK. */
+static unsigned int alloc_refusal(struct fsd_donor *d, struct fsd_session *s,
+				  const struct farswap_slab_alloc_req *req,
+				  uint64_t now)
 {
-	const struct farswap_slab_alloc_req *req = &m->alloc_req;
-	struct farswap_slab_alloc_rep *rep;
-	struct fsd_slab *slab = NULL;
-	union farswap_msg r;
-	unsigned int st = FARSWAP_ST_OK;
-	int ret;
+	uint32_t missed = 0;
 
-	farswap_msg_init(&r, FARSWAP_MSG_SLAB_ALLOC_REP, s->version,
-			 le64_to_cpu(req->hdr.cookie));
-	rep = &r.alloc_rep;
-	if (d->shutting_down) {
-		st = FARSWAP_ST_BUSY;
-	} else if (le64_to_cpu(req->slab_size) != d->pool.slab_size) {
-		st = FARSWAP_ST_SLAB_SIZE;
-	} else if (d->under_pressure) {
-		st = FARSWAP_ST_BUSY;
-	} else {
-		slab = fsd_pool_take(&d->pool, s);
-		if (!slab) {
-			st = FARSWAP_ST_NO_SPACE;
-		} else {
-			slab->host_slab = le64_to_cpu(req->host_slab);
-			ret = d->ops->slab_grant(d, s, slab);
-			if (ret) {
-				pr_warn("host %u (%s, %s): cannot register slab %u: %s",
-					s->nr, s->name, s->peer, slab->id,
-					strerror(-ret));
-				fsd_pool_put(&d->pool, slab);
-				slab = NULL;
-				st = FARSWAP_ST_INTERNAL;
-			}
-		}
+	if (d->shutting_down)
+		return FARSWAP_ST_BUSY;
+	if (le64_to_cpu(req->slab_size) != d->pool.slab_size)
+		return FARSWAP_ST_SLAB_SIZE;
+	if (d->under_pressure)
+		return FARSWAP_ST_BUSY;
+	if (!d->pool.nr_free)
+		return FARSWAP_ST_NO_SPACE;
+	/*
+	 * Over its share: NO_SPACE, which a host takes as "this donor is
+	 * full" and goes elsewhere, as it must.
+	 */
+	if (at_slab_cap(d, s)) {
+		d->cnt.alloc_capped++;
+		if (fsd_ratelimit_pass(&d->alloc_log, now, FSD_REFUSE_LOG_MS,
+				       FSD_REFUSE_LOG_BURST, &missed))
+			pr_notice("host %u (%s, %s): SLAB_ALLOC_REQ refused (no free slab): its host holds %u slabs, max-slabs-per-host %u",
+				  s->nr, s->name, s->peer, host_slabs(d, s),
+				  d->lim.max_slabs_per_host);
+		return FARSWAP_ST_NO_SPACE;
 	}
+	/* Too fast: BUSY, which a host retries later or elsewhere. */
+	if (d->lim.alloc_rate &&
+	    !fsd_bucket_take(&s->alloc_tokens, now, d->lim.alloc_rate,
+			     d->lim.alloc_burst)) {
+		d->cnt.alloc_rate_limited++;
+		if (fsd_ratelimit_pass(&d->alloc_log, now, FSD_REFUSE_LOG_MS,
+				       FSD_REFUSE_LOG_BURST, &missed))
+			pr_notice("host %u (%s, %s): SLAB_ALLOC_REQ refused (busy): over alloc-rate %u/s, burst %u",
+				  s->nr, s->name, s->peer, d->lim.alloc_rate,
+				  d->lim.alloc_burst);
+		return FARSWAP_ST_BUSY;
+	}
+	return FARSWAP_ST_OK;
+}
+
+static int send_alloc_rep(struct fsd_donor *d, struct fsd_session *s,
+			  uint64_t cookie, unsigned int st,
+			  const struct fsd_slab *slab)
+{
+	struct farswap_slab_alloc_rep *rep;
+	union farswap_msg r;
+
+	farswap_msg_init(&r, FARSWAP_MSG_SLAB_ALLOC_REP, s->version, cookie);
+	rep = &r.alloc_rep;
 	rep->status = cpu_to_le16((uint16_t)st);
 	if (slab) {
-		s->nr_slabs++;
-		d->cnt.grants++;
 		rep->slab_id = cpu_to_le32(slab->id);
 		rep->addr = cpu_to_le64((uint64_t)(uintptr_t)slab->mem);
 		rep->length = cpu_to_le64(d->pool.slab_size);
 		rep->rkey = cpu_to_le32(slab->rkey);
-		pr_info("host %u (%s): slab %u granted (host slab %" PRIu64 "), %u free",
-			s->nr, s->name, slab->id, slab->host_slab,
-			d->pool.nr_free);
-	} else {
+	}
+	rep->slabs_free = cpu_to_le32(slabs_offered_to(d, s));
+	return send_msg(d, s, &r, 0);
+}
+
+/*
+ * A slab's grant is over: registered (@ret 0) or not.  Answers the
+ * SLAB_ALLOC_REQ, or, when the host left meanwhile, frees the slab.
+ * Called by the grant path itself, or by the event loop when the worker
+ * thread finished (the -EINPROGRESS case of fsd_ops.slab_grant).
+ */
+int fsd_grant_done(struct fsd_donor *d, struct fsd_slab *slab, int ret)
+{
+	struct fsd_session *s = slab->owner;
+
+	if (!slab->granting || !s)
+		return -EINVAL;
+	slab->granting = false;
+	s->grants_in_flight--;
+	if (s->closing) {
+		s->nr_slabs--;
+		if (!ret && !unregister_slab(d, slab))
+			return -ESHUTDOWN;
+		fsd_pool_put(&d->pool, slab);
+		return -ESHUTDOWN;
+	}
+	if (ret) {
+		pr_warn("host %u (%s, %s): cannot register slab %u: %s",
+			s->nr, s->name, s->peer, slab->id, strerror(-ret));
+		s->nr_slabs--;
+		fsd_pool_put(&d->pool, slab);
+		return send_alloc_rep(d, s, slab->grant_cookie,
+				      FARSWAP_ST_INTERNAL, NULL);
+	}
+	d->cnt.grants++;
+	pr_info("host %u (%s): slab %u granted (host slab %" PRIu64 "), %u free",
+		s->nr, s->name, slab->id, slab->host_slab, d->pool.nr_free);
+	return send_alloc_rep(d, s, slab->grant_cookie, FARSWAP_ST_OK, slab);
+}
+
+static int handle_alloc(struct fsd_donor *d, struct fsd_session *s,
+			const union farswap_msg *m, uint64_t now)
+{
+	const struct farswap_slab_alloc_req *req = &m->alloc_req;
+	uint64_t cookie = le64_to_cpu(req->hdr.cookie);
+	struct fsd_slab *slab;
+	unsigned int st;
+	int ret;
+
+	st = alloc_refusal(d, s, req, now);
+	slab = st == FARSWAP_ST_OK ? fsd_pool_take(&d->pool, s) : NULL;
+	if (!slab) {
+		if (st == FARSWAP_ST_OK)
+			st = FARSWAP_ST_NO_SPACE;
 		pr_debug("host %u: SLAB_ALLOC_REQ refused: %s", s->nr,
 			 farswap_status_str(st));
+		return send_alloc_rep(d, s, cookie, st, NULL);
 	}
-	rep->slabs_free = cpu_to_le32(fsd_slabs_offered(d));
-	return send_msg(d, s, &r, 0);
+	/* The host holds it from now: it counts against its share. */
+	slab->host_slab = le64_to_cpu(req->host_slab);
+	slab->grant_cookie = cookie;
+	slab->granting = true;
+	s->nr_slabs++;
+	s->grants_in_flight++;
+	ret = d->ops->slab_grant(d, s, slab);
+	if (ret == -EINPROGRESS)
+		return 0;
+	return fsd_grant_done(d, slab, ret);
 }
 
 static int handle_free(struct fsd_donor *d, struct fsd_session *s,
@@ -390,19 +825,18 @@ static int handle_free(struct fsd_donor *d, struct fsd_session *s,
 
 	if (!slab || slab->state != FSD_SLAB_HELD) {
 		st = FARSWAP_ST_NO_ENTRY;
+	} else if (slab->owner == s && slab->granting) {
+		/* Not granted yet: the host cannot know its id. */
+		st = FARSWAP_ST_NO_ENTRY;
 	} else if (slab->owner != s) {
 		st = FARSWAP_ST_DENIED;
 		d->cnt.denied++;
 		pr_notice("host %u (%s, %s): SLAB_FREE_REQ for slab %u of another host denied",
 			  s->nr, s->name, s->peer, id);
 	} else {
-		if (slab->reclaiming) {
-			s->nr_reclaiming--;
-			s->unsolicited--;
-		}
-		d->ops->slab_revoke(d, slab);
-		fsd_pool_put(&d->pool, slab);
-		s->nr_slabs--;
+		slab_leaves(s, slab);
+		if (unregister_slab(d, slab))
+			fsd_pool_put(&d->pool, slab);
 		d->cnt.frees++;
 		pr_info("host %u (%s): slab %u freed, %u free", s->nr, s->name,
 			id, d->pool.nr_free);
@@ -411,7 +845,7 @@ static int handle_free(struct fsd_donor *d, struct fsd_session *s,
 			 le64_to_cpu(m->hdr.cookie));
 	r.free_rep.status = cpu_to_le16((uint16_t)st);
 	r.free_rep.slab_id = cpu_to_le32(id);
-	r.free_rep.slabs_free = cpu_to_le32(fsd_slabs_offered(d));
+	r.free_rep.slabs_free = cpu_to_le32(slabs_offered_to(d, s));
 	return send_msg(d, s, &r, 0);
 }
 
@@ -449,9 +883,10 @@ static int handle_reclaim_rep(struct fsd_donor *d, struct fsd_session *s,
 			  s->peer, id, farswap_status_str(st));
 		return 0;
 	}
-	d->ops->slab_revoke(d, slab);
 	s->nr_slabs--;
 	d->cnt.reclaim_ok++;
+	if (!unregister_slab(d, slab))
+		return 0;
 	if (d->under_pressure) {
 		pr_info("host %u (%s, %s): gave back slab %u; memory returned to the OS",
 			s->nr, s->name, s->peer, id);
@@ -471,9 +906,171 @@ static void fill_stats(const struct fsd_donor *d, const struct fsd_session *s,
 
 	rep->slab_size = cpu_to_le64(d->pool.slab_size);
 	rep->slabs_total = cpu_to_le32(d->pool.nr_slabs);
-	rep->slabs_free = cpu_to_le32(fsd_slabs_offered(d));
+	rep->slabs_free = cpu_to_le32(slabs_offered_to(d, s));
 	rep->slabs_host = cpu_to_le32(s->nr_slabs);
 	rep->mem_available = cpu_to_le64(d->mem.mem_available);
+}
+
+/* An answer to a request of @s that is not allowed: an AUTH_REP of @st. */
+static int send_auth_rep(struct fsd_donor *d, struct fsd_session *s,
+			 uint64_t cookie, unsigned int st)
+{
+	union farswap_msg r;
+
+	farswap_msg_init(&r, FARSWAP_MSG_AUTH_REP, s->version, cookie);
+	r.auth_rep.status = cpu_to_le16((uint16_t)st);
+	return send_msg(d, s, &r, 0);
+}
+
+/* Log an authentication failure of @s, at most so often. */
+static void auth_log(struct fsd_donor *d, struct fsd_session *s,
+		     uint64_t now_ms, const char *why)
+{
+	uint32_t missed = 0;
+
+	if (!fsd_ratelimit_pass(&d->auth_log, now_ms, FSD_REFUSE_LOG_MS,
+				FSD_REFUSE_LOG_BURST, &missed))
+		return;
+	if (missed)
+		pr_warn("%u more authentication failures were not logged",
+			missed);
+	pr_warn("host %u (%s, %s): authentication failed: %s", s->nr,
+		s->name, s->peer, why);
+}
+
+/* AUTH_REQ: answer the host's nonce with ours and the donor's MAC. */
+static int handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
+			   const union farswap_msg *m, uint64_t now_ms)
+{
+	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
+	union farswap_msg r;
+	int ret;
+
+	if (s->auth == FSD_AUTH_NONE) {
+		/* No key here: nothing to prove, and the host asked anyway. */
+		auth_log(d, s, now_ms,
+			 "the host asks to authenticate, and this donor has no key-file");
+		return send_auth_rep(d, s, cookie, FARSWAP_ST_DENIED);
+	}
+	if (s->auth != FSD_AUTH_WAIT_REQ) {
+		d->cnt.bad_msgs++;
+		fsd_session_close(d, s, FSD_LOG_WARN,
+				  "bad message: AUTH_REQ out of turn");
+		return -EPROTO;
+	}
+	memcpy(s->host_nonce, m->auth_req.host_nonce, FARSWAP_AUTH_NONCE_LEN);
+	do {
+		ret = d->ops->random(d, s->donor_nonce, FARSWAP_AUTH_NONCE_LEN);
+	} while (!ret && farswap_is_zero(s->donor_nonce, FARSWAP_AUTH_NONCE_LEN));
+	farswap_msg_init(&r, FARSWAP_MSG_AUTH_CHAL, s->version, cookie);
+	memcpy(r.auth_chal.donor_nonce, s->donor_nonce, FARSWAP_AUTH_NONCE_LEN);
+	if (!ret)
+		ret = fsd_auth_mac(&d->key, FARSWAP_AUTH_DONOR, s->host_nonce,
+				   s->donor_nonce, s->token, s->host_id,
+				   d->donor_id, r.auth_chal.donor_mac);
+	if (ret) {
+		fsd_session_close(d, s, FSD_LOG_ERR,
+				  "cannot compute the authentication challenge: %s",
+				  strerror(-ret));
+		return ret;
+	}
+	s->auth = FSD_AUTH_WAIT_PROOF;
+	return send_msg(d, s, &r, 0);
+}
+
+/* AUTH_PROOF: the host's MAC decides. */
+static int handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
+			     const union farswap_msg *m, uint64_t now_ms)
+{
+	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
+	uint8_t want[FARSWAP_AUTH_MAC_LEN];
+	int ret;
+
+	if (s->auth != FSD_AUTH_WAIT_PROOF) {
+		d->cnt.bad_msgs++;
+		fsd_session_close(d, s, FSD_LOG_WARN,
+				  "bad message: AUTH_PROOF out of turn");
+		return -EPROTO;
+	}
+	ret = fsd_auth_mac(&d->key, FARSWAP_AUTH_HOST, s->host_nonce,
+			   s->donor_nonce, s->token, s->host_id, d->donor_id,
+			   want);
+	if (ret) {
+		fsd_session_close(d, s, FSD_LOG_ERR,
+				  "cannot check the authentication proof: %s",
+				  strerror(-ret));
+		return ret;
+	}
+	if (!fsd_auth_mac_equal(want, m->auth_proof.host_mac)) {
+		explicit_bzero(want, sizeof(want));
+		s->auth = FSD_AUTH_FAILED;
+		d->cnt.auth_failed++;
+		auth_log(d, s, now_ms,
+			 "wrong proof (not the donor's key-file secret)");
+		send_auth_rep(d, s, cookie, FARSWAP_ST_DENIED);
+		fsd_session_close(d, s, FSD_LOG_INFO,
+				  "authentication failed");
+		return -EACCES;
+	}
+	explicit_bzero(want, sizeof(want));
+	s->auth = FSD_AUTH_OK;
+	d->cnt.auth_ok++;
+	pr_info("host %u (%s, %s): authenticated (hmac-sha256)", s->nr,
+		s->name, s->peer);
+	return send_auth_rep(d, s, cookie, FARSWAP_ST_OK);
+}
+
+/*
+ * A request of a session not authenticated yet: DENIED, in an AUTH_REP
+ * that echoes its cookie.  The session stays until handshake-timeout, so
+ * a host that sent too early (or a stray message) can still authenticate.
+ */
+static int deny_unauthenticated(struct fsd_donor *d, struct fsd_session *s,
+				const union farswap_msg *m, uint64_t now_ms)
+{
+	char why[96];
+
+	d->cnt.auth_denied_msgs++;
+	d->cnt.denied++;
+	snprintf(why, sizeof(why), "%s before authentication: denied",
+		 farswap_msg_type_str(m->hdr.type));
+	auth_log(d, s, now_ms, why);
+	return send_auth_rep(d, s, le64_to_cpu(m->hdr.cookie),
+			     FARSWAP_ST_DENIED);
+}
+
+/*
+ * The donor's failure domain: @name (a valid --failure-domain), or with
+ * NULL or "" the donor's id as it is shown everywhere (its text when
+ * printable, else its hex: at most FARSWAP_DOMAIN_LEN characters).
+ */
+void fsd_donor_set_domain(struct fsd_donor *d, const char *name)
+{
+	char id[2 * FARSWAP_ID_LEN + 1];
+
+	if (name && *name) {
+		snprintf(d->domain, sizeof(d->domain), "%s", name);
+		return;
+	}
+	format_name(d->donor_id, id);
+	snprintf(d->domain, sizeof(d->domain), "%s", id);
+}
+
+/*
+ * INFO_REP to a host's INFO_REQ (@cookie echoed).  A domain that is not a
+ * valid name (none set) goes out as the donor's id, which always is.
+ */
+void fsd_info_rep_build(const struct fsd_donor *d, const struct fsd_session *s,
+			uint64_t cookie, union farswap_msg *r)
+{
+	char id[2 * FARSWAP_ID_LEN + 1];
+
+	farswap_msg_init(r, FARSWAP_MSG_INFO_REP, s->version, cookie);
+	if (!farswap_info_rep_set_domain(&r->info_rep, d->domain))
+		return;
+	format_name(d->donor_id, id);
+	if (farswap_info_rep_set_domain(&r->info_rep, id))
+		farswap_info_rep_set_domain(&r->info_rep, "donor");
 }
 
 /*
@@ -501,8 +1098,24 @@ int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 	s->msgs_in++;
 	s->last_active = now_ms;
 	switch (m.hdr.type) {
+	case FARSWAP_MSG_AUTH_REQ:
+		return handle_auth_req(d, s, &m, now_ms);
+	case FARSWAP_MSG_AUTH_PROOF:
+		return handle_auth_proof(d, s, &m, now_ms);
 	case FARSWAP_MSG_SLAB_ALLOC_REQ:
-		return handle_alloc(d, s, &m);
+	case FARSWAP_MSG_SLAB_FREE_REQ:
+	case FARSWAP_MSG_RECLAIM_REP:
+	case FARSWAP_MSG_STATS_REQ:
+	case FARSWAP_MSG_INFO_REQ:
+		if (!fsd_session_authenticated(s))
+			return deny_unauthenticated(d, s, &m, now_ms);
+		break;
+	default:
+		break;
+	}
+	switch (m.hdr.type) {
+	case FARSWAP_MSG_SLAB_ALLOC_REQ:
+		return handle_alloc(d, s, &m, now_ms);
 	case FARSWAP_MSG_SLAB_FREE_REQ:
 		return handle_free(d, s, &m);
 	case FARSWAP_MSG_RECLAIM_REP:
@@ -511,6 +1124,9 @@ int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 		farswap_msg_init(&r, FARSWAP_MSG_STATS_REP, s->version,
 				 le64_to_cpu(m.hdr.cookie));
 		fill_stats(d, s, &r);
+		return send_msg(d, s, &r, 0);
+	case FARSWAP_MSG_INFO_REQ:
+		fsd_info_rep_build(d, s, le64_to_cpu(m.hdr.cookie), &r);
 		return send_msg(d, s, &r, 0);
 	default:
 		d->cnt.bad_msgs++;
@@ -617,6 +1233,7 @@ static int send_notice(struct fsd_donor *d, struct fsd_session *s,
 static bool notice_ok(const struct fsd_session *s)
 {
 	return !s->closing && s->established && !s->notice_in_flight &&
+	       fsd_session_authenticated(s) &&
 	       (s->features & FARSWAP_FEAT_STATS_PUSH) &&
 	       s->unsolicited < FSD_UNSOLICITED_MAX;
 }
@@ -626,6 +1243,7 @@ static bool can_reclaim(const struct fsd_slab *slab, uint64_t now)
 	const struct fsd_session *s = slab->owner;
 
 	return slab->state == FSD_SLAB_HELD && !slab->reclaiming &&
+	       !slab->granting &&
 	       now >= slab->reclaim_retry_after && s && !s->closing &&
 	       s->established && (s->features & FARSWAP_FEAT_RECLAIM);
 }
@@ -652,6 +1270,8 @@ static void send_reclaims(struct fsd_donor *d, struct fsd_session *s,
 			return;
 		fsd_pool_reclaim_start(&d->pool, slab, cookie,
 				       now + d->reclaim_deadline_ms);
+		if (!slab->reclaim_first)
+			slab->reclaim_first = now;
 		s->nr_reclaiming++;
 		s->unsolicited++;
 		s->last_active = now;
@@ -752,6 +1372,7 @@ void fsd_donor_keepalive(struct fsd_donor *d, uint64_t now_ms)
 			.last_active = s->last_active,
 			.interval = d->keepalive_ms,
 			.eligible = !s->closing && s->established &&
+				    fsd_session_authenticated(s) &&
 				    (s->features & FARSWAP_FEAT_STATS_PUSH),
 			.notice_in_flight = s->notice_in_flight,
 			.unsolicited = s->unsolicited,
@@ -799,6 +1420,44 @@ static void zero_some(struct fsd_donor *d)
 	}
 }
 
+/*
+ * Take a held slab back without its host's word: deregister it (its
+ * rkey is dead: the host's next RDMA to it fails) and give the memory
+ * to the kernel.  For the host this is the slab's donor dying.
+ */
+static void revoke_slab(struct fsd_donor *d, struct fsd_slab *slab,
+			uint64_t now)
+{
+	struct fsd_session *s = slab->owner;
+	uint64_t asked = ms_since(now, slab->reclaim_first);
+
+	pr_warn("host %u (%s, %s): slab %u revoked: not given back %" PRIu64 ".%01" PRIu64 " s (%u deadlines of %u ms) after the first RECLAIM_REQ, while short of memory; its memory goes back to the OS",
+		s->nr, s->name, s->peer, slab->id, asked / 1000,
+		asked % 1000 / 100, d->lim.revoke_after,
+		d->reclaim_deadline_ms);
+	slab_leaves(s, slab);
+	d->cnt.revoked++;
+	if (unregister_slab(d, slab))
+		release_slab(d, slab);
+}
+
+/* Under pressure, has @slab had revoke-after deadlines to come back? */
+static bool revoke_due(const struct fsd_donor *d, const struct fsd_slab *slab,
+		       uint64_t now)
+{
+	return d->under_pressure && d->lim.revoke_after &&
+	       slab->state == FSD_SLAB_HELD && !slab->granting &&
+	       slab->reclaim_first &&
+	       ms_since(now, slab->reclaim_first) >=
+		       (uint64_t)d->lim.revoke_after * d->reclaim_deadline_ms;
+}
+
+/*
+ * Missed reclaim deadlines are logged once per request.  While the donor
+ * stays short of memory, a slab its host neither gave back nor answered
+ * for (or refused: it is asked again after a deadline's time) within
+ * revoke-after deadlines of the first request is revoked.
+ */
 static void check_deadlines(struct fsd_donor *d, uint64_t now)
 {
 	uint32_t i;
@@ -807,15 +1466,33 @@ static void check_deadlines(struct fsd_donor *d, uint64_t now)
 		struct fsd_slab *slab = &d->pool.slabs[i];
 		struct fsd_session *s = slab->owner;
 
+		if (revoke_due(d, slab, now)) {
+			revoke_slab(d, slab, now);
+			continue;
+		}
 		if (!slab->reclaiming || slab->deadline_logged ||
 		    now < slab->reclaim_deadline)
 			continue;
 		slab->deadline_logged = true;
 		d->cnt.reclaim_late++;
-		pr_warn("host %u (%s, %s): no answer to RECLAIM_REQ for slab %u within %u ms; the slab stays theirs until they answer",
-			s->nr, s->name, s->peer, slab->id,
-			d->reclaim_deadline_ms);
+		if (d->lim.revoke_after)
+			pr_warn("host %u (%s, %s): no answer to RECLAIM_REQ for slab %u within %u ms; revoked if not back %u deadlines after the first request while short of memory",
+				s->nr, s->name, s->peer, slab->id,
+				d->reclaim_deadline_ms, d->lim.revoke_after);
+		else
+			pr_warn("host %u (%s, %s): no answer to RECLAIM_REQ for slab %u within %u ms; the slab stays theirs until they answer",
+				s->nr, s->name, s->peer, slab->id,
+				d->reclaim_deadline_ms);
 	}
+}
+
+/* A pressure spell is over: the next one counts deadlines afresh. */
+static void forget_reclaim_times(struct fsd_donor *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->pool.nr_slabs; i++)
+		d->pool.slabs[i].reclaim_first = 0;
 }
 
 /*
@@ -864,6 +1541,8 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 			mi->psi_some_avg10 % 100);
 	else if (!out.under && was)
 		pr_notice("memory pressure over: MemAvailable %s", avail);
+	if (!out.under && was)
+		forget_reclaim_times(d);
 
 	for (i = d->pool.nr_slabs, n = 0; i-- > 0 && n < out.release_free;) {
 		struct fsd_slab *slab = &d->pool.slabs[i];
@@ -932,7 +1611,9 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	const struct fsd_pool *p = &d->pool;
 	const struct fsd_session *s;
 	struct outbuf o = { buf, len, 0, false };
+	unsigned int r;
 
+	emit(&o, "failure_domain %s\n", d->domain);
 	emit(&o, "slab_size %" PRIu64 "\n", p->slab_size);
 	emit(&o, "slabs_total %u\nslabs_free %u\nslabs_used %u\n", p->nr_slabs,
 	     p->nr_free, p->nr_held);
@@ -945,27 +1626,45 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     d->mem.mem_total);
 	emit(&o, "psi_some_avg10 %u.%02u\n", d->mem.psi_some_avg10 / 100,
 	     d->mem.psi_some_avg10 % 100);
+	emit(&o, "slabs_quarantined %u\n", p->nr_quarantined);
+	emit(&o, "auth %s\n", d->key.len ? "hmac-sha256" : "none");
 	emit(&o, "counters sessions=%" PRIu64 " rejects=%" PRIu64
 	     " bad_msgs=%" PRIu64 " grants=%" PRIu64 " frees=%" PRIu64
 	     " denied=%" PRIu64 " reclaim_sent=%" PRIu64
 	     " reclaim_ok=%" PRIu64 " reclaim_refused=%" PRIu64
 	     " reclaim_late=%" PRIu64 " released=%" PRIu64
 	     " repopulated=%" PRIu64 " notices=%" PRIu64
-	     " keepalives=%" PRIu64 " keepalive_dead=%" PRIu64 "\n",
+	     " keepalives=%" PRIu64 " keepalive_dead=%" PRIu64,
 	     d->cnt.sessions, d->cnt.rejects, d->cnt.bad_msgs, d->cnt.grants,
 	     d->cnt.frees, d->cnt.denied, d->cnt.reclaim_sent,
 	     d->cnt.reclaim_ok, d->cnt.reclaim_refused, d->cnt.reclaim_late,
 	     d->cnt.released, d->cnt.repopulated, d->cnt.notices,
 	     d->cnt.keepalives, d->cnt.keepalive_dead);
+	/* Appended: scripts read the fields above by name. */
+	for (r = 0; r < FSD_REFUSED_COUNT; r++)
+		emit(&o, " refused_%s=%" PRIu64, fsd_refusal_name(r),
+		     d->cnt.refused[r]);
+	emit(&o, " handshake_timeouts=%" PRIu64 " revoked_slabs=%" PRIu64
+	     " quarantined_slabs=%" PRIu64 " alloc_capped=%" PRIu64
+	     " alloc_rate_limited=%" PRIu64 " depth_clamped=%" PRIu64
+	     " closed_not_allowed=%" PRIu64 " auth_ok=%" PRIu64
+	     " auth_failed=%" PRIu64 " auth_denied_msgs=%" PRIu64
+	     " auth_timeouts=%" PRIu64 "\n",
+	     d->cnt.handshake_timeouts, d->cnt.revoked, d->cnt.quarantined,
+	     d->cnt.alloc_capped, d->cnt.alloc_rate_limited,
+	     d->cnt.depth_clamped, d->cnt.closed_not_allowed,
+	     d->cnt.auth_ok, d->cnt.auth_failed, d->cnt.auth_denied_msgs,
+	     d->cnt.auth_timeouts);
 	emit(&o, "hosts %u\n", d->nr_sessions);
 	for (s = d->sessions; s; s = s->next)
 		emit(&o, "host %u id %s peer %s slabs %u bytes %" PRIu64
-		     " reclaiming %u io_queues %u/%u state %s\n",
+		     " reclaiming %u io_queues %u/%u state %s granting %u\n",
 		     s->nr, s->name, s->peer, s->nr_slabs,
 		     (uint64_t)s->nr_slabs * p->slab_size, s->nr_reclaiming,
 		     (unsigned int)__builtin_popcountll(s->io_attached),
 		     s->nr_io_queues,
 		     s->closing ? "closing" :
-		     s->established ? "up" : "connecting");
+		     s->established ? "up" : "connecting",
+		     s->grants_in_flight);
 	return o.full ? -ENOSPC : (int)o.off;
 }

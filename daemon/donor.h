@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "access.h"
+#include "auth.h"
 #include "farswap_proto.h"
 #include "keepalive.h"
 #include "log.h"
@@ -32,14 +34,48 @@
 #define FSD_REPOPULATE_BYTES (1ull << 30)
 /* Freed slabs are zeroed in the background, this much per check. */
 #define FSD_ZERO_BYTES (256ull << 20)
-/* Features this donor implements. */
-#define FSD_FEATURES (FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH)
+/* Features this donor implements (FARSWAP_FEAT_AUTH only with a key). */
+#define FSD_FEATURES (FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH | \
+		      FARSWAP_FEAT_INFO | FARSWAP_FEAT_AUTH)
+/*
+ * Features a host must have: it takes keepalive probes (an unsolicited
+ * STATS_REP), so a dead host's slabs come back in bounded time, and it
+ * gives slabs back when asked, so a donor short of memory can get some.
+ */
+#define FSD_FEATURES_REQUIRED (FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH)
+/* Refused connections and allocations: this many log lines per interval. */
+#define FSD_REFUSE_LOG_BURST 20
+#define FSD_REFUSE_LOG_MS 10000
 
 /* Why an unsolicited STATS_REP was sent. */
 enum fsd_notice_kind {
 	FSD_NOTICE_OFFER,	/* slabs to be had again after pressure */
 	FSD_NOTICE_REPROBE,	/* the same host connected again */
 	FSD_NOTICE_KEEPALIVE,	/* the session was idle */
+};
+
+/* Why a connection was refused, for the stats. */
+enum fsd_refusal {
+	FSD_REFUSED_MALFORMED,
+	FSD_REFUSED_VERSION,
+	FSD_REFUSED_NOT_ALLOWED,	/* allowed-hosts */
+	FSD_REFUSED_PER_ADDRESS,	/* max-sessions-per-address */
+	FSD_REFUSED_MAX_HOSTS,
+	FSD_REFUSED_FEATURES,		/* no keepalive probes or reclaim */
+	FSD_REFUSED_SHUTDOWN,
+	FSD_REFUSED_IO,			/* I/O queue: bad token, qid, ... */
+	FSD_REFUSED_INTERNAL,		/* the donor could not set it up */
+	FSD_REFUSED_AUTH,		/* no authentication, or not yet */
+	FSD_REFUSED_COUNT
+};
+
+/* Where a session is in the authentication handshake. */
+enum fsd_auth_state {
+	FSD_AUTH_NONE,		/* the donor has no key: not authenticated */
+	FSD_AUTH_WAIT_REQ,	/* waiting for AUTH_REQ */
+	FSD_AUTH_WAIT_PROOF,	/* AUTH_CHAL sent, waiting for AUTH_PROOF */
+	FSD_AUTH_OK,		/* the host proved it holds the key */
+	FSD_AUTH_FAILED,	/* wrong proof: the session is closing */
 };
 
 struct fsd_session {
@@ -49,6 +85,12 @@ struct fsd_session {
 	uint8_t host_id[FARSWAP_ID_LEN];
 	char name[FSD_NAME_LEN];	/* host_id, printable */
 	char peer[FSD_PEER_LEN];	/* address:port of the control QP */
+	struct fsd_addr addr;		/* the control QP's, without port */
+	uint64_t created;		/* ms: control QP accepted */
+	uint64_t io_up;			/* bit qid - 1: I/O QP established */
+	uint64_t io_since[FARSWAP_MAX_IO_QUEUES];	/* ms: accepted */
+	uint32_t grants_in_flight;	/* slabs being zeroed and registered */
+	struct fsd_bucket alloc_tokens;	/* alloc-rate */
 	uint8_t version;
 	uint32_t features;		/* negotiated */
 	uint16_t nr_io_queues;
@@ -56,7 +98,7 @@ struct fsd_session {
 	uint64_t io_attached;		/* bit qid - 1: I/O QP accepted */
 	bool established;		/* control QP connected */
 	bool closing;
-	uint32_t nr_slabs;
+	uint32_t nr_slabs;		/* held, grants in flight included */
 	uint32_t nr_reclaiming;
 	uint32_t unsolicited;		/* reclaims + notices in flight */
 	bool notice_in_flight;
@@ -68,6 +110,9 @@ struct fsd_session {
 	uint64_t next_cookie;
 	uint64_t msgs_in;
 	uint64_t msgs_out;
+	enum fsd_auth_state auth;
+	uint8_t host_nonce[FARSWAP_AUTH_NONCE_LEN];
+	uint8_t donor_nonce[FARSWAP_AUTH_NONCE_LEN];
 	void *rdma;			/* host.c's verbs state */
 };
 
@@ -79,15 +124,22 @@ struct fsd_donor;
 struct fsd_ops {
 	/*
 	 * Zero what is not yet clean of @slab (from clean_upto, if dirty)
-	 * and register it in @s's PD; set mr and rkey.
+	 * and register it in @s's PD; set mr and rkey.  Returns 0 when
+	 * done, -EINPROGRESS when the work goes on elsewhere (the caller
+	 * then owes fsd_grant_done() exactly one call for @slab), or -errno.
 	 */
 	int (*slab_grant)(struct fsd_donor *d, struct fsd_session *s,
 			  struct fsd_slab *slab);
+	/* Optional: a grant in flight is no longer wanted (its host left). */
+	void (*slab_grant_cancel)(struct fsd_donor *d, struct fsd_slab *slab);
 	/* Zero [off, off + len) of a free slab's memory. */
 	void (*slab_zero)(struct fsd_donor *d, struct fsd_slab *slab,
 			  uint64_t off, uint64_t len);
-	/* Deregister a held slab's MR: its rkey is dead afterwards. */
-	void (*slab_revoke)(struct fsd_donor *d, struct fsd_slab *slab);
+	/*
+	 * Deregister a held slab's MR: its rkey is dead afterwards.  On
+	 * failure (-errno) the rkey may still work: the slab is quarantined.
+	 */
+	int (*slab_revoke)(struct fsd_donor *d, struct fsd_slab *slab);
 	/* Give an unregistered slab's memory back to the OS; mem = NULL. */
 	int (*slab_release)(struct fsd_donor *d, struct fsd_slab *slab);
 	/* Allocate and pin memory for a released slab; sets mem. */
@@ -117,6 +169,30 @@ struct fsd_counters {
 	uint64_t notices;
 	uint64_t keepalives;		/* probes sent */
 	uint64_t keepalive_dead;	/* sessions closed by a failed probe */
+	uint64_t refused[FSD_REFUSED_COUNT];	/* connections, by reason */
+	uint64_t handshake_timeouts;	/* sessions closed half set up */
+	uint64_t revoked;		/* slabs taken back by force */
+	uint64_t quarantined;		/* slabs whose MR would not go */
+	uint64_t alloc_capped;		/* ALLOC over max-slabs-per-host */
+	uint64_t alloc_rate_limited;	/* ALLOC over alloc-rate */
+	uint64_t depth_clamped;		/* sessions with a queue depth cut */
+	uint64_t closed_not_allowed;	/* sessions closed by a reload */
+	uint64_t auth_ok;		/* sessions authenticated */
+	uint64_t auth_failed;		/* wrong proofs */
+	uint64_t auth_denied_msgs;	/* messages before authentication */
+	uint64_t auth_timeouts;		/* not authenticated in time */
+};
+
+/* Who may connect and how much they may take: the limit keys. */
+struct fsd_limits_live {
+	struct fsd_access acl;
+	uint32_t max_slabs_per_host;	/* 0: no cap */
+	unsigned int max_sessions_per_address;	/* 0: no limit */
+	uint32_t max_queue_depth;
+	uint32_t handshake_timeout_ms;	/* 0: no limit */
+	uint32_t alloc_rate;		/* grants/s per session; 0: no limit */
+	uint32_t alloc_burst;
+	unsigned int revoke_after;	/* deadlines; 0: never revoke */
 };
 
 struct fsd_donor {
@@ -128,6 +204,7 @@ struct fsd_donor {
 	uint32_t next_nr;
 	uint32_t max_hosts;
 	uint8_t donor_id[FARSWAP_ID_LEN];
+	char domain[FARSWAP_DOMAIN_LEN + 1];	/* failure domain, for hosts */
 	uint32_t reclaim_deadline_ms;
 	uint32_t keepalive_ms;		/* 0: off */
 	uint64_t headroom;
@@ -137,12 +214,20 @@ struct fsd_donor {
 	bool shutting_down;
 	struct fsd_meminfo mem;		/* last reading */
 	struct fsd_counters cnt;
+	struct fsd_limits_live lim;
+	struct fsd_ratelimit refuse_log;
+	struct fsd_ratelimit alloc_log;
+	struct fsd_ratelimit auth_log;
+	struct fsd_auth_key key;	/* len 0: hosts are not authenticated */
 };
 
 /* What to do with a connect request. */
 struct fsd_conn_decision {
 	int status;			/* FARSWAP_ST_OK or the reject reason */
 	const char *why;		/* for the log when rejected */
+	char detail[96];		/* why, with the particulars */
+	enum fsd_refusal refusal;
+	struct fsd_addr addr;		/* the peer's */
 	struct farswap_conn_req req;	/* valid when status is OK */
 	unsigned int qtype;
 	unsigned int version;
@@ -153,13 +238,21 @@ struct fsd_conn_decision {
 int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
 		   const struct fsd_ops *ops, void *priv);
 void fsd_donor_exit(struct fsd_donor *d);
+/* Hosts must authenticate; the donor keeps a copy of @key. */
+void fsd_donor_set_key(struct fsd_donor *d, const struct fsd_auth_key *key);
+bool fsd_session_authenticated(const struct fsd_session *s);
 
-void fsd_conn_decide(struct fsd_donor *d, const void *pdata, size_t len,
+void fsd_conn_decide(struct fsd_donor *d, const struct fsd_addr *peer,
+		     const void *pdata, size_t len,
 		     struct fsd_conn_decision *dec);
+void fsd_conn_refused(struct fsd_donor *d, const struct fsd_conn_decision *dec,
+		      const char *peer, uint64_t now_ms);
 struct fsd_session *fsd_session_new(struct fsd_donor *d,
 				    const struct fsd_conn_decision *dec,
-				    const char *peer);
-int fsd_session_attach_io(struct fsd_session *s, unsigned int qid);
+				    const char *peer, uint64_t now_ms);
+int fsd_session_attach_io(struct fsd_session *s, unsigned int qid,
+			  uint64_t now_ms);
+void fsd_session_io_established(struct fsd_session *s, unsigned int qid);
 void fsd_session_detach_io(struct fsd_session *s, unsigned int qid);
 struct fsd_session *fsd_session_find(struct fsd_donor *d, uint64_t token);
 void fsd_conn_rep_build(const struct fsd_donor *d, const struct fsd_session *s,
@@ -171,8 +264,16 @@ __printf(4, 5) void
 fsd_session_close(struct fsd_donor *d, struct fsd_session *s, int level,
 		  const char *fmt, ...);
 void fsd_session_drop_slabs(struct fsd_donor *d, struct fsd_session *s);
+bool fsd_session_reapable(const struct fsd_session *s);
 void fsd_session_free(struct fsd_donor *d, struct fsd_session *s);
+int fsd_grant_done(struct fsd_donor *d, struct fsd_slab *slab, int ret);
+void fsd_donor_handshakes(struct fsd_donor *d, uint64_t now_ms);
+void fsd_donor_recheck_access(struct fsd_donor *d);
+const char *fsd_refusal_name(enum fsd_refusal r);
 
+void fsd_donor_set_domain(struct fsd_donor *d, const char *name);
+void fsd_info_rep_build(const struct fsd_donor *d, const struct fsd_session *s,
+			uint64_t cookie, union farswap_msg *r);
 int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 		   size_t len, uint64_t now_ms);
 void fsd_notice_sent(struct fsd_donor *d, struct fsd_session *s,

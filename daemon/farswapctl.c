@@ -2,12 +2,19 @@
 /*
  * farswapctl: attach, detach and inspect farswap devices on a host.
  *
- * A thin front end to the module's sysfs interface, which works without
- * it too:
+ * A thin front end to the module's interfaces, which work without it too:
+ *   /dev/farswap-ctl                write "[attach] donor=A[:P] ... size=S
+ *                                   [...]" or "detach name=farswapN", then
+ *                                   read "name=farswapN" or "error=REASON"
+ *                                   from the same open file (docs/control.md)
+ *   /sys/block/farswapN/farswap/    per-device state and statistics
+ * and, with a module older than /dev/farswap-ctl, the deprecated
  *   /sys/kernel/farswap/attach      write "donor=A[:P] ... size=S [...]"
  *   /sys/kernel/farswap/detach      write "farswapN"
  *   /sys/kernel/farswap/last_error  why the last attach/detach failed
- *   /sys/block/farswapN/farswap/    per-device state and statistics
+ *
+ * status --json and metrics turn those files into a JSON document
+ * (docs/json.md) and Prometheus metrics (docs/metrics.md): devstat.c.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -23,10 +30,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "devstat.h"
+
+/* dkms.conf's PACKAGE_VERSION, passed by the Makefile. */
+#ifndef FARSWAP_VERSION
+#error "FARSWAP_VERSION is not defined: build with daemon/Makefile"
+#endif
+
+#define CTL_DEV		"/dev/farswap-ctl"
 #define CTL_DIR		"/sys/kernel/farswap"
 #define BLOCK_DIR	"/sys/block"
 #define MAX_CMD		4096
 #define MAX_NAME_TRIES	16
+#define MAX_RESULT	512
 
 static const char *prog = "farswapctl";
 
@@ -164,20 +180,113 @@ static void append(char *cmd, const char *fmt, ...)
 		die("command too long");
 }
 
+/*
+ * /dev/farswap-ctl, or -1 when this module has none (older than it, or no
+ * devtmpfs to make the node): then the sysfs files do.
+ */
+static int open_ctl_dev(void)
+{
+	int fd = open(CTL_DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 && errno != ENOENT && errno != ENXIO && errno != ENODEV)
+		die("cannot open %s: %s", CTL_DEV, strerror(errno));
+	return fd;
+}
+
+/*
+ * One command through the control device: write it, then read its result
+ * from the same open file, "name=farswapN" or "error=REASON".  Returns 0
+ * with the device's name in @name, or an errno with the kernel's reason in
+ * @reason.
+ */
+static int ctl_dev_run(int fd, const char *cmd, char *name, size_t namelen,
+		       char *reason, size_t reasonlen)
+{
+	char result[MAX_RESULT];
+	size_t len = 0;
+	ssize_t n;
+	int err;
+
+	n = write(fd, cmd, strlen(cmd));
+	err = n < 0 ? errno : 0;
+	while (len < sizeof(result) - 1 &&
+	       (n = read(fd, result + len, sizeof(result) - 1 - len)) > 0)
+		len += n;
+	result[len] = '\0';
+	chomp(result);
+
+	if (!err && !strncmp(result, "name=", 5) &&
+	    strlen(result + 5) < namelen) {
+		memcpy(name, result + 5, strlen(result + 5) + 1);
+		return 0;
+	}
+	if (!strncmp(result, "error=", 6) && strlen(result + 6) < reasonlen)
+		memcpy(reason, result + 6, strlen(result + 6) + 1);
+	else
+		snprintf(reason, reasonlen, "unexpected answer '%.64s'",
+			 result);
+	return err ?: EPROTO;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: farswapctl attach --donor ADDR[:PORT] [--donor ...] --size SIZE\n"
 		"                         [--slab-size SIZE] [--name farswapN] [--queues N]\n"
 		"                         [--queue-depth N] [--io-timeout MS] [--sync-io]\n"
+		"                         [--integrity siphash|crc32c|off] [--replicas N]\n"
+		"                         [--key PREFIX:NAME]\n"
 		"       farswapctl detach farswapN\n"
-		"       farswapctl status [farswapN]\n"
+		"       farswapctl status [farswapN] [--json]\n"
 		"       farswapctl list\n"
+		"       farswapctl metrics [--output FILE]\n"
+		"       farswapctl --version\n"
 		"\n"
 		"attach creates /dev/farswapN, swapping to the donors' memory (farswapd\n"
 		"runs there), and prints its name; then: mkswap /dev/farswapN; swapon it.\n"
 		"SIZE takes K, M, G or T.  ADDR is IPv4, or [IPv6] when a port follows.\n"
-		"detach is refused while the device is in use (swapoff first).\n");
+		"detach is refused while the device is in use (swapoff first).\n"
+		"--key names a logon key in your keyrings holding the secret the donors'\n"
+		"key-file holds; donors are then authenticated (and this host to them):\n"
+		"  keyctl add logon farswap:pool \"$(cat KEYFILE)\" @u\n"
+		"status --json prints every device as JSON (docs/json.md); metrics\n"
+		"prints Prometheus metrics, or replaces FILE atomically with them\n"
+		"(for node_exporter's textfile collector; docs/metrics.md).\n");
+}
+
+/*
+ * A module without /dev/farswap-ctl names a device only when asked to:
+ * without --name take the lowest free farswapN, and if another attach
+ * takes it first, try the next.  Its reason is the shared last_error.
+ */
+static int attach_via_sysfs(const char *name, const char *base)
+{
+	char cmd[MAX_CMD + 64], pick[32];
+	int i, err;
+
+	for (i = 0; i < MAX_NAME_TRIES; i++) {
+		const char *try = name;
+		int n;
+
+		if (!try) {
+			for (n = 0; n < 10000; n++) {
+				snprintf(pick, sizeof(pick), "farswap%d", n);
+				if (!device_exists(pick))
+					break;
+			}
+			try = pick;
+		}
+		snprintf(cmd, sizeof(cmd), "name=%s%s", try, base);
+		err = write_file(CTL_DIR "/attach", cmd);
+		if (!err) {
+			printf("/dev/%s\n", try);
+			return 0;
+		}
+		if (err == EEXIST && !name && device_exists(try))
+			continue;
+		die("attach failed: %s (%s)", last_error(), strerror(err));
+	}
+	die("attach failed: no free device name");
 }
 
 static int cmd_attach(int argc, char **argv)
@@ -191,16 +300,19 @@ static int cmd_attach(int argc, char **argv)
 		{ "queue-depth", required_argument, NULL, 'D' },
 		{ "io-timeout", required_argument, NULL, 't' },
 		{ "sync-io", no_argument, NULL, 'y' },
+		{ "integrity", required_argument, NULL, 'i' },
+		{ "replicas", required_argument, NULL, 'r' },
+		{ "key", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static char base[MAX_CMD];
 	const char *name = NULL;
 	bool have_donor = false, have_size = false;
-	char cmd[MAX_CMD + 64], pick[32];
-	int c, i, err;
+	char cmd[MAX_CMD + 64], made[64], reason[MAX_RESULT];
+	int c, fd, err;
 
-	while ((c = getopt_long(argc, argv, "d:s:S:n:q:D:t:yh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:S:n:q:D:t:yi:r:k:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			append(base, " donor=%s", optarg);
@@ -228,6 +340,16 @@ static int cmd_attach(int argc, char **argv)
 		case 'y':
 			append(base, " sync_io=1");
 			break;
+		case 'i':
+			append(base, " integrity=%s", optarg);
+			break;
+		case 'r':
+			append(base, " replicas=%s", optarg);
+			break;
+		case 'k':
+			/* The key's name only: the kernel reads the secret. */
+			append(base, " key=%s", optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -241,49 +363,43 @@ static int cmd_attach(int argc, char **argv)
 	if (!have_donor || !have_size)
 		die("attach needs --donor and --size (see --help)");
 	ensure_module();
+	fd = open_ctl_dev();
+	if (fd < 0)
+		return attach_via_sysfs(name, base);
 
-	/*
-	 * Without --name take the lowest free farswapN; if another attach
-	 * takes it first, try the next.
-	 */
-	for (i = 0; i < MAX_NAME_TRIES; i++) {
-		const char *try = name;
-		int n;
-
-		if (!try) {
-			for (n = 0; n < 10000; n++) {
-				snprintf(pick, sizeof(pick), "farswap%d", n);
-				if (!device_exists(pick))
-					break;
-			}
-			try = pick;
-		}
-		snprintf(cmd, sizeof(cmd), "name=%s%s", try, base);
-		err = write_file(CTL_DIR "/attach", cmd);
-		if (!err) {
-			printf("/dev/%s\n", try);
-			return 0;
-		}
-		if (err == EEXIST && !name && device_exists(try))
-			continue;
-		die("attach failed: %s (%s)", last_error(), strerror(err));
-	}
-	die("attach failed: no free device name");
+	snprintf(cmd, sizeof(cmd), "attach%s%s%s", base, name ? " name=" : "",
+		 name ?: "");
+	err = ctl_dev_run(fd, cmd, made, sizeof(made), reason, sizeof(reason));
+	close(fd);
+	if (err)
+		die("attach failed: %s (%s)", reason, strerror(err));
+	printf("/dev/%s\n", made);
+	return 0;
 }
 
 static int cmd_detach(int argc, char **argv)
 {
+	char cmd[128], done[64], reason[MAX_RESULT];
 	const char *name;
-	int err;
+	int fd, err;
 
 	if (argc != 2)
 		die("usage: farswapctl detach farswapN");
 	name = device_name(argv[1]);
 	ensure_module();
-	err = write_file(CTL_DIR "/detach", name);
+	fd = open_ctl_dev();
+	if (fd < 0) {
+		err = write_file(CTL_DIR "/detach", name);
+		if (err)
+			die("detach %s failed: %s (%s)", name, last_error(),
+			    strerror(err));
+		return 0;
+	}
+	snprintf(cmd, sizeof(cmd), "detach name=%s", name);
+	err = ctl_dev_run(fd, cmd, done, sizeof(done), reason, sizeof(reason));
+	close(fd);
 	if (err)
-		die("detach %s failed: %s (%s)", name, last_error(),
-		    strerror(err));
+		die("detach %s failed: %s (%s)", name, reason, strerror(err));
 	return 0;
 }
 
@@ -398,6 +514,9 @@ static int show_device(const char *name)
 	char *slab_size = dev_file(name, "slab_size");
 	char *lat = dev_file(name, "latency"), *donors = dev_file(name, "donors");
 	char *sync_io = dev_file(name, "sync_io"), *size_s;
+	char *integrity = dev_file(name, "integrity");
+	char *auth = dev_file(name, "auth");
+	char *replicas = dev_file(name, "replicas");
 	char path[256], sz[32], ss[32], rb[32], wb[32], swap[96];
 	unsigned long long sectors;
 	char *line, *save = NULL;
@@ -427,6 +546,42 @@ static int show_device(const char *name)
 	       kv_num(stat, "binds"), kv_num(stat, "migrations"),
 	       kv_num(stat, "bind_failures"), kv_num(stat, "slab_allocs"),
 	       kv_num(stat, "releases"), kv_num(stat, "lost_pages"));
+	if (replicas && kv_num(replicas, "replicas") <= 1) {
+		printf("  replicas: 1: no redundancy, a donor that dies takes its pages (%llu lost so far)\n",
+		       kv_num(replicas, "lost_pages"));
+	} else if (replicas) {
+		char copied[32];
+
+		human_bytes(kv_num(replicas, "repair_bytes"), copied,
+			    sizeof(copied));
+		unsigned long long doms = kv_num(replicas, "domains");
+
+		printf("  replicas: %llu per chunk, %llu failure domain%s; %llu chunks degraded; %llu repaired (%s), %llu repairs failed; %llu reads failed over, %llu damaged replicas healed; %llu pages lost\n",
+		       kv_num(replicas, "replicas"), doms, doms == 1 ? "" : "s",
+		       kv_num(replicas, "degraded"),
+		       kv_num(replicas, "repaired"), copied,
+		       kv_num(replicas, "repair_failures"),
+		       kv_num(replicas, "failovers"), kv_num(replicas, "heals"),
+		       kv_num(replicas, "lost_pages"));
+		if (kv_num(replicas, "colocated"))
+			printf("  warning: %llu chunks have replicas in one failure domain\n",
+			       kv_num(replicas, "colocated"));
+	}
+	if (integrity) {
+		char alg[32], tb[32];
+
+		human_bytes(kv_num(integrity, "table_bytes"), tb, sizeof(tb));
+		printf("  integrity: %s, %llu pages checked, %llu failed their check; %s of host memory (%llu bytes per page)\n",
+		       kv(integrity, "alg", alg, sizeof(alg)) ?: "?",
+		       kv_num(integrity, "checked"),
+		       kv_num(integrity, "mismatches"), tb,
+		       kv_num(integrity, "bytes_per_page"));
+	}
+	if (auth) {
+		char alg[32];
+
+		printf("  auth: %s\n", kv(auth, "auth", alg, sizeof(alg)) ?: "?");
+	}
 	printf("  latency:");
 	for (line = strtok_r(lat, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
@@ -437,14 +592,15 @@ static int show_device(const char *name)
 	save = NULL;
 	for (line = strtok_r(donors, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char addr[80], state[32];
+		char addr[80], state[32], domain[40];
 
 		if (sscanf(line, "%79s", addr) != 1)
 			continue;
 		human_bytes(kv_num(line, "read_bytes"), rb, sizeof(rb));
 		human_bytes(kv_num(line, "write_bytes"), wb, sizeof(wb));
-		printf("  donor %s: %s, %llu slabs here (donor has %llu of %llu free); %llu reads (%s), %llu writes (%s), %llu errors, %llu reconnects\n   ",
+		printf("  donor %s: %s, domain %s, %llu slabs here (donor has %llu of %llu free); %llu reads (%s), %llu writes (%s), %llu errors, %llu reconnects\n   ",
 		       addr, kv(line, "state", state, sizeof(state)) ?: "?",
+		       kv(line, "domain", domain, sizeof(domain)) ?: "?",
 		       kv_num(line, "slabs"), kv_num(line, "free"),
 		       kv_num(line, "total"), kv_num(line, "reads"), rb,
 		       kv_num(line, "writes"), wb, kv_num(line, "errors"),
@@ -460,6 +616,9 @@ static int show_device(const char *name)
 	free(lat);
 	free(donors);
 	free(sync_io);
+	free(integrity);
+	free(auth);
+	free(replicas);
 	free(size_s);
 	return 0;
 }
@@ -498,15 +657,53 @@ static char **list_devices(int *n)
 	return names;
 }
 
+/* status --json: one document with every device, or just @only. */
+static int print_status_json(const char *only)
+{
+	struct fsh_host h;
+	const char *text;
+	struct fsj j;
+	char err[256];
+	size_t len;
+	int ret;
+
+	ret = fsh_read(&h, "/", only, err, sizeof(err));
+	if (ret) {
+		fsh_free(&h);
+		die("%s", err);
+	}
+	fsj_init(&j);
+	fsh_json(&h, FARSWAP_VERSION, &j);
+	text = fsj_finish(&j, &len);
+	fsh_free(&h);
+	if (!text) {
+		fsj_free(&j);
+		die("cannot build the JSON document (out of memory)");
+	}
+	fwrite(text, 1, len, stdout);
+	fsj_free(&j);
+	return fflush(stdout) ? 1 : 0;
+}
+
 static int cmd_status(int argc, char **argv)
 {
+	const char *only = NULL;
+	bool json = false;
 	char **names;
 	int n, i, ret = 0;
 
-	if (argc > 2)
-		die("usage: farswapctl status [farswapN]");
-	if (argc == 2)
-		return show_device(device_name(argv[1]));
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+			json = true;
+		else if (argv[i][0] == '-' || only)
+			die("usage: farswapctl status [farswapN] [--json]");
+		else
+			only = device_name(argv[i]);
+	}
+	if (json)
+		return print_status_json(only);
+	if (only)
+		return show_device(only);
 	names = list_devices(&n);
 	if (!n)
 		printf("no farswap devices\n");
@@ -516,6 +713,76 @@ static int cmd_status(int argc, char **argv)
 	}
 	free(names);
 	return ret;
+}
+
+/* metrics [--output FILE]: Prometheus text, to stdout or atomically to FILE. */
+static int cmd_metrics(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = NULL, *text;
+	struct fsh_host h;
+	struct fsm m;
+	char err[512];
+	size_t len;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc)
+		die("metrics: unexpected argument '%s'", argv[optind]);
+	if (fsh_read(&h, "/", NULL, err, sizeof(err))) {
+		fsh_free(&h);
+		die("%s", err);
+	}
+	fsm_init(&m);
+	fsh_metrics(&h, FARSWAP_VERSION, &m);
+	fsh_free(&h);
+	text = fsm_finish(&m, &len);
+	if (!text) {
+		fsm_free(&m);
+		die("cannot build the metrics (out of memory)");
+	}
+	if (output) {
+		ret = fsm_write_file(output, text, len, err, sizeof(err));
+		fsm_free(&m);
+		if (ret)
+			die("%s", err);
+		return 0;
+	}
+	fwrite(text, 1, len, stdout);
+	fsm_free(&m);
+	return fflush(stdout) ? 1 : 0;
+}
+
+/* --version: ours, and the loaded module's if there is one. */
+static int cmd_version(void)
+{
+	char *v = read_file(CTL_DIR "/version");
+
+	printf("farswapctl %s\n", FARSWAP_VERSION);
+	if (v) {
+		chomp(v);
+		printf("farswap.ko loaded: %s\n", v);
+		free(v);
+	} else {
+		printf("farswap.ko not loaded\n");
+	}
+	return 0;
 }
 
 static int cmd_list(void)
@@ -546,6 +813,10 @@ int main(int argc, char **argv)
 		return cmd_status(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
 		return cmd_list();
+	if (!strcmp(argv[1], "metrics"))
+		return cmd_metrics(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
+		return cmd_version();
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);

@@ -2,11 +2,14 @@
 /*
  * farswapd: the farswap donor daemon.
  *
- * One thread, one epoll loop over the rdma_cm event channel, each host
- * session's completion channel, a signalfd, two timerfds (memory checks
- * and reclaim deadlines; keepalive checks), and the stats socket.  Nothing in the loop
- * blocks: every fd is non-blocking and every CM event is acknowledged
- * before it is acted on, so destroying an id never waits.
+ * One epoll loop over the rdma_cm event channel, each host session's
+ * completion channel, a signalfd, two timerfds (memory checks and
+ * reclaim deadlines; keepalive and handshake checks), the stats sockets
+ * (text and JSON) and the grant worker's eventfd.  Nothing in the loop
+ * blocks: every fd is non-blocking, every CM event is acknowledged before
+ * it is acted on, so destroying an id never waits, and the one slow thing
+ * a host can ask for, a slab (zeroed, pinned and registered), is done by
+ * the worker thread (worker.h).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,7 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <systemd/sd-daemon.h>
+
 #include "log.h"
+#include "report.h"
 #include "server.h"
 #include "slabmem.h"
 #include "stats.h"
@@ -109,28 +115,66 @@ static int arm_timer(struct fsd_server *srv)
 	return arm_every(srv->timer_fd, srv->cfg.pressure_interval_ms);
 }
 
-/* Look for idle sessions a few times per interval; 0 disarms. */
+/*
+ * Look for idle sessions, and connections stuck half way, a few times
+ * per keepalive interval and per handshake-timeout.
+ */
 static int arm_keepalive(struct fsd_server *srv)
 {
-	return arm_every(srv->ka_fd,
-			 fsd_keepalive_period(srv->cfg.keepalive_ms));
+	uint32_t ka = fsd_keepalive_period(srv->cfg.keepalive_ms);
+	uint32_t hs = fsd_keepalive_period(srv->cfg.handshake_timeout_ms);
+
+	return arm_every(srv->ka_fd, ka && hs && hs < ka ? hs : ka ?: hs);
 }
 
 static void log_keepalive(const struct fsd_server *srv)
 {
 	uint64_t bound = fsd_keepalive_bound_ms(srv->cfg.keepalive_ms);
 
-	if (!srv->cfg.keepalive_ms)
-		pr_notice("keepalive off: a host gone without a word keeps its slabs until the donor next sends it something");
+	pr_info("keepalive %u ms: a host gone without a word loses its slabs within %" PRIu64 ".%01" PRIu64 " s",
+		srv->cfg.keepalive_ms, bound / 1000, bound % 1000 / 100);
+}
+
+static void log_auth(const struct fsd_server *srv)
+{
+	if (srv->donor.key.len)
+		pr_info("hosts must authenticate (hmac-sha256, key-file %s)",
+			srv->cfg.key_file);
 	else
-		pr_info("keepalive %u ms: a host gone without a word loses its slabs within %" PRIu64 ".%01" PRIu64 " s",
-			srv->cfg.keepalive_ms, bound / 1000,
-			bound % 1000 / 100);
+		pr_warn("insecure-no-auth: hosts are not authenticated; any host that reaches %s:%u can take this donor's memory",
+			srv->cfg.listen_addr, srv->cfg.port);
+}
+
+static void log_access(const struct fsd_server *srv)
+{
+	char *text;
+
+	if (!srv->cfg.allowed_hosts.nr) {
+		pr_warn("allowed-hosts is empty: any host that reaches %s:%u can take this donor's memory",
+			srv->cfg.listen_addr, srv->cfg.port);
+		return;
+	}
+	text = malloc(FSD_ACCESS_MAX * 64);
+	if (!text)
+		return;
+	fsd_access_format(&srv->cfg.allowed_hosts, text, FSD_ACCESS_MAX * 64);
+	pr_info("allowed-hosts: %s", text);
+	free(text);
 }
 
 static void apply_limits(struct fsd_server *srv)
 {
 	struct fsd_donor *d = &srv->donor;
+	struct fsd_limits_live *l = &d->lim;
+
+	l->acl = srv->cfg.allowed_hosts;
+	l->max_slabs_per_host = srv->lim.max_slabs_per_host;
+	l->max_sessions_per_address = srv->cfg.max_sessions_per_address;
+	l->max_queue_depth = srv->cfg.max_queue_depth;
+	l->handshake_timeout_ms = srv->cfg.handshake_timeout_ms;
+	l->alloc_rate = srv->cfg.alloc_rate;
+	l->alloc_burst = srv->cfg.alloc_burst;
+	l->revoke_after = srv->cfg.revoke_after;
 
 	d->headroom = srv->lim.headroom;
 	d->hysteresis = srv->lim.hysteresis;
@@ -138,6 +182,83 @@ static void apply_limits(struct fsd_server *srv)
 	d->keepalive_ms = srv->cfg.keepalive_ms;
 	d->psi_threshold = srv->cfg.psi_threshold;
 	d->max_hosts = srv->cfg.max_hosts;
+}
+
+/*
+ * systemd's notification socket (Type=notify): READY=1 once the slabs
+ * are pinned and the listener is up, RELOADING=1 and READY=1 around a
+ * SIGHUP, STOPPING=1 at exit, and a STATUS= line for systemctl status.
+ * sd_notify() does nothing outside systemd (no NOTIFY_SOCKET).
+ */
+static void notify(const char *state)
+{
+	int ret = sd_notify(0, state);
+
+	if (ret < 0)
+		pr_debug("sd_notify: %s", strerror(-ret));
+}
+
+/* STATUS=: hosts and slabs in use, sent when it changes. */
+static void notify_status(struct fsd_server *srv)
+{
+	const struct fsd_donor *d = &srv->donor;
+	char status[sizeof(srv->notify_status)];
+	char msg[sizeof(status) + 16];
+
+	snprintf(status, sizeof(status),
+		 "%u hosts, %u of %u slabs in use%s", d->nr_sessions,
+		 d->pool.nr_held, d->pool.nr_slabs,
+		 d->under_pressure ? ", under memory pressure" : "");
+	if (!strcmp(status, srv->notify_status))
+		return;
+	memcpy(srv->notify_status, status, sizeof(status));
+	snprintf(msg, sizeof(msg), "STATUS=%s", status);
+	notify(msg);
+}
+
+/* RELOADING=1 with the time systemd 253 and later want beside it. */
+static void notify_reloading(void)
+{
+	struct timespec ts;
+	char msg[64];
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
+		 (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
+	notify(msg);
+}
+
+/*
+ * --metrics-file: the donor's metrics, replaced whole every pressure
+ * interval.  A failure is logged once, not every interval, until the
+ * file can be written again.
+ */
+static void write_metrics(struct fsd_server *srv)
+{
+	char err[sizeof(srv->metrics_error)];
+	size_t len;
+	char *text;
+	int ret;
+
+	if (!srv->cfg.metrics_file[0])
+		return;
+	text = fsd_donor_metrics_text(&srv->donor, &len);
+	if (!text) {
+		snprintf(err, sizeof(err), "cannot build the metrics");
+		ret = -ENOMEM;
+	} else {
+		ret = fsm_write_file(srv->cfg.metrics_file, text, len, err,
+				     sizeof(err));
+		free(text);
+	}
+	if (ret && strcmp(err, srv->metrics_error)) {
+		pr_warn("metrics-file: %s", err);
+		memcpy(srv->metrics_error, err, sizeof(err));
+	} else if (!ret && srv->metrics_error[0]) {
+		pr_notice("metrics-file: %s written again",
+			  srv->cfg.metrics_file);
+		srv->metrics_error[0] = '\0';
+	}
 }
 
 static void log_stats(struct fsd_server *srv)
@@ -163,29 +284,57 @@ static void reload(struct fsd_server *srv)
 	struct fsd_meminfo mi;
 	char err[512];
 
+	notify_reloading();
 	fsd_config_defaults(&c);
 	if (fsd_config_load(&c, srv->config_path, srv->config_must_exist, err,
 			    sizeof(err)) ||
 	    fsd_config_apply_args(&c, &srv->args, err, sizeof(err))) {
 		pr_err("SIGHUP: %s; keeping the running configuration", err);
+		notify("READY=1\nSTATUS=reload failed, running the previous configuration");
+		srv->notify_status[0] = '\0';
+		return;
+	}
+	if (c.max_bytes_per_host && c.max_bytes_per_host < srv->cfg.slab_size) {
+		pr_err("SIGHUP: max-slabs-per-host is less than one slab; keeping the running configuration");
 		return;
 	}
 	if (strcmp(c.listen_addr, srv->cfg.listen_addr) ||
 	    c.port != srv->cfg.port || c.slab_size != srv->cfg.slab_size ||
 	    memcmp(&c.donate, &srv->cfg.donate, sizeof(c.donate)) ||
 	    c.hugepages != srv->cfg.hugepages ||
-	    strcmp(c.stats_socket, srv->cfg.stats_socket))
-		pr_warn("SIGHUP: listen, donate, slab-size, hugepages and stats-socket take effect after a restart");
+	    strcmp(c.stats_socket, srv->cfg.stats_socket) ||
+	    strcmp(c.key_file, srv->cfg.key_file) ||
+	    c.insecure_no_auth != srv->cfg.insecure_no_auth)
+		pr_warn("SIGHUP: listen, donate, slab-size, hugepages, stats-socket, key-file and insecure-no-auth take effect after a restart");
+	if (strcmp(c.failure_domain, srv->cfg.failure_domain)) {
+		snprintf(srv->cfg.failure_domain,
+			 sizeof(srv->cfg.failure_domain), "%s",
+			 c.failure_domain);
+		fsd_donor_set_domain(&srv->donor, c.failure_domain);
+		pr_notice("SIGHUP: failure-domain is now %s (for host sessions from now on)",
+			  srv->donor.domain);
+	}
 	srv->cfg.headroom = c.headroom;
 	srv->cfg.hysteresis = c.hysteresis;
 	srv->cfg.pressure_interval_ms = c.pressure_interval_ms;
 	srv->cfg.reclaim_deadline_ms = c.reclaim_deadline_ms;
 	srv->cfg.psi_threshold = c.psi_threshold;
-	if (srv->cfg.keepalive_ms != c.keepalive_ms) {
+	if (srv->cfg.keepalive_ms != c.keepalive_ms ||
+	    srv->cfg.handshake_timeout_ms != c.handshake_timeout_ms) {
 		srv->cfg.keepalive_ms = c.keepalive_ms;
+		srv->cfg.handshake_timeout_ms = c.handshake_timeout_ms;
 		arm_keepalive(srv);
 		log_keepalive(srv);
 	}
+	srv->cfg.allowed_hosts = c.allowed_hosts;
+	srv->cfg.max_slabs_per_host = c.max_slabs_per_host;
+	srv->cfg.max_bytes_per_host = c.max_bytes_per_host;
+	srv->lim.max_slabs_per_host = fsd_slab_cap(&c, srv->cfg.slab_size);
+	srv->cfg.max_sessions_per_address = c.max_sessions_per_address;
+	srv->cfg.max_queue_depth = c.max_queue_depth;
+	srv->cfg.alloc_rate = c.alloc_rate;
+	srv->cfg.alloc_burst = c.alloc_burst;
+	srv->cfg.revoke_after = c.revoke_after;
 	srv->cfg.max_hosts = c.max_hosts;
 	srv->cfg.log_level = c.log_level;
 	fsd_log_set_level(c.log_level);
@@ -195,9 +344,21 @@ static void reload(struct fsd_server *srv)
 		srv->lim.hysteresis = fsd_amount_resolve(&c.hysteresis,
 							 mi.mem_total);
 	}
+	if (strcmp(c.metrics_file, srv->cfg.metrics_file)) {
+		memcpy(srv->cfg.metrics_file, c.metrics_file,
+		       sizeof(c.metrics_file));
+		srv->metrics_error[0] = '\0';
+	}
 	apply_limits(srv);
+	log_access(srv);
+	/* Access is for sessions too, not only for the next connects. */
+	fsd_donor_recheck_access(&srv->donor);
 	arm_timer(srv);
 	pr_notice("reloaded %s", srv->config_path);
+	/* Debian 12's systemd (252) waits for READY=1 after RELOADING=1. */
+	notify("READY=1");
+	srv->notify_status[0] = '\0';
+	notify_status(srv);
 }
 
 /* Copy what we need out of a CM event, so it can be acked at once. */
@@ -215,19 +376,23 @@ static void on_connect_request(struct fsd_server *srv, struct cm_event *ev)
 {
 	struct fsd_conn_decision dec;
 	struct fsd_session *s;
+	struct fsd_addr addr;
 	char peer[FSD_PEER_LEN];
 	int ret;
 
 	fsd_peer_name(ev->id, peer, sizeof(peer));
-	fsd_conn_decide(&srv->donor, ev->pdata, ev->plen, &dec);
+	fsd_conn_decide(&srv->donor, fsd_peer_addr(ev->id, &addr), ev->pdata,
+			ev->plen, &dec);
 	if (dec.status != FARSWAP_ST_OK)
 		goto reject;
 	if (dec.qtype == FARSWAP_QT_CTRL) {
 		fsd_probe_host(&srv->donor, dec.req.host_id, fsd_now_ms());
-		s = fsd_session_new(&srv->donor, &dec, peer);
+		s = fsd_session_new(&srv->donor, &dec, peer, fsd_now_ms());
 		if (!s) {
 			dec.status = FARSWAP_ST_INTERNAL;
-			dec.why = "cannot create a session";
+			dec.refusal = FSD_REFUSED_INTERNAL;
+			snprintf(dec.detail, sizeof(dec.detail),
+				 "cannot create a session");
 			goto reject;
 		}
 		ret = fsd_host_accept_ctrl(srv, ev->id, s, &ev->cp);
@@ -236,7 +401,9 @@ static void on_connect_request(struct fsd_server *srv, struct cm_event *ev)
 			       peer, strerror(-ret));
 			fsd_session_free(&srv->donor, s);
 			dec.status = FARSWAP_ST_INTERNAL;
-			dec.why = "cannot set up the control QP";
+			dec.refusal = FSD_REFUSED_INTERNAL;
+			snprintf(dec.detail, sizeof(dec.detail),
+				 "cannot set up the control QP");
 			goto reject;
 		}
 		pr_info("host %u (%s, %s): control QP accepted", s->nr,
@@ -257,10 +424,8 @@ static void on_connect_request(struct fsd_server *srv, struct cm_event *ev)
 	return;
 
 reject:
-	srv->donor.cnt.rejects++;
-	pr_notice("connect from %s rejected: %s (%s)", peer, dec.why,
-		  farswap_status_str(dec.status));
-	fsd_host_reject(ev->id, dec.status);
+	fsd_conn_refused(&srv->donor, &dec, peer, fsd_now_ms());
+	fsd_host_reject(ev->id, (unsigned int)dec.status);
 	rdma_destroy_id(ev->id);
 }
 
@@ -281,6 +446,8 @@ static void on_conn_event(struct fsd_server *srv, struct cm_event *ev)
 		c->established = true;
 		if (c->qtype == FARSWAP_QT_CTRL)
 			fsd_session_established(&srv->donor, s, fsd_now_ms());
+		else
+			fsd_session_io_established(s, c->qid);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		fsd_session_close(&srv->donor, s, FSD_LOG_INFO,
@@ -363,6 +530,8 @@ static void on_timer(struct fsd_server *srv)
 			  &mi.pcp_free))
 		mi.pcp_valid = true;
 	fsd_donor_tick(&srv->donor, &mi, fsd_now_ms());
+	write_metrics(srv);
+	notify_status(srv);
 }
 
 static void on_keepalive(struct fsd_server *srv)
@@ -372,6 +541,7 @@ static void on_keepalive(struct fsd_server *srv)
 	if (read(srv->ka_fd, &ticks, sizeof(ticks)) < 0)
 		return;
 	fsd_donor_keepalive(&srv->donor, fsd_now_ms());
+	fsd_donor_handshakes(&srv->donor, fsd_now_ms());
 }
 
 static void on_signal(struct fsd_server *srv)
@@ -396,11 +566,29 @@ static void on_signal(struct fsd_server *srv)
 	}
 }
 
-static void on_stats(struct fsd_server *srv)
+static void on_stats_json(struct fsd_server *srv)
 {
-	char *buf = malloc(STATS_MAX);
+	static const char oom[] = "{\"error\": \"out of memory\"}\n";
+	size_t len;
+	char *text = fsd_donor_json_text(&srv->donor, &len);
+
+	if (text)
+		fsd_stats_serve(srv->stats_json_fd, text, len);
+	else
+		fsd_stats_serve(srv->stats_json_fd, oom, sizeof(oom) - 1);
+	free(text);
+}
+
+static void on_stats(struct fsd_server *srv, bool json)
+{
+	char *buf;
 	int n;
 
+	if (json) {
+		on_stats_json(srv);
+		return;
+	}
+	buf = malloc(STATS_MAX);
 	if (!buf)
 		return;
 	n = fsd_donor_stats(&srv->donor, buf, STATS_MAX);
@@ -410,14 +598,29 @@ static void on_stats(struct fsd_server *srv)
 	free(buf);
 }
 
-/* Free the verbs resources of every session that was closed. */
+/* Grants the worker finished: answered, or freed if their host left. */
+static void on_worker(struct fsd_server *srv)
+{
+	struct fsd_job *job, *next;
+
+	for (job = fsd_worker_reap(&srv->worker); job; job = next) {
+		next = job->next;
+		fsd_host_grant_reaped(srv, job);
+	}
+}
+
+/*
+ * Free the verbs resources of every session that was closed, except
+ * those with a grant still on the worker: it uses their protection
+ * domain, and its completion frees its slab.
+ */
 static void reap_sessions(struct fsd_server *srv)
 {
 	struct fsd_session *s, *next;
 
 	for (s = srv->donor.sessions; s; s = next) {
 		next = s->next;
-		if (s->closing)
+		if (fsd_session_reapable(s))
 			fsd_host_destroy(srv, s);
 	}
 }
@@ -455,7 +658,10 @@ static int run_loop(struct fsd_server *srv)
 				on_keepalive(srv);
 				break;
 			case FSD_W_STATS:
-				on_stats(srv);
+				on_stats(srv, w->ptr != NULL);
+				break;
+			case FSD_W_WORKER:
+				on_worker(srv);
 				break;
 			}
 		}
@@ -520,6 +726,32 @@ static int start_listener(struct fsd_server *srv)
 	return 0;
 }
 
+/* The JSON stats socket beside the text one; its ptr marks it JSON. */
+static int start_stats_json(struct fsd_server *srv)
+{
+	int ret;
+
+	if (!srv->cfg.stats_socket[0])
+		return 0;
+	ret = fsd_stats_json_path(srv->cfg.stats_socket, srv->stats_json_path,
+				  sizeof(srv->stats_json_path));
+	if (!ret) {
+		srv->stats_json_fd = fsd_stats_listen(srv->stats_json_path);
+		ret = srv->stats_json_fd < 0 ? srv->stats_json_fd : 0;
+	}
+	if (ret) {
+		pr_warn("no JSON stats socket at %s.json: %s",
+			srv->cfg.stats_socket, strerror(-ret));
+		srv->stats_json_path[0] = '\0';
+		srv->stats_json_fd = -1;
+		return 0;
+	}
+	if (watch_fd(srv, srv->stats_json_fd, &srv->stats_json_watch,
+		     FSD_W_STATS, srv))
+		return -errno;
+	return 0;
+}
+
 static int start_fds(struct fsd_server *srv)
 {
 	sigset_t mask;
@@ -547,6 +779,10 @@ static int start_fds(struct fsd_server *srv)
 	if (srv->ka_fd < 0 || arm_keepalive(srv) ||
 	    watch_fd(srv, srv->ka_fd, &srv->ka_watch, FSD_W_KEEPALIVE, NULL))
 		return -errno;
+	if (fsd_worker_start(&srv->worker) ||
+	    watch_fd(srv, srv->worker.efd, &srv->worker_watch, FSD_W_WORKER,
+		     NULL))
+		return -errno;
 	if (srv->cfg.stats_socket[0]) {
 		srv->stats_fd = fsd_stats_listen(srv->cfg.stats_socket);
 		if (srv->stats_fd < 0) {
@@ -558,7 +794,7 @@ static int start_fds(struct fsd_server *srv)
 			return -errno;
 		}
 	}
-	return 0;
+	return start_stats_json(srv);
 }
 
 /* Map and pin every slab up front; the loop never allocates slab memory. */
@@ -597,6 +833,12 @@ static void shutdown_all(struct fsd_server *srv)
 	d->shutting_down = true;
 	for (s = d->sessions; s; s = s->next)
 		fsd_session_close(d, s, FSD_LOG_INFO, "donor shutting down");
+	/* Queued grants were cancelled; the one running ends on its own. */
+	if (srv->worker.running) {
+		fsd_worker_stop(&srv->worker);
+		on_worker(srv);
+		fsd_worker_exit(&srv->worker);
+	}
 	reap_sessions(srv);
 	if (srv->listen_id)
 		rdma_destroy_id(srv->listen_id);
@@ -609,6 +851,8 @@ static void shutdown_all(struct fsd_server *srv)
 	fsd_donor_exit(d);
 	if (srv->cfg.stats_socket[0])
 		fsd_stats_close(srv->stats_fd, srv->cfg.stats_socket);
+	if (srv->stats_json_path[0])
+		fsd_stats_close(srv->stats_json_fd, srv->stats_json_path);
 	if (srv->timer_fd >= 0)
 		close(srv->timer_fd);
 	if (srv->ka_fd >= 0)
@@ -633,11 +877,13 @@ static int check_rdma_devices(void)
 int main(int argc, char **argv)
 {
 	static struct fsd_server srv;
+	struct fsd_auth_key key = { .len = 0 };
 	struct fsd_meminfo mi;
-	char err[512], text[1024], size[32];
+	char err[512], text[8192], size[32];
 	int ret;
 
 	srv.epfd = srv.sig_fd = srv.timer_fd = srv.ka_fd = srv.stats_fd = -1;
+	srv.stats_json_fd = -1;
 	fsd_log_init(FSD_LOG_INFO, false);
 	if (fsd_parse_args(argc, argv, &srv.args, err, sizeof(err)))
 		die("%s", err);
@@ -646,8 +892,9 @@ int main(int argc, char **argv)
 		fputs(fsd_usage, stdout);
 		return 0;
 	case FSD_ACT_VERSION:
-		printf("farswapd protocol versions %u..%u\n",
-		       FARSWAP_VERSION_MIN, FARSWAP_VERSION_MAX);
+		printf("farswapd %s, protocol versions %u..%u\n",
+		       FARSWAP_VERSION, FARSWAP_VERSION_MIN,
+		       FARSWAP_VERSION_MAX);
 		return 0;
 	default:
 		break;
@@ -663,7 +910,16 @@ int main(int argc, char **argv)
 	fsd_log_set_level(srv.cfg.log_level);
 
 	if (srv.args.action == FSD_ACT_STATS) {
-		if (fsd_stats_query(srv.cfg.stats_socket, err, sizeof(err)))
+		const char *path = srv.cfg.stats_socket;
+
+		if (srv.args.json && *path) {
+			if (fsd_stats_json_path(path, srv.stats_json_path,
+						sizeof(srv.stats_json_path)))
+				die("stats socket path too long for its .json twin: %s",
+				    path);
+			path = srv.stats_json_path;
+		}
+		if (fsd_stats_query(path, err, sizeof(err)))
 			die("%s", err);
 		return 0;
 	}
@@ -681,6 +937,11 @@ int main(int argc, char **argv)
 		       srv.lim.hysteresis);
 		return 0;
 	}
+	if (fsd_config_check_auth(&srv.cfg, err, sizeof(err)))
+		die("%s", err);
+	if (srv.cfg.key_file[0] &&
+	    fsd_auth_load_key(srv.cfg.key_file, &key, err, sizeof(err)))
+		die("%s", err);
 	if (fsd_memlock_check(srv.lim.donate + (16ull << 20), err, sizeof(err)))
 		die("%s", err);
 	if (check_rdma_devices() <= 0)
@@ -690,6 +951,9 @@ int main(int argc, char **argv)
 			   &fsd_verbs_ops, &srv))
 		die("%s", "out of memory");
 	pick_donor_id(&srv.cfg, srv.donor.donor_id);
+	fsd_donor_set_domain(&srv.donor, srv.cfg.failure_domain);
+	fsd_donor_set_key(&srv.donor, &key);
+	fsd_auth_key_clear(&key);
 	apply_limits(&srv);
 	srv.donor.mem = mi;
 	ret = populate_all(&srv);
@@ -709,7 +973,13 @@ int main(int argc, char **argv)
 		  srv.cfg.listen_addr, srv.cfg.port, srv.lim.nr_slabs, size,
 		  srv.cfg.stats_socket[0] ? srv.cfg.stats_socket : "(none)");
 	log_keepalive(&srv);
+	log_auth(&srv);
+	log_access(&srv);
+	write_metrics(&srv);
+	notify("READY=1");
+	notify_status(&srv);
 	ret = run_loop(&srv);
+	notify("STOPPING=1\nSTATUS=disconnecting hosts and freeing slabs");
 	shutdown_all(&srv);
 	pr_notice("exited cleanly");
 	return ret;

@@ -56,6 +56,15 @@ void fsd_peer_name(struct rdma_cm_id *id, char *buf, size_t len)
 	}
 }
 
+/* The peer's address for allowed-hosts; NULL when it is not IP (AF_IB). */
+const struct fsd_addr *fsd_peer_addr(struct rdma_cm_id *id,
+				     struct fsd_addr *addr)
+{
+	if (fsd_addr_from_sockaddr(rdma_get_peer_addr(id), addr))
+		return NULL;
+	return addr;
+}
+
 void fsd_host_reject(struct rdma_cm_id *id, unsigned int reason)
 {
 	struct farswap_conn_rej rej;
@@ -390,7 +399,7 @@ int fsd_host_accept_io(struct fsd_server *srv, struct rdma_cm_id *id,
 		return -ENOMEM;
 	ret = create_qp(r, c, depth, depth);
 	if (!ret)
-		ret = fsd_session_attach_io(s, qid);
+		ret = fsd_session_attach_io(s, qid, fsd_now_ms());
 	if (!ret)
 		ret = accept_conn(c, cp, NULL, 0);
 	if (ret) {
@@ -495,26 +504,97 @@ void fsd_host_cq_ready(struct fsd_server *srv, struct fsd_session *s)
 
 /* struct fsd_ops, the real thing. */
 
+/*
+ * A grant's slow part, on the worker thread: zero what background
+ * zeroing has not reached, then pin and register the slab (for 1 GiB,
+ * tens to hundreds of ms).  Its inputs are copied in and its result
+ * copied out: the job shares nothing with the loop while it runs.
+ */
+struct grant_job {
+	struct fsd_job job;
+	struct fsd_slab *slab;	/* the loop's, not touched by run_grant */
+	struct ibv_pd *pd;
+	uint8_t *mem;
+	uint64_t size;
+	uint64_t zero_from;	/* == size: clean already */
+	struct ibv_mr *mr;
+};
+
+static int run_grant(struct fsd_job *job)
+{
+	struct grant_job *g = (struct grant_job *)job;
+
+	if (g->zero_from < g->size)
+		memset(g->mem + g->zero_from, 0, g->size - g->zero_from);
+	g->mr = ibv_reg_mr(g->pd, g->mem, g->size, MR_ACCESS);
+	if (!g->mr)
+		return errno ? -errno : -ENOMEM;
+	return 0;
+}
+
 static int verbs_slab_grant(struct fsd_donor *d, struct fsd_session *s,
 			    struct fsd_slab *slab)
 {
+	struct fsd_server *srv = d->priv;
 	struct fsd_rdma *r = s->rdma;
-	struct ibv_mr *mr;
+	struct grant_job *g;
+	int ret;
 
 	if (!r || !slab->mem)
 		return -EINVAL;
-	if (slab->dirty) {
-		memset((uint8_t *)slab->mem + slab->clean_upto, 0,
-		       d->pool.slab_size - slab->clean_upto);
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->job.run = run_grant;
+	g->slab = slab;
+	g->pd = r->pd;
+	g->mem = slab->mem;
+	g->size = d->pool.slab_size;
+	g->zero_from = slab->dirty ? slab->clean_upto : g->size;
+	slab->grant_ctx = g;
+	if (srv->worker.running) {
+		fsd_worker_submit(&srv->worker, &g->job);
+		return -EINPROGRESS;
+	}
+	/* No worker (it could not start): do it here, stalling the loop. */
+	g->job.ret = run_grant(&g->job);
+	ret = g->job.ret;
+	if (!ret) {
+		slab->mr = g->mr;
+		slab->rkey = g->mr->rkey;
 		slab->dirty = false;
 		slab->clean_upto = 0;
 	}
-	mr = ibv_reg_mr(r->pd, slab->mem, d->pool.slab_size, MR_ACCESS);
-	if (!mr)
-		return errno ? -errno : -ENOMEM;
-	slab->mr = mr;
-	slab->rkey = mr->rkey;
-	return 0;
+	slab->grant_ctx = NULL;
+	free(g);
+	return ret;
+}
+
+/* A grant job is back from the worker: hand its result to the logic. */
+void fsd_host_grant_reaped(struct fsd_server *srv, struct fsd_job *job)
+{
+	struct grant_job *g = (struct grant_job *)job;
+	struct fsd_slab *slab = g->slab;
+	int ret = job->ret;
+
+	slab->grant_ctx = NULL;
+	if (!ret) {
+		slab->mr = g->mr;
+		slab->rkey = g->mr->rkey;
+		slab->dirty = false;
+		slab->clean_upto = 0;
+	}
+	free(g);
+	fsd_grant_done(&srv->donor, slab, ret);
+}
+
+static void verbs_slab_grant_cancel(struct fsd_donor *d, struct fsd_slab *slab)
+{
+	struct fsd_server *srv = d->priv;
+	struct grant_job *g = slab->grant_ctx;
+
+	if (g)
+		fsd_worker_cancel(&srv->worker, &g->job);
 }
 
 static void verbs_slab_zero(struct fsd_donor *d, struct fsd_slab *slab,
@@ -524,13 +604,20 @@ static void verbs_slab_zero(struct fsd_donor *d, struct fsd_slab *slab,
 	memset((uint8_t *)slab->mem + off, 0, len);
 }
 
-static void verbs_slab_revoke(struct fsd_donor *d, struct fsd_slab *slab)
+/* On failure the MR stays: its rkey may still reach the memory. */
+static int verbs_slab_revoke(struct fsd_donor *d, struct fsd_slab *slab)
 {
+	int ret;
+
 	(void)d;
-	if (slab->mr && ibv_dereg_mr(slab->mr))
-		pr_err("slab %u: ibv_dereg_mr: %s", slab->id, strerror(errno));
+	if (slab->mr) {
+		ret = ibv_dereg_mr(slab->mr);
+		if (ret)
+			return ret > 0 ? -ret : (errno ? -errno : -EIO);
+	}
 	slab->mr = NULL;
 	slab->rkey = 0;
+	return 0;
 }
 
 static int verbs_slab_release(struct fsd_donor *d, struct fsd_slab *slab)
@@ -609,6 +696,7 @@ static int verbs_random(struct fsd_donor *d, void *buf, size_t len)
 
 const struct fsd_ops fsd_verbs_ops = {
 	.slab_grant = verbs_slab_grant,
+	.slab_grant_cancel = verbs_slab_grant_cancel,
 	.slab_zero = verbs_slab_zero,
 	.slab_revoke = verbs_slab_revoke,
 	.slab_release = verbs_slab_release,

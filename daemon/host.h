@@ -14,6 +14,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "donor.h"
+#include "worker.h"
 
 /* What an epoll event points at. */
 enum fsd_watch_type {
@@ -23,6 +24,7 @@ enum fsd_watch_type {
 	FSD_W_TIMER,
 	FSD_W_KEEPALIVE,
 	FSD_W_STATS,
+	FSD_W_WORKER,
 };
 
 struct fsd_watch {
@@ -77,6 +79,9 @@ void fsd_host_reject(struct rdma_cm_id *id, unsigned int reason);
 void fsd_host_cq_ready(struct fsd_server *srv, struct fsd_session *s);
 void fsd_host_destroy(struct fsd_server *srv, struct fsd_session *s);
 void fsd_peer_name(struct rdma_cm_id *id, char *buf, size_t len);
+const struct fsd_addr *fsd_peer_addr(struct rdma_cm_id *id,
+				     struct fsd_addr *addr);
+void fsd_host_grant_reaped(struct fsd_server *srv, struct fsd_job *job);
 
 extern const struct fsd_ops fsd_verbs_ops;
 

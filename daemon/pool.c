@@ -75,7 +75,7 @@ struct fsd_slab *fsd_pool_take(struct fsd_pool *p, struct fsd_session *owner)
 /* A held slab back to the free list; its contents are the last owner's. */
 int fsd_pool_put(struct fsd_pool *p, struct fsd_slab *slab)
 {
-	if (slab->state != FSD_SLAB_HELD)
+	if (slab->state != FSD_SLAB_HELD || slab->granting)
 		return -EINVAL;
 	fsd_pool_reclaim_end(p, slab);
 	slab->state = FSD_SLAB_FREE;
@@ -86,6 +86,7 @@ int fsd_pool_put(struct fsd_pool *p, struct fsd_slab *slab)
 	slab->dirty = true;
 	slab->clean_upto = 0;
 	slab->reclaim_retry_after = 0;
+	slab->reclaim_first = 0;
 	p->nr_held--;
 	p->nr_free++;
 	return 0;
@@ -113,6 +114,8 @@ int fsd_pool_released(struct fsd_pool *p, struct fsd_slab *slab)
 		p->nr_free--;
 		break;
 	case FSD_SLAB_HELD:
+		if (slab->granting)
+			return -EINVAL;
 		fsd_pool_reclaim_end(p, slab);
 		p->nr_held--;
 		break;
@@ -126,7 +129,26 @@ int fsd_pool_released(struct fsd_pool *p, struct fsd_slab *slab)
 	slab->rkey = 0;
 	slab->dirty = false;
 	slab->reclaim_retry_after = 0;
+	slab->reclaim_first = 0;
 	p->nr_released++;
+	return 0;
+}
+
+/*
+ * A held slab whose memory region could not be deregistered: its rkey may
+ * still reach the memory, so it is never handed out, zeroed or unmapped
+ * again.  Its mr is kept, for the record.
+ */
+int fsd_pool_quarantine(struct fsd_pool *p, struct fsd_slab *slab)
+{
+	if (slab->state != FSD_SLAB_HELD || slab->granting)
+		return -EINVAL;
+	fsd_pool_reclaim_end(p, slab);
+	slab->state = FSD_SLAB_QUARANTINED;
+	slab->owner = NULL;
+	slab->reclaim_first = 0;
+	p->nr_held--;
+	p->nr_quarantined++;
 	return 0;
 }
 
@@ -156,12 +178,14 @@ void fsd_pool_reclaim_end(struct fsd_pool *p, struct fsd_slab *slab)
 /* The counters match the slabs' states (for tests and debug builds). */
 bool fsd_pool_consistent(const struct fsd_pool *p)
 {
-	uint32_t n[3] = { 0, 0, 0 }, reclaiming = 0, i;
+	uint32_t n[4] = { 0, 0, 0, 0 }, reclaiming = 0, i;
 
 	for (i = 0; i < p->nr_slabs; i++) {
 		const struct fsd_slab *s = &p->slabs[i];
 
-		if (s->state > FSD_SLAB_HELD)
+		if (s->state > FSD_SLAB_QUARANTINED)
+			return false;
+		if (s->granting && (s->state != FSD_SLAB_HELD || s->reclaiming))
 			return false;
 		n[s->state]++;
 		if (s->reclaiming) {
@@ -177,6 +201,8 @@ bool fsd_pool_consistent(const struct fsd_pool *p)
 	return n[FSD_SLAB_RELEASED] == p->nr_released &&
 	       n[FSD_SLAB_FREE] == p->nr_free &&
 	       n[FSD_SLAB_HELD] == p->nr_held &&
+	       n[FSD_SLAB_QUARANTINED] == p->nr_quarantined &&
 	       reclaiming == p->nr_reclaiming &&
-	       p->nr_free + p->nr_held + p->nr_released == p->nr_slabs;
+	       p->nr_free + p->nr_held + p->nr_released + p->nr_quarantined ==
+		       p->nr_slabs;
 }

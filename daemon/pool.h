@@ -6,6 +6,7 @@
  *
  *   RELEASED --populate--> FREE --take--> HELD --put--> FREE (dirty)
  *   FREE --release--> RELEASED           HELD --release (reclaimed)--> RELEASED
+ *   HELD --quarantine (its MR would not go)--> QUARANTINED, for good
  */
 #ifndef FSD_POOL_H
 #define FSD_POOL_H
@@ -19,6 +20,7 @@ enum fsd_slab_state {
 	FSD_SLAB_RELEASED,	/* no memory behind it */
 	FSD_SLAB_FREE,		/* populated, pinned, nobody's */
 	FSD_SLAB_HELD,		/* registered for its owner */
+	FSD_SLAB_QUARANTINED,	/* deregistration failed: never used again */
 };
 
 struct fsd_slab {
@@ -29,6 +31,9 @@ struct fsd_slab {
 	void *mem;
 	int mem_kind;		/* enum fsd_mem_kind, slabmem.c */
 	struct fsd_session *owner;
+	bool granting;		/* held, zeroed and registered off the loop */
+	uint64_t grant_cookie;	/* the SLAB_ALLOC_REQ being answered */
+	void *grant_ctx;	/* fsd_ops' state of the grant in flight */
 	uint64_t host_slab;
 	void *mr;		/* struct ibv_mr * while held */
 	uint32_t rkey;
@@ -38,6 +43,7 @@ struct fsd_slab {
 	uint64_t reclaim_cookie;
 	uint64_t reclaim_deadline;	/* monotonic ms */
 	uint64_t reclaim_retry_after;	/* monotonic ms, after a refusal */
+	uint64_t reclaim_first;		/* ms: first asked this pressure spell */
 };
 
 struct fsd_pool {
@@ -47,6 +53,7 @@ struct fsd_pool {
 	uint32_t nr_held;
 	uint32_t nr_released;
 	uint32_t nr_reclaiming;
+	uint32_t nr_quarantined;
 	struct fsd_slab *slabs;
 };
 
@@ -60,6 +67,7 @@ int fsd_pool_released(struct fsd_pool *p, struct fsd_slab *slab);
 int fsd_pool_reclaim_start(struct fsd_pool *p, struct fsd_slab *slab,
 			   uint64_t cookie, uint64_t deadline);
 void fsd_pool_reclaim_end(struct fsd_pool *p, struct fsd_slab *slab);
+int fsd_pool_quarantine(struct fsd_pool *p, struct fsd_slab *slab);
 bool fsd_pool_consistent(const struct fsd_pool *p);
 
 #endif /* FSD_POOL_H */

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "donor.h"
 #include "host.h"
+#include "worker.h"
 
 struct fsd_server {
 	struct fsd_config cfg;
@@ -33,6 +34,13 @@ struct fsd_server {
 	struct fsd_watch ka_watch;
 	int stats_fd;
 	struct fsd_watch stats_watch;
+	int stats_json_fd;			/* the same stats as JSON */
+	struct fsd_watch stats_json_watch;
+	char stats_json_path[FSD_PATH_LEN];
+	char metrics_error[256];		/* the last one logged */
+	char notify_status[128];		/* the last STATUS= sent */
+	struct fsd_worker worker;	/* slab grants, off the loop */
+	struct fsd_watch worker_watch;
 	bool stop;
 	int exit_code;
 };

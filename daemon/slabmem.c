@@ -49,6 +49,16 @@ static void *map_huge(uint64_t size, int flag)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/*
+ * The hosts' pages: never in a core dump of the daemon, never inherited
+ * by a child.  hugetlb and anonymous slabs alike.
+ */
+static void keep_private(void *p, uint64_t size)
+{
+	madvise(p, size, MADV_DONTDUMP);
+	madvise(p, size, MADV_DONTFORK);
+}
+
 /* Anonymous memory aligned to 2 MiB, so THP can back all of it. */
 static void *map_anon(uint64_t size)
 {
@@ -68,9 +78,7 @@ static void *map_anon(uint64_t size)
 		munmap((void *)(aligned + size), start + len - aligned - size);
 	p = (void *)aligned;
 	madvise(p, size, MADV_HUGEPAGE);
-	/* Never in a core dump, never inherited: the hosts' pages. */
-	madvise(p, size, MADV_DONTDUMP);
-	madvise(p, size, MADV_DONTFORK);
+	keep_private(p, size);
 	return p;
 }
 
@@ -98,7 +106,7 @@ int fsd_slab_mem_alloc(uint64_t size, enum fsd_hugepages mode, void **mem,
 			p = NULL;
 		}
 		if (p)
-			madvise(p, size, MADV_DONTFORK);
+			keep_private(p, size);
 	}
 	if (!p) {
 		if (mode == FSD_HUGE_ALWAYS)

@@ -124,3 +124,17 @@ int fsd_stats_query(const char *path, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+/* The JSON socket's path: @path with ".json" appended. */
+int fsd_stats_json_path(const char *path, char *out, size_t len)
+{
+	struct sockaddr_un sun;
+	int n;
+
+	if (!path || !*path)
+		return -EINVAL;
+	n = snprintf(out, len, "%s.json", path);
+	if (n < 0 || (size_t)n >= len || (size_t)n >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	return 0;
+}

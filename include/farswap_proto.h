@@ -104,8 +104,12 @@ enum farswap_status {
 	FARSWAP_ST_NO_ENTRY	= 4,	/* no such slab or session */
 	FARSWAP_ST_SLAB_SIZE	= 5,	/* slab size differs from the donor's */
 	FARSWAP_ST_BUSY		= 6,	/* donor short of memory, serving too
-					 * many hosts, or shutting down */
-	FARSWAP_ST_DENIED	= 7,	/* slab or session belongs to another host */
+					 * many hosts or sessions from one
+					 * address, over a rate, or shutting
+					 * down */
+	FARSWAP_ST_DENIED	= 7,	/* slab or session belongs to another
+					 * host, or the donor does not allow
+					 * this host */
 	FARSWAP_ST_INTERNAL	= 8,	/* registration or allocation failed */
 	FARSWAP_ST_COUNT
 };
@@ -119,7 +123,19 @@ enum farswap_qtype {
 /* Feature bits, announced in the connect request and reply. */
 #define FARSWAP_FEAT_RECLAIM	(1u << 0)	/* host migrates reclaimed slabs */
 #define FARSWAP_FEAT_STATS_PUSH	(1u << 1)	/* donor sends unsolicited stats */
-#define FARSWAP_FEATURES_KNOWN	(FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH)
+#define FARSWAP_FEAT_AUTH	(1u << 2)	/* HMAC challenge-response (AUTH_*) */
+#define FARSWAP_FEAT_INFO	(1u << 3)	/* donor answers INFO_REQ */
+#define FARSWAP_FEATURES_KNOWN	(FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH | \
+				 FARSWAP_FEAT_INFO)
+
+/*
+ * A donor's failure domain: a name of 1 to FARSWAP_DOMAIN_LEN printable
+ * ASCII characters other than space, NUL-padded on the wire (a name of
+ * exactly FARSWAP_DOMAIN_LEN characters has no NUL).  Donors that share
+ * a power feed, a switch or a rack share a name; a host puts a chunk's
+ * replicas in distinct domains when the donors allow it.
+ */
+#define FARSWAP_DOMAIN_LEN	32
 
 /*
  * Connection private data
@@ -185,7 +201,13 @@ enum farswap_msg_type {
 	FARSWAP_MSG_RECLAIM_REP		= 6,	/* host -> donor */
 	FARSWAP_MSG_STATS_REQ		= 7,	/* host -> donor */
 	FARSWAP_MSG_STATS_REP		= 8,	/* donor -> host, also unsolicited */
-	FARSWAP_MSG_TYPE_MAX		= FARSWAP_MSG_STATS_REP,
+	FARSWAP_MSG_AUTH_REQ		= 9,	/* host -> donor */
+	FARSWAP_MSG_AUTH_CHAL		= 10,	/* donor -> host */
+	FARSWAP_MSG_AUTH_PROOF		= 11,	/* host -> donor */
+	FARSWAP_MSG_AUTH_REP		= 12,	/* donor -> host */
+	FARSWAP_MSG_INFO_REQ		= 13,	/* host -> donor */
+	FARSWAP_MSG_INFO_REP		= 14,	/* donor -> host */
+	FARSWAP_MSG_TYPE_MAX		= FARSWAP_MSG_INFO_REP,
 };
 
 /*
@@ -315,6 +337,119 @@ struct farswap_stats_rep {
 };
 _Static_assert(sizeof(struct farswap_stats_rep) == 56, "stats_rep size");
 
+/*
+ * Authentication (FARSWAP_FEAT_AUTH), after NVMe in-band authentication
+ * (DH-HMAC-CHAP without the DH part).  Host and donor share one secret
+ * key.  When the donor announces FARSWAP_FEAT_AUTH in its conn_rep, the
+ * host's first control messages, before any other and before it opens an
+ * I/O QP, are:
+ *
+ *   host  -> donor  AUTH_REQ    host_nonce
+ *   donor -> host   AUTH_CHAL   donor_nonce, donor_mac
+ *   host  -> donor  AUTH_PROOF  host_mac
+ *   donor -> host   AUTH_REP    status OK, or DENIED (the donor then
+ *                               closes the session)
+ *
+ * Each MAC is HMAC-SHA256(key, struct farswap_auth_mac_input) with the
+ * label of its sender (FARSWAP_AUTH_LABEL_*), so the donor's MAC cannot be
+ * replayed as the host's; both nonces, the session token and both
+ * identities are bound in, so a MAC of one session is worthless in any
+ * other.  Nonces are 16 fresh random bytes, never all zero.  A host
+ * checks donor_mac before it sends its own.  AUTH_CHAL and AUTH_PROOF
+ * echo the AUTH_REQ's and carry their own request cookie like any
+ * request; AUTH_CHAL and AUTH_REP echo the cookie of what they answer.
+ *
+ * Until the session is authenticated the donor answers every other
+ * message with an AUTH_REP of status FARSWAP_ST_DENIED (echoing its
+ * cookie) and refuses the session's I/O QPs (FARSWAP_ST_DENIED).  A
+ * donor that requires authentication refuses, at connect, a control QP
+ * whose conn_req lacks FARSWAP_FEAT_AUTH (FARSWAP_ST_DENIED).  A donor
+ * without a key answers AUTH_REQ with an AUTH_REP of FARSWAP_ST_DENIED.
+ */
+#define FARSWAP_AUTH_NONCE_LEN	16
+#define FARSWAP_AUTH_MAC_LEN	32	/* HMAC-SHA256 */
+#define FARSWAP_AUTH_KEY_MIN	16	/* bytes of secret, at least */
+#define FARSWAP_AUTH_KEY_MAX	64	/* one SHA-256 block: used as is */
+#define FARSWAP_AUTH_LABEL_LEN	16
+/* The labels, zero-padded to FARSWAP_AUTH_LABEL_LEN bytes. */
+#define FARSWAP_AUTH_LABEL_DONOR "farswap donor v1"	/* 16 bytes */
+#define FARSWAP_AUTH_LABEL_HOST	"farswap host v1"	/* 15 + one zero */
+
+enum farswap_auth_role {
+	FARSWAP_AUTH_DONOR = 0,	/* the MAC in AUTH_CHAL */
+	FARSWAP_AUTH_HOST = 1,	/* the MAC in AUTH_PROOF */
+};
+
+/*
+ * The exact bytes each MAC covers, 88 bytes, built only by
+ * farswap_auth_mac_input_init() on both sides.
+ */
+struct farswap_auth_mac_input {
+	__u8 label[FARSWAP_AUTH_LABEL_LEN];
+	__u8 host_nonce[FARSWAP_AUTH_NONCE_LEN];
+	__u8 donor_nonce[FARSWAP_AUTH_NONCE_LEN];
+	__le64 session;		/* the token of the conn_rep */
+	__u8 host_id[FARSWAP_ID_LEN];
+	__u8 donor_id[FARSWAP_ID_LEN];
+};
+_Static_assert(sizeof(struct farswap_auth_mac_input) == 88,
+	       "auth_mac_input size");
+
+/* AUTH_REQ: the host's challenge. */
+struct farswap_auth_req {
+	struct farswap_msg_hdr hdr;
+	__u8 host_nonce[FARSWAP_AUTH_NONCE_LEN];
+};
+_Static_assert(sizeof(struct farswap_auth_req) == 32, "auth_req size");
+
+/* AUTH_CHAL: the donor's challenge and its answer to the host's. */
+struct farswap_auth_chal {
+	struct farswap_msg_hdr hdr;
+	__u8 donor_nonce[FARSWAP_AUTH_NONCE_LEN];
+	__u8 donor_mac[FARSWAP_AUTH_MAC_LEN];
+};
+_Static_assert(sizeof(struct farswap_auth_chal) == 64, "auth_chal size");
+
+/* AUTH_PROOF: the host's answer to the donor's challenge. */
+struct farswap_auth_proof {
+	struct farswap_msg_hdr hdr;
+	__u8 host_mac[FARSWAP_AUTH_MAC_LEN];
+};
+_Static_assert(sizeof(struct farswap_auth_proof) == 48, "auth_proof size");
+
+/* AUTH_REP: OK (authenticated) or DENIED. */
+struct farswap_auth_rep {
+	struct farswap_msg_hdr hdr;
+	__le16 status;
+	__le16 reserved0;
+	__le32 reserved1;
+	__u8 reserved2[8];
+};
+_Static_assert(sizeof(struct farswap_auth_rep) == 32, "auth_rep size");
+
+/*
+ * INFO_REQ: the host asks what the donor is, once per session, right after
+ * the control QP is established and before it places anything there.
+ * Sent only to a donor that announced FARSWAP_FEAT_INFO.
+ */
+struct farswap_info_req {
+	struct farswap_msg_hdr hdr;
+	__u8 reserved[16];
+};
+_Static_assert(sizeof(struct farswap_info_req) == 32, "info_req size");
+
+/*
+ * INFO_REP: echoes the request's cookie.  domain is the donor's failure
+ * domain (see FARSWAP_DOMAIN_LEN): printable ASCII without spaces, at
+ * least one character, NUL-padded; nothing but NULs after the first NUL.
+ */
+struct farswap_info_rep {
+	struct farswap_msg_hdr hdr;
+	__u8 domain[FARSWAP_DOMAIN_LEN];
+	__u8 reserved[16];
+};
+_Static_assert(sizeof(struct farswap_info_rep) == 64, "info_rep size");
+
 /* Every control message, for receive buffers. */
 union farswap_msg {
 	struct farswap_msg_hdr hdr;
@@ -326,6 +461,12 @@ union farswap_msg {
 	struct farswap_reclaim_rep reclaim_rep;
 	struct farswap_stats_req stats_req;
 	struct farswap_stats_rep stats_rep;
+	struct farswap_auth_req auth_req;
+	struct farswap_auth_chal auth_chal;
+	struct farswap_auth_proof auth_proof;
+	struct farswap_auth_rep auth_rep;
+	struct farswap_info_req info_req;
+	struct farswap_info_rep info_rep;
 	__u8 raw[FARSWAP_MSG_MAX];
 };
 _Static_assert(sizeof(union farswap_msg) == FARSWAP_MSG_MAX, "msg max");
@@ -352,9 +493,9 @@ static inline const char *farswap_status_str(unsigned int status)
 	case FARSWAP_ST_SLAB_SIZE:
 		return "slab size differs from the donor's";
 	case FARSWAP_ST_BUSY:
-		return "donor is short of memory or shutting down";
+		return "donor is short of memory, at a limit, or shutting down";
 	case FARSWAP_ST_DENIED:
-		return "belongs to another host";
+		return "denied: another host's, or a host the donor does not allow";
 	case FARSWAP_ST_INTERNAL:
 		return "donor failed to register memory";
 	default:
@@ -381,6 +522,18 @@ static inline const char *farswap_msg_type_str(unsigned int type)
 		return "STATS_REQ";
 	case FARSWAP_MSG_STATS_REP:
 		return "STATS_REP";
+	case FARSWAP_MSG_AUTH_REQ:
+		return "AUTH_REQ";
+	case FARSWAP_MSG_AUTH_CHAL:
+		return "AUTH_CHAL";
+	case FARSWAP_MSG_AUTH_PROOF:
+		return "AUTH_PROOF";
+	case FARSWAP_MSG_AUTH_REP:
+		return "AUTH_REP";
+	case FARSWAP_MSG_INFO_REQ:
+		return "INFO_REQ";
+	case FARSWAP_MSG_INFO_REP:
+		return "INFO_REP";
 	default:
 		return "unknown";
 	}
@@ -406,9 +559,27 @@ static inline __u32 farswap_msg_size(unsigned int type)
 		return sizeof(struct farswap_stats_req);
 	case FARSWAP_MSG_STATS_REP:
 		return sizeof(struct farswap_stats_rep);
+	case FARSWAP_MSG_AUTH_REQ:
+		return sizeof(struct farswap_auth_req);
+	case FARSWAP_MSG_AUTH_CHAL:
+		return sizeof(struct farswap_auth_chal);
+	case FARSWAP_MSG_AUTH_PROOF:
+		return sizeof(struct farswap_auth_proof);
+	case FARSWAP_MSG_AUTH_REP:
+		return sizeof(struct farswap_auth_rep);
+	case FARSWAP_MSG_INFO_REQ:
+		return sizeof(struct farswap_info_req);
+	case FARSWAP_MSG_INFO_REP:
+		return sizeof(struct farswap_info_rep);
 	default:
 		return 0;
 	}
+}
+
+/* Is @type a message type of this protocol? */
+static inline int farswap_msg_type_known(unsigned int type)
+{
+	return farswap_msg_size(type) != 0;
 }
 
 /* Zero @msg and fill its header; the caller fills the body. */
@@ -445,6 +616,47 @@ static inline int farswap_slab_size_valid(__u64 size)
 static inline int farswap_status_valid(unsigned int status)
 {
 	return status < FARSWAP_ST_COUNT;
+}
+
+/*
+ * A failure domain name as it travels (@len bytes, NUL-padded): 1 to @len
+ * characters 0x21..0x7e, then only NULs.  Returns its length, or 0 when
+ * it is not a valid name.
+ */
+static inline size_t farswap_domain_len(const __u8 *name, size_t len)
+{
+	size_t i, n = 0;
+
+	while (n < len && name[n])
+		n++;
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (name[i] < 0x21 || name[i] > 0x7e)
+			return 0;
+	return farswap_is_zero(name + n, len - n) ? n : 0;
+}
+
+/*
+ * Fill an INFO_REP's domain from the C string @name; returns 0, or -1
+ * (the field left zero) when @name is not a valid domain name.
+ */
+static inline int farswap_info_rep_set_domain(struct farswap_info_rep *r,
+					      const char *name)
+{
+	size_t n = 0;
+
+	while (name && n <= FARSWAP_DOMAIN_LEN && name[n])
+		n++;
+	memset(r->domain, 0, sizeof(r->domain));
+	if (!n || n > FARSWAP_DOMAIN_LEN)
+		return -1;
+	memcpy(r->domain, name, n);
+	if (!farswap_domain_len(r->domain, sizeof(r->domain))) {
+		memset(r->domain, 0, sizeof(r->domain));
+		return -1;
+	}
+	return 0;
 }
 
 /* Body checks, one per type: ranges and reserved bytes. */
@@ -492,9 +704,50 @@ static inline int farswap_body_ok(const union farswap_msg *m)
 		       FARSWAP_RESERVED_ZERO(r->reserved0) &&
 		       FARSWAP_RESERVED_ZERO(r->reserved1);
 	}
+	case FARSWAP_MSG_AUTH_REQ:
+		return !FARSWAP_RESERVED_ZERO(m->auth_req.host_nonce);
+	case FARSWAP_MSG_AUTH_CHAL:
+		return !FARSWAP_RESERVED_ZERO(m->auth_chal.donor_nonce);
+	case FARSWAP_MSG_AUTH_PROOF:
+		return 1;
+	case FARSWAP_MSG_AUTH_REP:
+		return farswap_status_valid(le16_to_cpu(m->auth_rep.status)) &&
+		       FARSWAP_RESERVED_ZERO(m->auth_rep.reserved0) &&
+		       FARSWAP_RESERVED_ZERO(m->auth_rep.reserved1) &&
+		       FARSWAP_RESERVED_ZERO(m->auth_rep.reserved2);
+	case FARSWAP_MSG_INFO_REQ:
+		return FARSWAP_RESERVED_ZERO(m->info_req.reserved);
+	case FARSWAP_MSG_INFO_REP:
+		return farswap_domain_len(m->info_rep.domain,
+					  sizeof(m->info_rep.domain)) &&
+		       FARSWAP_RESERVED_ZERO(m->info_rep.reserved);
 	default:
 		return 0;
 	}
+}
+
+/*
+ * Lay out the input of the MAC that @role sends: both sides build the
+ * same 88 bytes from the same handshake.
+ */
+static inline void
+farswap_auth_mac_input_init(struct farswap_auth_mac_input *in,
+			    enum farswap_auth_role role,
+			    const __u8 *host_nonce, const __u8 *donor_nonce,
+			    __u64 session, const __u8 *host_id,
+			    const __u8 *donor_id)
+{
+	const char *label = role == FARSWAP_AUTH_DONOR ?
+				    FARSWAP_AUTH_LABEL_DONOR :
+				    FARSWAP_AUTH_LABEL_HOST;
+
+	memset(in, 0, sizeof(*in));
+	memcpy(in->label, label, strlen(label));
+	memcpy(in->host_nonce, host_nonce, FARSWAP_AUTH_NONCE_LEN);
+	memcpy(in->donor_nonce, donor_nonce, FARSWAP_AUTH_NONCE_LEN);
+	in->session = cpu_to_le64(session);
+	memcpy(in->host_id, host_id, FARSWAP_ID_LEN);
+	memcpy(in->donor_id, donor_id, FARSWAP_ID_LEN);
 }
 
 /*

@@ -1,88 +1,147 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Attach command parsing (see args.h).  The caller fills @args with the
- * defaults (module parameters) first; options override them.
+ * Control command parsing (see args.h).  The caller fills attach @args
+ * with the defaults (module parameters) first; options override them.
+ *
+ * Options are matched with the kernel's option parser (match_token(), as
+ * filesystems and NVMe over Fabrics do) and addresses converted with
+ * inet_pton_with_scope().  Where those accept more than the option
+ * language does (a C base prefix on numbers, a scope on an address that
+ * takes none), the difference is checked here first.
  */
 #include <linux/ctype.h>
 #include <linux/errno.h>
+#include <linux/if.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/inet.h>
 #include <linux/kernel.h>
+#include <linux/parser.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <net/net_namespace.h>
 
 #include "farswap_proto.h"
 #include "args.h"
 
-static int farswap_parse_port(const char *s, __be16 *port)
-{
-	u16 p;
+#define FARSWAP_OPT_SEPARATORS	" \t\n,"
 
-	if (kstrtou16(s, 10, &p) || !p)
+/* Bits, so that one mask records which options a command gave. */
+enum {
+	FARSWAP_OPT_ERR		= 0,
+	FARSWAP_OPT_DONOR	= 1 << 0,
+	FARSWAP_OPT_SIZE	= 1 << 1,
+	FARSWAP_OPT_SLAB_SIZE	= 1 << 2,
+	FARSWAP_OPT_NAME	= 1 << 3,
+	FARSWAP_OPT_QUEUES	= 1 << 4,
+	FARSWAP_OPT_QUEUE_DEPTH	= 1 << 5,
+	FARSWAP_OPT_IO_TIMEOUT	= 1 << 6,
+	FARSWAP_OPT_SYNC_IO	= 1 << 7,
+	FARSWAP_OPT_INTEGRITY	= 1 << 8,
+	FARSWAP_OPT_REPLICAS	= 1 << 9,
+	FARSWAP_OPT_KEY		= 1 << 10,
+};
+
+/* A device is made of several donors: the one option given more than once. */
+#define FARSWAP_OPT_REPEATABLE	FARSWAP_OPT_DONOR
+
+static const match_table_t farswap_attach_tokens = {
+	{ FARSWAP_OPT_DONOR,		"donor=%s" },
+	{ FARSWAP_OPT_SIZE,		"size=%s" },
+	{ FARSWAP_OPT_SLAB_SIZE,	"slab_size=%s" },
+	{ FARSWAP_OPT_NAME,		"name=%s" },
+	{ FARSWAP_OPT_QUEUES,		"queues=%s" },
+	{ FARSWAP_OPT_QUEUE_DEPTH,	"queue_depth=%s" },
+	{ FARSWAP_OPT_IO_TIMEOUT,	"io_timeout_ms=%s" },
+	{ FARSWAP_OPT_SYNC_IO,		"sync_io=%s" },
+	{ FARSWAP_OPT_INTEGRITY,	"integrity=%s" },
+	{ FARSWAP_OPT_REPLICAS,		"replicas=%s" },
+	{ FARSWAP_OPT_KEY,		"key=%s" },
+	{ FARSWAP_OPT_ERR,		NULL },
+};
+
+static const match_table_t farswap_detach_tokens = {
+	{ FARSWAP_OPT_NAME,		"name=%s" },
+	{ FARSWAP_OPT_ERR,		NULL },
+};
+
+#define farswap_bad(fmt, ...) \
+	({ snprintf(err, errlen, fmt, ##__VA_ARGS__); -EINVAL; })
+#define farswap_no_memory() \
+	({ snprintf(err, errlen, "out of memory"); -ENOMEM; })
+
+static bool farswap_all_digits(const char *s, size_t len)
+{
+	return len && strspn(s, "0123456789") >= len;
+}
+
+/* A port: decimal digits (kstrtou16() would also take a '+'), not 0. */
+static int farswap_parse_port(const char *s, u16 *port)
+{
+	if (!farswap_all_digits(s, strlen(s)) || kstrtou16(s, 10, port) ||
+	    !*port)
 		return -EINVAL;
-	*port = htons(p);
+	return 0;
+}
+
+/*
+ * inet_pton_with_scope() ignores a scope after an address that is not
+ * link-local, and reads a port with a C base prefix ("010" is eight): so
+ * the port is checked here and given back to it in plain decimal, and an
+ * address with a '%' must come back with a scope.
+ */
+static int farswap_pton(const char *host, size_t hostlen, const char *port,
+			sa_family_t family, struct sockaddr_storage *ss)
+{
+	char addr[INET6_ADDRSTRLEN + 1 + IFNAMSIZ];
+	char decimal[sizeof("65535")];
+	u16 p = FARSWAP_DEFAULT_PORT;
+	int ret;
+
+	if (!hostlen || hostlen >= sizeof(addr))
+		return -EINVAL;
+	memcpy(addr, host, hostlen);
+	addr[hostlen] = '\0';
+	if (port && farswap_parse_port(port, &p))
+		return -EINVAL;
+	snprintf(decimal, sizeof(decimal), "%u", p);
+
+	ret = inet_pton_with_scope(&init_net, family, addr, decimal, ss);
+	if (ret)
+		return ret;
+	if (family == AF_INET6 && strchr(addr, '%') &&
+	    !((struct sockaddr_in6 *)ss)->sin6_scope_id)
+		return -EINVAL;
 	return 0;
 }
 
 /**
  * farswap_parse_addr - parse a donor address
- * @s: "a.b.c.d", "a.b.c.d:port", "v6addr" or "[v6addr]:port"
+ * @s: "a.b.c.d", "a.b.c.d:port", "v6addr" or "[v6addr]:port"; a link-local
+ *     IPv6 address may end in "%ifname" or "%ifindex"
  * @ss: filled with the address; the port defaults to FARSWAP_DEFAULT_PORT
  *
  * Return: 0 or -EINVAL.
  */
 int farswap_parse_addr(const char *s, struct sockaddr_storage *ss)
 {
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	__be16 port = htons(FARSWAP_DEFAULT_PORT);
-	const char *end;
-	size_t len = strlen(s);
+	const char *colon = strchr(s, ':');
+	const char *close;
 
 	memset(ss, 0, sizeof(*ss));
-	if (!len)
-		return -EINVAL;
-
 	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-
-		if (!close || close == s + 1)
+		close = strchr(s, ']');
+		if (!close || (close[1] && close[1] != ':'))
 			return -EINVAL;
-		if (close[1] == ':') {
-			if (farswap_parse_port(close + 2, &port))
-				return -EINVAL;
-		} else if (close[1]) {
-			return -EINVAL;
-		}
-		if (!in6_pton(s + 1, close - s - 1, sin6->sin6_addr.s6_addr,
-			      -1, &end) || end != close)
-			return -EINVAL;
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = port;
-		return 0;
+		return farswap_pton(s + 1, close - s - 1,
+				    close[1] ? close + 2 : NULL, AF_INET6, ss);
 	}
-
-	/* Two or more colons: a bare IPv6 address, no port. */
-	if (strchr(s, ':') != strrchr(s, ':')) {
-		if (!in6_pton(s, len, sin6->sin6_addr.s6_addr, -1, &end) ||
-		    end != s + len)
-			return -EINVAL;
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = port;
-		return 0;
-	}
-
-	if (!in4_pton(s, len, (u8 *)&sin->sin_addr.s_addr, ':', &end))
-		return -EINVAL;
-	if (*end == ':') {
-		if (farswap_parse_port(end + 1, &port))
-			return -EINVAL;
-	} else if (*end) {
-		return -EINVAL;
-	}
-	sin->sin_family = AF_INET;
-	sin->sin_port = port;
-	return 0;
+	/* Two or more colons: a bare IPv6 address, whose last group is no port. */
+	if (colon && colon != strrchr(s, ':'))
+		return farswap_pton(s, strlen(s), NULL, AF_INET6, ss);
+	if (colon)
+		return farswap_pton(s, colon - s, colon + 1, AF_INET, ss);
+	return farswap_pton(s, strlen(s), NULL, AF_INET, ss);
 }
 
 /**
@@ -127,12 +186,26 @@ int farswap_parse_size(const char *s, u64 *out)
 	return 0;
 }
 
-static int farswap_parse_uint(const char *s, unsigned int min,
+/*
+ * A decimal number in [min, max].  match_u64() takes a C base prefix
+ * ("0x10", and "010" is eight): only digits get through, and leading
+ * zeros are skipped so that "010" is ten, as in sizes.
+ */
+static int farswap_match_uint(substring_t *arg, unsigned int min,
 			      unsigned int max, unsigned int *out)
 {
-	unsigned int v;
+	substring_t digits = *arg;
+	u64 v;
+	int ret;
 
-	if (kstrtouint(s, 10, &v) || v < min || v > max)
+	if (!farswap_all_digits(digits.from, digits.to - digits.from))
+		return -EINVAL;
+	while (digits.to - digits.from > 1 && digits.from[0] == '0')
+		digits.from++;
+	ret = match_u64(&digits, &v);
+	if (ret)
+		return ret == -ENOMEM ? ret : -EINVAL;
+	if (v < min || v > max)
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -152,7 +225,8 @@ bool farswap_addr_equal(const struct sockaddr_storage *a,
 	if (a->ss_family == AF_INET6)
 		return !memcmp(&a6->sin6_addr, &b6->sin6_addr,
 				sizeof(a6->sin6_addr)) &&
-		       a6->sin6_port == b6->sin6_port;
+		       a6->sin6_port == b6->sin6_port &&
+		       a6->sin6_scope_id == b6->sin6_scope_id;
 	return false;
 }
 
@@ -174,109 +248,232 @@ int farswap_name_index(const char *name)
 	return n;
 }
 
-#define farswap_bad(fmt, ...) \
-	({ snprintf(err, errlen, fmt, ##__VA_ARGS__); -EINVAL; })
-
-static int farswap_parse_option(const char *key, const char *val,
-				struct farswap_attach_args *a, char *err,
-				size_t errlen)
+/* The next non-empty option of @buf, or NULL at its end. */
+static char *farswap_next_option(char **buf)
 {
-	unsigned int i;
+	char *opt;
 
-	if (!strcmp(key, "donor")) {
-		struct sockaddr_storage ss;
+	do {
+		opt = strsep(buf, FARSWAP_OPT_SEPARATORS);
+	} while (opt && !*opt);
+	return opt;
+}
 
-		if (a->nr_donors == FARSWAP_MAX_DONORS)
-			return farswap_bad("too many donors (at most %d)",
-					   FARSWAP_MAX_DONORS);
-		if (farswap_parse_addr(val, &ss))
-			return farswap_bad("bad donor address '%s' (want IPv4[:port] or [IPv6]:port)",
-					   val);
-		for (i = 0; i < a->nr_donors; i++)
-			if (farswap_addr_equal(&a->donor[i], &ss))
-				return farswap_bad("donor '%s' is listed twice",
-						   val);
-		a->donor[a->nr_donors++] = ss;
-		return 0;
-	}
-	if (!strcmp(key, "size")) {
-		if (farswap_parse_size(val, &a->size))
-			return farswap_bad("bad size '%s' (want e.g. 4G)", val);
-		return 0;
-	}
-	if (!strcmp(key, "slab_size")) {
-		if (farswap_parse_size(val, &a->slab_size) ||
-		    !farswap_slab_size_valid(a->slab_size))
-			return farswap_bad("bad slab_size '%s' (want a power of two from 2M to 1T)",
-					   val);
-		return 0;
-	}
-	if (!strcmp(key, "name")) {
-		if (strlen(val) >= FARSWAP_NAME_LEN ||
-		    farswap_name_index(val) < 0)
-			return farswap_bad("bad name '%s' (want farswapN)", val);
-		strscpy(a->name, val, sizeof(a->name));
-		return 0;
-	}
-	if (!strcmp(key, "queues")) {
-		/* Per direction: reads and writes each get this many. */
-		if (farswap_parse_uint(val, 1, FARSWAP_MAX_IO_QUEUES / 2,
-				       &a->nr_queues))
-			return farswap_bad("bad queues '%s' (1 to %d)", val,
-					   FARSWAP_MAX_IO_QUEUES / 2);
-		return 0;
-	}
-	if (!strcmp(key, "queue_depth")) {
-		if (farswap_parse_uint(val, 1, FARSWAP_QUEUE_DEPTH_MAX,
-				       &a->queue_depth))
-			return farswap_bad("bad queue_depth '%s' (1 to %d)",
-					   val, FARSWAP_QUEUE_DEPTH_MAX);
-		return 0;
-	}
-	if (!strcmp(key, "io_timeout_ms")) {
-		if (farswap_parse_uint(val, FARSWAP_IO_TIMEOUT_MIN_MS,
-				       FARSWAP_IO_TIMEOUT_MAX_MS,
-				       &a->io_timeout_ms))
-			return farswap_bad("bad io_timeout_ms '%s' (%d to %d)",
-					   val, FARSWAP_IO_TIMEOUT_MIN_MS,
-					   FARSWAP_IO_TIMEOUT_MAX_MS);
-		return 0;
-	}
-	if (!strcmp(key, "sync_io")) {
-		if (kstrtobool(val, &a->sync_io))
-			return farswap_bad("bad sync_io '%s' (0 or 1)", val);
-		return 0;
-	}
-	return farswap_bad("unknown option '%s'", key);
+/* key=value with neither empty: match_token() cannot say so itself. */
+static bool farswap_option_has_value(const char *opt)
+{
+	const char *eq = strchr(opt, '=');
+
+	return eq && eq != opt && eq[1];
+}
+
+/* The option's key, for reasons: "size" of "size=4G". */
+static const char *farswap_option_key(char *opt)
+{
+	char *eq = strchr(opt, '=');
+
+	if (eq)
+		*eq = '\0';
+	return opt;
 }
 
 /**
- * farswap_parse_attach - parse an attach command
- * @buf: the command, modified in place
+ * farswap_cmd_op - which command a control write holds
+ * @buf: the command; advanced past a leading "attach" or "detach"
+ *
+ * Return: FARSWAP_CMD_DETACH for "detach ...", else FARSWAP_CMD_ATTACH: an
+ * attach's options need no leading word, as in the sysfs attach file.
+ */
+enum farswap_cmd_op farswap_cmd_op(char **buf)
+{
+	static const struct {
+		const char *word;
+		enum farswap_cmd_op op;
+	} words[] = {
+		{ "attach", FARSWAP_CMD_ATTACH },
+		{ "detach", FARSWAP_CMD_DETACH },
+	};
+	char *s = *buf + strspn(*buf, FARSWAP_OPT_SEPARATORS);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		size_t len = strlen(words[i].word);
+
+		if (strncmp(s, words[i].word, len) ||
+		    (s[len] && !strchr(FARSWAP_OPT_SEPARATORS, s[len])))
+			continue;
+		*buf = s + len;
+		return words[i].op;
+	}
+	return FARSWAP_CMD_ATTACH;
+}
+
+static int farswap_add_donor(const char *val, struct farswap_attach_args *a,
+			     char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	unsigned int i;
+
+	if (a->nr_donors == FARSWAP_MAX_DONORS)
+		return farswap_bad("too many donors (at most %d)",
+				   FARSWAP_MAX_DONORS);
+	if (farswap_parse_addr(val, &ss))
+		return farswap_bad("bad donor address '%s' (want IPv4[:port] or [IPv6]:port)",
+				   val);
+	for (i = 0; i < a->nr_donors; i++)
+		if (farswap_addr_equal(&a->donor[i], &ss))
+			return farswap_bad("donor '%s' is listed twice", val);
+	a->donor[a->nr_donors++] = ss;
+	return 0;
+}
+
+/* An option whose value is a string: donor=, size=, slab_size=, name=. */
+static int farswap_apply_string(int token, substring_t *arg,
+				struct farswap_attach_args *a, char *err,
+				size_t errlen)
+{
+	char *val = match_strdup(arg);
+	int ret = 0;
+
+	if (!val)
+		return farswap_no_memory();
+	switch (token) {
+	case FARSWAP_OPT_DONOR:
+		ret = farswap_add_donor(val, a, err, errlen);
+		break;
+	case FARSWAP_OPT_SIZE:
+		if (farswap_parse_size(val, &a->size))
+			ret = farswap_bad("bad size '%s' (want e.g. 4G)", val);
+		break;
+	case FARSWAP_OPT_SLAB_SIZE:
+		if (farswap_parse_size(val, &a->slab_size) ||
+		    !farswap_slab_size_valid(a->slab_size))
+			ret = farswap_bad("bad slab_size '%s' (want a power of two from 2M to 1T)",
+					  val);
+		break;
+	case FARSWAP_OPT_NAME:
+		if (strlen(val) >= FARSWAP_NAME_LEN ||
+		    farswap_name_index(val) < 0)
+			ret = farswap_bad("bad name '%s' (want farswapN)", val);
+		else
+			strscpy(a->name, val, sizeof(a->name));
+		break;
+	case FARSWAP_OPT_INTEGRITY:
+		if (farswap_tag_alg_parse(val, &a->integrity))
+			ret = farswap_bad("bad integrity '%s' (siphash, crc32c or off)",
+					  val);
+		break;
+	case FARSWAP_OPT_KEY:
+		/* Only the key's name: the secret stays in the keyring. */
+		if (!farswap_key_desc_valid(val))
+			ret = farswap_bad("bad key '%s' (want the description of a logon key, PREFIX:NAME)",
+					  val);
+		else
+			strscpy(a->key_desc, val, sizeof(a->key_desc));
+		break;
+	}
+	kfree(val);
+	return ret;
+}
+
+/* An option whose value is a number or a boolean. */
+static int farswap_apply_number(int token, substring_t *arg,
+				struct farswap_attach_args *a, char *err,
+				size_t errlen)
+{
+	const char *val = arg->from;	/* the whole rest of the option */
+	int ret = 0;
+
+	switch (token) {
+	case FARSWAP_OPT_QUEUES:
+		/* Per direction: reads and writes each get this many. */
+		ret = farswap_match_uint(arg, 1, FARSWAP_MAX_IO_QUEUES / 2,
+					 &a->nr_queues);
+		if (ret == -EINVAL)
+			return farswap_bad("bad queues '%s' (1 to %d)", val,
+					   FARSWAP_MAX_IO_QUEUES / 2);
+		break;
+	case FARSWAP_OPT_QUEUE_DEPTH:
+		ret = farswap_match_uint(arg, 1, FARSWAP_QUEUE_DEPTH_MAX,
+					 &a->queue_depth);
+		if (ret == -EINVAL)
+			return farswap_bad("bad queue_depth '%s' (1 to %d)",
+					   val, FARSWAP_QUEUE_DEPTH_MAX);
+		break;
+	case FARSWAP_OPT_IO_TIMEOUT:
+		ret = farswap_match_uint(arg, FARSWAP_IO_TIMEOUT_MIN_MS,
+					 FARSWAP_IO_TIMEOUT_MAX_MS,
+					 &a->io_timeout_ms);
+		if (ret == -EINVAL)
+			return farswap_bad("bad io_timeout_ms '%s' (%d to %d)",
+					   val, FARSWAP_IO_TIMEOUT_MIN_MS,
+					   FARSWAP_IO_TIMEOUT_MAX_MS);
+		break;
+	case FARSWAP_OPT_SYNC_IO:
+		if (kstrtobool(val, &a->sync_io))
+			return farswap_bad("bad sync_io '%s' (0 or 1)", val);
+		break;
+	case FARSWAP_OPT_REPLICAS:
+		ret = farswap_match_uint(arg, 1, FARSWAP_MAX_REPLICAS,
+					 &a->replicas);
+		if (ret == -EINVAL)
+			return farswap_bad("bad replicas '%s' (1 to %d)", val,
+					   FARSWAP_MAX_REPLICAS);
+		break;
+	}
+	return ret ? farswap_no_memory() : 0;
+}
+
+static int farswap_apply_option(char *opt, unsigned int *seen,
+				struct farswap_attach_args *a, char *err,
+				size_t errlen)
+{
+	substring_t args[MAX_OPT_ARGS];
+	int token;
+
+	if (!farswap_option_has_value(opt))
+		return farswap_bad("bad option '%s' (want key=value)", opt);
+	token = match_token(opt, farswap_attach_tokens, args);
+	if (token == FARSWAP_OPT_ERR)
+		return farswap_bad("unknown option '%s'",
+				   farswap_option_key(opt));
+	if ((*seen & token) && !(token & FARSWAP_OPT_REPEATABLE))
+		return farswap_bad("option '%s' given twice",
+				   farswap_option_key(opt));
+	*seen |= token;
+
+	switch (token) {
+	case FARSWAP_OPT_DONOR:
+	case FARSWAP_OPT_SIZE:
+	case FARSWAP_OPT_SLAB_SIZE:
+	case FARSWAP_OPT_NAME:
+	case FARSWAP_OPT_INTEGRITY:
+	case FARSWAP_OPT_KEY:
+		return farswap_apply_string(token, &args[0], a, err, errlen);
+	default:
+		return farswap_apply_number(token, &args[0], a, err, errlen);
+	}
+}
+
+/**
+ * farswap_parse_attach - parse an attach command's options
+ * @buf: the options, modified in place
  * @args: holds the defaults on entry, the result on success
  * @err: filled with a one-line reason on failure
  * @errlen: size of @err
  *
- * Return: 0, or -EINVAL with @err set.
+ * Return: 0, or -EINVAL (-ENOMEM) with @err set.
  */
 int farswap_parse_attach(char *buf, struct farswap_attach_args *args,
 			 char *err, size_t errlen)
 {
-	char *tok;
+	unsigned int seen = 0;
+	char *opt;
 	int ret;
 
 	args->nr_donors = 0;
-	while ((tok = strsep(&buf, " \t\n,")) != NULL) {
-		char *val;
-
-		if (!*tok)
-			continue;
-		val = strchr(tok, '=');
-		if (!val || val == tok || !val[1])
-			return farswap_bad("bad option '%s' (want key=value)",
-					   tok);
-		*val++ = '\0';
-		ret = farswap_parse_option(tok, val, args, err, errlen);
+	while ((opt = farswap_next_option(&buf)) != NULL) {
+		ret = farswap_apply_option(opt, &seen, args, err, errlen);
 		if (ret)
 			return ret;
 	}
@@ -284,8 +481,46 @@ int farswap_parse_attach(char *buf, struct farswap_attach_args *args,
 		return farswap_bad("no donor given (donor=ADDR[:PORT])");
 	if (!args->size)
 		return farswap_bad("no size given (size=SIZE)");
+	if (args->replicas > args->nr_donors)
+		return farswap_bad("replicas=%u needs as many donors, %u given",
+				   args->replicas, args->nr_donors);
 	if (args->slab_size && args->size % args->slab_size)
 		return farswap_bad("size %llu is not a multiple of slab_size %llu",
 				   args->size, args->slab_size);
+	return 0;
+}
+
+/**
+ * farswap_parse_detach - parse a detach command's options: name=farswapN
+ * @buf: the options (after the word "detach"), modified in place
+ * @name: receives the device's name; FARSWAP_NAME_LEN bytes
+ * @err: filled with a one-line reason on failure
+ * @errlen: size of @err
+ *
+ * Return: 0, or -EINVAL with @err set.
+ */
+int farswap_parse_detach(char *buf, char *name, char *err, size_t errlen)
+{
+	substring_t args[MAX_OPT_ARGS];
+	char *opt;
+
+	name[0] = '\0';
+	while ((opt = farswap_next_option(&buf)) != NULL) {
+		if (!farswap_option_has_value(opt))
+			return farswap_bad("bad option '%s' (want key=value)",
+					   opt);
+		if (match_token(opt, farswap_detach_tokens, args) !=
+		    FARSWAP_OPT_NAME)
+			return farswap_bad("unknown detach option '%s' (want name=farswapN)",
+					   farswap_option_key(opt));
+		if (name[0])
+			return farswap_bad("option 'name' given twice");
+		if (match_strlcpy(name, &args[0], FARSWAP_NAME_LEN) >=
+		    FARSWAP_NAME_LEN || farswap_name_index(name) < 0)
+			return farswap_bad("bad name '%s' (want farswapN)",
+					   args[0].from);
+	}
+	if (!name[0])
+		return farswap_bad("no device given (name=farswapN)");
 	return 0;
 }

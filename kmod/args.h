@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Parsing of the attach command written to /sys/kernel/farswap/attach:
+ * Parsing of control commands, written to /dev/farswap-ctl (and, for
+ * attach and the older interface, to /sys/kernel/farswap/attach|detach):
  *
- *   donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE] [name=farswapN]
- *   [queues=N] [queue_depth=N] [io_timeout_ms=N] [sync_io=0|1]
+ *   [attach] donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE]
+ *            [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N]
+ *            [sync_io=0|1] [integrity=siphash|crc32c|off] [replicas=N]
+ *            [key=PREFIX:NAME]
+ *   detach name=farswapN
  *
- * ADDR is IPv4 dotted-quad or IPv6 (in brackets when a port follows).
+ * Options are separated by spaces, tabs, newlines or commas.  ADDR is IPv4
+ * dotted-quad or IPv6 (in brackets when a port follows; a link-local one
+ * may carry %SCOPE).  Numbers are decimal.  Every option but donor= may
+ * appear once.
+ *
  * Free of RDMA calls, so KUnit runs it under UML.
  */
 #ifndef FARSWAP_ARGS_H
@@ -14,7 +22,10 @@
 #include <linux/socket.h>
 #include <linux/types.h>
 
+#include "auth.h"
 #include "place.h"
+#include "replica.h"
+#include "tag.h"
 
 #define FARSWAP_NAME_LEN	32
 #define FARSWAP_ERR_LEN		160
@@ -29,6 +40,10 @@ struct farswap_attach_args {
 	unsigned int queue_depth;
 	unsigned int io_timeout_ms;
 	bool sync_io;
+	enum farswap_tag_alg integrity;
+	unsigned int replicas;		/* 0: 2 with two donors or more, else 1 */
+	/* A logon key's description; "": do not authenticate. */
+	char key_desc[FARSWAP_KEY_DESC_LEN];
 };
 
 /* Limits, also enforced on module parameters. */
@@ -36,10 +51,18 @@ struct farswap_attach_args {
 #define FARSWAP_IO_TIMEOUT_MIN_MS	100
 #define FARSWAP_IO_TIMEOUT_MAX_MS	3600000
 
+/* What a control command asks for. */
+enum farswap_cmd_op {
+	FARSWAP_CMD_ATTACH,
+	FARSWAP_CMD_DETACH,
+};
+
 int farswap_parse_addr(const char *s, struct sockaddr_storage *ss);
 int farswap_parse_size(const char *s, u64 *out);
+enum farswap_cmd_op farswap_cmd_op(char **buf);
 int farswap_parse_attach(char *buf, struct farswap_attach_args *args,
 			 char *err, size_t errlen);
+int farswap_parse_detach(char *buf, char *name, char *err, size_t errlen);
 bool farswap_addr_equal(const struct sockaddr_storage *a,
 			const struct sockaddr_storage *b);
 int farswap_name_index(const char *name);

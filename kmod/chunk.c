@@ -12,6 +12,7 @@
  * dev->map_mutex, with memalloc_noio so nothing they allocate recurses
  * into swap.
  */
+#include <linux/delay.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -48,11 +49,53 @@ static void farswap_rslab_free(struct farswap_dev *dev,
 	kfree(rs);
 }
 
-/* Only at detach: the sessions' end frees every slab on the donors. */
+/*
+ * Let go of a placement's slot.  A retired slab's record goes with its
+ * last slot; the caller decides what to do with a live slab left empty.
+ */
+static enum farswap_slots_after
+farswap_slot_drop(struct farswap_dev *dev,
+		  const struct farswap_placement *place)
+{
+	struct farswap_rslab *rs = place->rslab;
+	enum farswap_slots_after after;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->rslab_lock, flags);
+	after = farswap_slots_put(&rs->slots, place->slot);
+	spin_unlock_irqrestore(&dev->rslab_lock, flags);
+
+	switch (after) {
+	case FARSWAP_SLOTS_FREE:
+		farswap_rslab_free(dev, rs);
+		break;
+	case FARSWAP_SLOTS_BAD:
+		pr_err("%s: slot %u of donor %s's slab %u was not in use; left alone\n",
+		       dev->name, place->slot, rs->donor->name, rs->remote_id);
+		break;
+	default:
+		break;
+	}
+	return after;
+}
+
+/*
+ * Only at detach: the sessions' end frees every slab on the donors.  The
+ * chunks' slots go first, so that retired slabs still pointed at by
+ * chunks are freed with their last slot.
+ */
 void farswap_chunks_free(struct farswap_dev *dev)
 {
 	struct farswap_rslab *rs, *next;
+	u32 i, r;
 
+	for (i = 0; dev->chunks && i < dev->geo.nr_chunks; i++) {
+		struct farswap_chunk *chunk = &dev->chunks[i];
+
+		for (r = 0; r < chunk->nr_places; r++)
+			farswap_slot_drop(dev, &chunk->place[r]);
+		chunk->nr_places = 0;
+	}
 	list_for_each_entry_safe(rs, next, &dev->rslabs, node) {
 		list_del(&rs->node);
 		farswap_rslab_free(dev, rs);
@@ -67,22 +110,27 @@ static u32 farswap_chunk_index(struct farswap_dev *dev,
 	return chunk - dev->chunks;
 }
 
-/* Can new chunks go into @rs? */
+/* Can new chunks go into @rs (a donor outside @exclude, a domain outside @avoid)? */
 static bool farswap_rslab_open(struct farswap_dev *dev,
 			       struct farswap_rslab *rs,
-			       struct farswap_donor *exclude)
+			       unsigned long exclude, unsigned long avoid)
 {
-	return rs->state == FARSWAP_RSLAB_LIVE && rs->donor != exclude &&
-	       rs->nr_used < dev->geo.chunks_per_slab &&
+	return rs->state == FARSWAP_RSLAB_LIVE &&
+	       !(exclude & BIT(rs->donor->index)) &&
+	       !(avoid & BIT(farswap_donor_dom(rs->donor))) &&
+	       farswap_slots_free(&rs->slots) &&
 	       farswap_donor_live(rs->donor, rs->gen);
 }
 
-static void farswap_rslab_fill(struct farswap_dev *dev,
-			       struct farswap_rslab *rs, u32 slot,
+/* Take a free slot of an open slab for @place. */
+static void farswap_rslab_fill(struct farswap_rslab *rs,
 			       struct farswap_placement *place)
 {
-	__set_bit(slot, rs->used);
-	rs->nr_used++;
+	int slot = farswap_slots_take(&rs->slots);
+
+	/* farswap_rslab_open() said it has room, under the same lock. */
+	if (WARN_ON_ONCE(slot < 0))
+		return;
 	place->donor = rs->donor;
 	place->gen = rs->gen;
 	place->rslab = rs;
@@ -120,15 +168,64 @@ static u32 farswap_room(struct farswap_dev *dev)
 
 	lockdep_assert_held(&dev->rslab_lock);
 	list_for_each_entry(rs, &dev->rslabs, node)
-		if (farswap_rslab_open(dev, rs, NULL))
-			room += dev->geo.chunks_per_slab - rs->nr_used;
+		if (farswap_rslab_open(dev, rs, 0, 0))
+			room += farswap_slots_free(&rs->slots);
 	return room;
+}
+
+/* Free slots of the open slabs on donors of failure domain @dom. */
+static u32 farswap_room_dom(struct farswap_dev *dev, unsigned int dom)
+{
+	struct farswap_rslab *rs;
+	u32 room = 0;
+
+	lockdep_assert_held(&dev->rslab_lock);
+	list_for_each_entry(rs, &dev->rslabs, node)
+		if (farswap_donor_dom(rs->donor) == dom &&
+		    farswap_rslab_open(dev, rs, 0, 0))
+			room += farswap_slots_free(&rs->slots);
+	return room;
+}
+
+/*
+ * With replicas, a chunk wants a slot in each of several failure
+ * domains: the domains of live donors whose held slabs have fewer free
+ * slots than the spare, and where a donor has free slabs (as last heard)
+ * to give, a bit per domain (0 with one replica or one live domain,
+ * where the room of all slabs is what counts).
+ */
+static unsigned long farswap_domains_short(struct farswap_dev *dev)
+{
+	unsigned long doms = 0, giving = 0, shortm = 0;
+	unsigned int i, d;
+
+	lockdep_assert_held(&dev->rslab_lock);
+	if (dev->params.replicas < 2)
+		return 0;
+	for (i = 0; i < dev->nr_donors; i++) {
+		struct farswap_donor *dn = dev->donors[i];
+
+		if (farswap_donor_state(dn) != FARSWAP_DONOR_LIVE)
+			continue;
+		doms |= BIT(farswap_donor_dom(dn));
+		if (READ_ONCE(dn->slabs_free))
+			giving |= BIT(farswap_donor_dom(dn));
+	}
+	if (hweight_long(doms) < 2)
+		return 0;
+	for_each_set_bit(d, &giving, FARSWAP_MAX_DONORS)
+		if (farswap_room_dom(dev, d) < farswap_spare_slots(dev))
+			shortm |= BIT(d);
+	return shortm;
 }
 
 /**
  * farswap_take_slot - a free chunk slot in a slab the device holds
  * @dev: the device
- * @exclude: a donor not to use (the one reclaiming), or NULL
+ * @exclude: donors not to use, a bit per donor index (those holding the
+ *	chunk's other replicas, the one reclaiming)
+ * @avoid: failure domains not to use, a bit per domain number (those of
+ *	the chunk's other replicas); 0 for any
  * @place: filled with the slot's placement
  *
  * Fills the current slab first, so slabs fill one after another and
@@ -136,60 +233,74 @@ static u32 farswap_room(struct farswap_dev *dev)
  *
  * Return: false when no held slab has room; the caller then asks donors.
  */
-bool farswap_take_slot(struct farswap_dev *dev, struct farswap_donor *exclude,
-		       struct farswap_placement *place)
+bool farswap_take_slot(struct farswap_dev *dev, unsigned long exclude,
+		       unsigned long avoid, struct farswap_placement *place)
 {
 	struct farswap_rslab *rs = NULL, *it;
 	unsigned long flags;
 	bool low = false;
-	u32 slot;
 
 	spin_lock_irqsave(&dev->rslab_lock, flags);
-	if (dev->cur_rslab && farswap_rslab_open(dev, dev->cur_rslab, exclude)) {
+	if (dev->cur_rslab &&
+	    farswap_rslab_open(dev, dev->cur_rslab, exclude, avoid)) {
 		rs = dev->cur_rslab;
 	} else {
 		list_for_each_entry(it, &dev->rslabs, node) {
-			if (farswap_rslab_open(dev, it, exclude)) {
+			if (farswap_rslab_open(dev, it, exclude, avoid)) {
 				rs = it;
 				break;
 			}
 		}
-		if (rs && !exclude)
+		if (rs && !exclude && !avoid)
 			dev->cur_rslab = rs;
 	}
 	if (rs) {
-		slot = find_first_zero_bit(rs->used, dev->geo.chunks_per_slab);
-		farswap_rslab_fill(dev, rs, slot, place);
-		low = dev->geo.chunks_per_slab - rs->nr_used <
-		      farswap_spare_slots(dev);
+		farswap_rslab_fill(rs, place);
+		low = farswap_slots_free(&rs->slots) < farswap_spare_slots(dev);
 	}
 	spin_unlock_irqrestore(&dev->rslab_lock, flags);
 	/* The grow work decides whether the other slabs have room. */
-	if (low && !exclude)
+	if (low)
 		queue_work(dev->wq, &dev->grow_work);
 	return rs;
 }
 
-/* Give a chunk's slot back; an emptied slab goes back to its donor. */
+/*
+ * Give a chunk's slot back; an emptied slab goes back to its donor (the
+ * release work checks its state), a retired one is freed here.  Callable
+ * from the I/O path: never sleeps.
+ */
 void farswap_put_slot(struct farswap_dev *dev,
 		      const struct farswap_placement *place)
 {
-	struct farswap_rslab *rs = place->rslab;
-	unsigned long flags;
-	bool empty;
-
-	spin_lock_irqsave(&dev->rslab_lock, flags);
-	__clear_bit(place->slot, rs->used);
-	empty = !--rs->nr_used && rs->state == FARSWAP_RSLAB_LIVE;
-	spin_unlock_irqrestore(&dev->rslab_lock, flags);
-	if (empty)
+	if (farswap_slot_drop(dev, place) == FARSWAP_SLOTS_EMPTY)
 		queue_work(dev->wq, &dev->release_work);
 }
 
-/* Ask donors for a slab (power of two choices) and hold it. */
+
+/* The donors as placement sees them: live, outside @exclude, their room. */
+static void farswap_place_views(struct farswap_dev *dev, unsigned long exclude,
+				struct farswap_place_view *view)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_donors; i++) {
+		struct farswap_donor *d = dev->donors[i];
+
+		view[i].usable = !(exclude & BIT(i)) &&
+				 farswap_donor_state(d) == FARSWAP_DONOR_LIVE;
+		view[i].free = READ_ONCE(d->slabs_free);
+		view[i].domain = farswap_donor_dom(d);
+	}
+}
+
+/*
+ * Ask donors for a slab (power of two choices) and hold it: donors
+ * outside @exclude, those outside the failure domains @avoid first.
+ */
 static int farswap_acquire_rslab(struct farswap_dev *dev,
-				 struct farswap_donor *exclude, u32 hint,
-				 bool make_current)
+				 unsigned long exclude, unsigned long avoid,
+				 u32 hint, bool make_current)
 {
 	struct farswap_place_view view[FARSWAP_MAX_DONORS];
 	int cand[2], order[FARSWAP_MAX_DONORS];
@@ -199,19 +310,15 @@ static int farswap_acquire_rslab(struct farswap_dev *dev,
 	unsigned int i;
 	int nc, n, ret = -ENOTCONN;
 
-	rs = kzalloc(struct_size(rs, used, BITS_TO_LONGS(slots)), GFP_NOIO);
+	rs = kzalloc(struct_size(rs, map, BITS_TO_LONGS(slots)), GFP_NOIO);
 	if (!rs)
 		return -ENOMEM;
+	farswap_slots_init(&rs->slots, slots, rs->map);
 
-	for (i = 0; i < dev->nr_donors; i++) {
-		struct farswap_donor *d = dev->donors[i];
-
-		view[i].usable = d != exclude &&
-				 farswap_donor_state(d) == FARSWAP_DONOR_LIVE;
-		view[i].free = READ_ONCE(d->slabs_free);
-	}
-	nc = farswap_place_pick_two(view, dev->nr_donors, get_random_u32(),
-				    get_random_u32(), cand);
+	farswap_place_views(dev, exclude, view);
+	nc = farswap_place_pick_two_dom(view, dev->nr_donors, avoid,
+					get_random_u32(), get_random_u32(),
+					cand);
 	for (i = 0; i < nc; i++) {
 		struct farswap_donor *d = dev->donors[cand[i]];
 
@@ -220,7 +327,8 @@ static int farswap_acquire_rslab(struct farswap_dev *dev,
 			view[cand[i]].usable = false;
 		view[cand[i]].free = READ_ONCE(d->slabs_free);
 	}
-	n = farswap_place_order(view, dev->nr_donors, cand, nc, order);
+	n = farswap_place_order_dom(view, dev->nr_donors, avoid, cand, nc,
+				    order);
 	for (i = 0; i < n; i++) {
 		ret = farswap_donor_alloc_slab(dev->donors[order[i]], hint,
 					       farswap_slab_bytes(&dev->geo), rs);
@@ -266,15 +374,197 @@ static struct farswap_chunk *farswap_pop_bind(struct farswap_dev *dev)
 	return chunk;
 }
 
+/* The donors holding the chunk's placements, a bit per donor index. */
+unsigned long farswap_chunk_donors(const struct farswap_chunk *chunk)
+{
+	unsigned long mask = 0;
+	unsigned int r;
+
+	for (r = 0; r < chunk->nr_places; r++)
+		mask |= BIT(chunk->place[r].donor->index);
+	return mask;
+}
+
+/*
+ * The failure domains of the chunk's placements but placement @skip (-1:
+ * none), a bit per domain number.
+ */
+unsigned long farswap_chunk_domains(const struct farswap_chunk *chunk,
+				    int skip)
+{
+	unsigned long mask = 0;
+	unsigned int r;
+
+	for (r = 0; r < chunk->nr_places; r++)
+		if ((int)r != skip)
+			mask |= BIT(farswap_donor_dom(chunk->place[r].donor));
+	return mask;
+}
+
+/* Do two of a bound chunk's placements share a failure domain? */
+bool farswap_chunk_colocated_locked(const struct farswap_chunk *chunk)
+{
+	u8 dom[FARSWAP_MAX_REPLICAS];
+	unsigned int r;
+
+	lockdep_assert_held(&chunk->lock);
+	if (chunk->state != FARSWAP_SLAB_BOUND)
+		return false;
+	for (r = 0; r < chunk->nr_places; r++)
+		dom[r] = farswap_donor_dom(chunk->place[r].donor);
+	return farswap_place_colocated(dom, chunk->nr_places);
+}
+
+/*
+ * A donor told its failure domain (@name, a valid one): renumber the
+ * device's domains.  Chunks already placed stay where they are.
+ */
+void farswap_dev_set_domain(struct farswap_donor *donor, const char *name)
+{
+	struct farswap_dev *dev = donor->dev;
+	const char *names[FARSWAP_MAX_DONORS];
+	u8 ids[FARSWAP_MAX_DONORS];
+	unsigned long flags;
+	unsigned int i, nr;
+
+	spin_lock_irqsave(&dev->dom_lock, flags);
+	strscpy(donor->domain, name, sizeof(donor->domain));
+	nr = min_t(unsigned int, dev->nr_donors, FARSWAP_MAX_DONORS);
+	for (i = 0; i < nr; i++)
+		names[i] = dev->donors[i]->domain;
+	farswap_place_domain_ids(names, nr, ids);
+	for (i = 0; i < nr; i++)
+		WRITE_ONCE(dev->dom_id[i], ids[i]);
+	spin_unlock_irqrestore(&dev->dom_lock, flags);
+}
+
+/* How many failure domains the donors told of. */
+unsigned int farswap_dev_nr_domains(struct farswap_dev *dev)
+{
+	const char *names[FARSWAP_MAX_DONORS];
+	unsigned long flags;
+	unsigned int i, nr, n;
+
+	spin_lock_irqsave(&dev->dom_lock, flags);
+	nr = min_t(unsigned int, dev->nr_donors, FARSWAP_MAX_DONORS);
+	for (i = 0; i < nr; i++)
+		names[i] = dev->donors[i]->domain;
+	n = farswap_place_nr_domains(names, nr);
+	spin_unlock_irqrestore(&dev->dom_lock, flags);
+	return n;
+}
+
+/*
+ * Has a live donor outside @exclude and outside the domains @avoid free
+ * slabs, as last heard?  If none has, a replica may share a domain now.
+ */
+static bool farswap_room_outside(struct farswap_dev *dev,
+				 unsigned long exclude, unsigned long avoid)
+{
+	struct farswap_place_view view[FARSWAP_MAX_DONORS];
+
+	farswap_place_views(dev, exclude, view);
+	return farswap_place_room_outside(view, dev->nr_donors, avoid);
+}
+
+/* Live donors: the most replicas a chunk can have now. */
+unsigned int farswap_replicas_possible(struct farswap_dev *dev)
+{
+	unsigned int i, live = 0;
+
+	for (i = 0; i < dev->nr_donors; i++)
+		live += farswap_donor_state(dev->donors[i]) ==
+			FARSWAP_DONOR_LIVE;
+	return min(live, dev->params.replicas);
+}
+
+/*
+ * Bind a chunk that holds no data to free slots of held slabs, on
+ * distinct donors, up to the device's replicas.  Each replica goes to a
+ * failure domain the chunk has no replica in yet; to one it has only with
+ * @any (for the first replica added: the caller was just granted a slab
+ * after asking the other domains first), or when no live donor of another
+ * domain has room to ask for.
+ * Never sleeps.
+ */
+void farswap_chunk_fill_locked(struct farswap_dev *dev,
+			       struct farswap_chunk *chunk, bool any)
+{
+	lockdep_assert_held(&chunk->lock);
+	while (chunk->nr_places < dev->params.replicas) {
+		struct farswap_placement *p = &chunk->place[chunk->nr_places];
+		unsigned long exclude = farswap_chunk_donors(chunk);
+		unsigned long avoid = farswap_chunk_domains(chunk, -1);
+
+		if (!farswap_take_slot(dev, exclude, avoid, p) &&
+		    (!avoid ||
+		     (!any && farswap_room_outside(dev, exclude, avoid)) ||
+		     !farswap_take_slot(dev, exclude, 0, p)))
+			break;
+		/* No page written yet: an empty slot is a current copy. */
+		chunk->uptodate |= BIT(chunk->nr_places);
+		chunk->nr_places++;
+		/* @any is for one replica: the slab just granted. */
+		any = false;
+	}
+}
+
+/* @place of the chunk missed a write or returned damage: not current. */
+void farswap_chunk_stale_locked(struct farswap_dev *dev,
+				struct farswap_chunk *chunk,
+				const struct farswap_placement *place)
+{
+	unsigned int r;
+
+	lockdep_assert_held(&chunk->lock);
+	for (r = 0; r < chunk->nr_places; r++)
+		if (chunk->place[r].rslab == place->rslab &&
+		    chunk->place[r].slot == place->slot)
+			chunk->uptodate &= ~BIT(r);
+}
+
+/*
+ * Slots for the chunk's missing replicas, asking donors if need be: a
+ * donor of a failure domain the chunk is not in yet first (held slabs,
+ * then a new slab); one of a domain it is in only when none of those has
+ * room.
+ */
+static int farswap_bind_fill(struct farswap_dev *dev,
+			     struct farswap_chunk *chunk, u32 hint)
+{
+	unsigned int want = max(1U, farswap_replicas_possible(dev));
+	unsigned long flags, exclude, avoid;
+	bool any = false;
+	int ret = 0;
+
+	for (;;) {
+		spin_lock_irqsave(&chunk->lock, flags);
+		farswap_chunk_fill_locked(dev, chunk, any);
+		exclude = farswap_chunk_donors(chunk);
+		avoid = farswap_chunk_domains(chunk, -1);
+		spin_unlock_irqrestore(&chunk->lock, flags);
+		if (hweight_long(exclude) >= want)
+			return 0;
+		/*
+		 * Donors outside the chunk's domains are asked first; a slab
+		 * granted inside them means none outside had room.
+		 */
+		ret = farswap_acquire_rslab(dev, exclude, avoid, hint, !exclude);
+		any = true;
+		/* Fewer replicas than wanted: the repair work adds them. */
+		if (ret)
+			return exclude ? 0 : ret;
+	}
+}
+
 static void farswap_bind_chunk(struct farswap_dev *dev,
 			       struct farswap_chunk *chunk)
 {
 	u32 index = farswap_chunk_index(dev, chunk);
-	struct farswap_placement place;
 	unsigned long flags;
 	bool bound = false;
 	LIST_HEAD(held);
-	int ret = 0;
+	int ret;
 
 	spin_lock_irqsave(&chunk->lock, flags);
 	if (chunk->state != FARSWAP_SLAB_BINDING) {
@@ -283,19 +573,11 @@ static void farswap_bind_chunk(struct farswap_dev *dev,
 	}
 	spin_unlock_irqrestore(&chunk->lock, flags);
 
-	/* Another chunk's bind may have brought a slab with room. */
-	while (!farswap_take_slot(dev, NULL, &place)) {
-		ret = farswap_acquire_rslab(dev, NULL, index >>
-					    ilog2(dev->geo.chunks_per_slab),
-					    true);
-		if (ret)
-			break;
-	}
+	ret = farswap_bind_fill(dev, chunk,
+				index >> ilog2(dev->geo.chunks_per_slab));
 
 	spin_lock_irqsave(&chunk->lock, flags);
-	if (!ret) {
-		chunk->place[0] = place;
-		chunk->nr_places = 1;
+	if (chunk->nr_places) {
 		chunk->state = FARSWAP_SLAB_BOUND;
 		bound = true;
 	} else {
@@ -330,12 +612,13 @@ void farswap_bind_work(struct work_struct *work)
 	memalloc_noio_restore(noio);
 }
 
-/* Forget a chunk's placement; held writes then bind it afresh. */
+/* Forget a chunk's placements; held writes then bind it afresh. */
 static bool farswap_chunk_unbind_locked(struct farswap_chunk *chunk)
 {
 	lockdep_assert_held(&chunk->lock);
 	memset(chunk->place, 0, sizeof(chunk->place));
 	chunk->nr_places = 0;
+	chunk->uptodate = 0;
 	if (list_empty(&chunk->held)) {
 		chunk->state = FARSWAP_SLAB_UNBOUND;
 		return false;
@@ -348,23 +631,26 @@ static bool farswap_chunk_unbind_locked(struct farswap_chunk *chunk)
  * farswap_chunk_release_locked - let go of a chunk with nothing in it
  * @dev: the device
  * @chunk: a chunk whose pages were all discarded, its lock held
- * @place: receives the placement to give back with farswap_put_slot()
+ * @place: receives the placements to give back with farswap_put_slot()
  *
- * Return: true if the chunk was unbound (call farswap_put_slot() once the
- * chunk lock is dropped); false if it is busy or still holds something.
+ * Return: how many placements the chunk let go of (call farswap_put_slot()
+ * on each once the chunk lock is dropped); 0 if it is busy or still
+ * holds something.
  */
-bool farswap_chunk_release_locked(struct farswap_dev *dev,
-				  struct farswap_chunk *chunk,
-				  struct farswap_placement *place)
+unsigned int farswap_chunk_release_locked(struct farswap_dev *dev,
+					  struct farswap_chunk *chunk,
+					  struct farswap_placement *place)
 {
+	unsigned int n = chunk->nr_places;
+
 	lockdep_assert_held(&chunk->lock);
 	if (chunk->state != FARSWAP_SLAB_BOUND || chunk->pages.used ||
 	    chunk->pages.nr_lost || atomic_read(&chunk->inflight_reads) ||
 	    atomic_read(&chunk->inflight_writes) || !list_empty(&chunk->held))
-		return false;
-	*place = chunk->place[0];
+		return 0;
+	memcpy(place, chunk->place, n * sizeof(*place));
 	farswap_chunk_unbind_locked(chunk);
-	return true;
+	return n;
 }
 
 /*
@@ -390,9 +676,13 @@ void farswap_release_work(struct work_struct *work)
 		spin_lock_irqsave(&dev->rslab_lock, flags);
 		room = farswap_room(dev);
 		list_for_each_entry(rs, &dev->rslabs, node) {
-			if (rs->state == FARSWAP_RSLAB_LIVE && !rs->nr_used &&
+			if (rs->state == FARSWAP_RSLAB_LIVE &&
+			    !rs->slots.used &&
 			    (!in_use ||
-			     room >= slots + farswap_spare_slots(dev))) {
+			     (room >= slots + farswap_spare_slots(dev) &&
+			      (dev->params.replicas < 2 ||
+			       farswap_room_dom(dev, farswap_donor_dom(rs->donor)) >=
+			       slots + farswap_spare_slots(dev))))) {
 				rs->state = FARSWAP_RSLAB_FREEING;
 				list_del(&rs->node);
 				dev->nr_rslabs--;
@@ -424,27 +714,43 @@ void farswap_release_work(struct work_struct *work)
 
 /*
  * Take a slab before a write needs one: while the device is in use and
- * its held slabs have fewer free slots than the spare, and it holds fewer
- * slots than it has chunks.  A failure only means binds ask later.
+ * its held slabs have fewer free slots than the spare, or (with replicas)
+ * those of a failure domain do, and it holds fewer slots than it has
+ * chunks.  A slab for a domain short of room comes from a donor there;
+ * when none there has room, the work stops.  A failure only means binds
+ * ask later.
  */
 void farswap_grow_work(struct work_struct *work)
 {
 	struct farswap_dev *dev = container_of(work, struct farswap_dev,
 					       grow_work);
 	unsigned int noio = memalloc_noio_save();
-	unsigned long flags;
+	unsigned long flags, shortm, shortm2, avoid;
 	u32 room, held;
 
 	mutex_lock(&dev->map_mutex);
 	for (;;) {
 		spin_lock_irqsave(&dev->rslab_lock, flags);
 		room = farswap_room(dev);
+		shortm = farswap_domains_short(dev);
 		held = dev->nr_rslabs;
 		spin_unlock_irqrestore(&dev->rslab_lock, flags);
-		if (!farswap_in_use(dev) || room >= farswap_spare_slots(dev) ||
+		if (!farswap_in_use(dev) ||
+		    (room >= farswap_spare_slots(dev) && !shortm) ||
 		    (u64)held * dev->geo.chunks_per_slab >= dev->geo.nr_chunks)
 			break;
-		if (farswap_acquire_rslab(dev, NULL, held, false))
+		/* Donors outside the short domains come last. */
+		avoid = shortm ? ~shortm & GENMASK(FARSWAP_MAX_DONORS - 1, 0) :
+				 0;
+		if (farswap_acquire_rslab(dev, 0, avoid, held, false))
+			break;
+		if (!shortm)
+			continue;
+		/* Granted elsewhere: the short domains have no room to give. */
+		spin_lock_irqsave(&dev->rslab_lock, flags);
+		shortm2 = farswap_domains_short(dev);
+		spin_unlock_irqrestore(&dev->rslab_lock, flags);
+		if (shortm2 == shortm)
 			break;
 	}
 	mutex_unlock(&dev->map_mutex);
@@ -458,10 +764,18 @@ void farswap_chunks_want_room(struct farswap_dev *dev)
 }
 
 /*
- * A donor's session ended: every chunk placed in a dead session loses its
- * written pages (reads of them fail from now on, never return other data)
- * and is unbound; writes held on it bind it to a live donor.  The dead
- * slabs are dropped: the donor freed them with the session.
+ * A donor's session ended: every chunk placed in a dead session drops
+ * that placement.  A chunk left with a current replica keeps serving from
+ * it and is repaired (copied to a new replica) in the background; one
+ * left with none loses its written pages (reads of them fail from now
+ * on, never return other data) and is unbound; writes held on it bind it
+ * to live donors.  The dead slabs are retired: the donor freed them with
+ * the session.
+ *
+ * Another donor may die while this runs: chunks scanned before it died
+ * still point at its slabs, which are then retired but not freed; the
+ * pass its teardown queues lets those chunks go, and the last one frees
+ * the record.
  */
 void farswap_loss_work(struct work_struct *work)
 {
@@ -471,6 +785,7 @@ void farswap_loss_work(struct work_struct *work)
 	u32 lost_slabs[FARSWAP_MAX_DONORS] = {};
 	unsigned int noio = memalloc_noio_save();
 	struct farswap_rslab *rs, *next;
+	bool degraded = false;
 	unsigned long flags;
 	LIST_HEAD(dead);
 	u32 i;
@@ -478,54 +793,96 @@ void farswap_loss_work(struct work_struct *work)
 	mutex_lock(&dev->map_mutex);
 	for (i = 0; i < dev->geo.nr_chunks; i++) {
 		struct farswap_chunk *chunk = &dev->chunks[i];
-		struct farswap_placement place;
-		bool rebind;
+		struct farswap_placement drop[FARSWAP_MAX_REPLICAS];
+		unsigned int nr_drop = 0, r, k = 0;
+		bool rebind = false;
+		u8 uptodate = 0;
+		LIST_HEAD(held);
+		int donor = -1;
 
 		spin_lock_irqsave(&chunk->lock, flags);
-		place = chunk->place[0];
-		if (chunk->state != FARSWAP_SLAB_BOUND || !chunk->nr_places ||
-		    farswap_donor_live(place.donor, place.gen)) {
+		if (chunk->state != FARSWAP_SLAB_BOUND || !chunk->nr_places) {
 			spin_unlock_irqrestore(&chunk->lock, flags);
 			continue;
 		}
-		lost_pages[place.donor->index] +=
-			farswap_pages_lose(&chunk->pages);
-		rebind = farswap_chunk_unbind_locked(chunk);
+		for (r = 0; r < chunk->nr_places; r++) {
+			struct farswap_placement *p = &chunk->place[r];
+
+			if (farswap_donor_live(p->donor, p->gen)) {
+				if (chunk->uptodate & BIT(r))
+					uptodate |= BIT(k);
+				chunk->place[k++] = *p;
+				continue;
+			}
+			drop[nr_drop++] = *p;
+			if (chunk->uptodate & BIT(r))
+				donor = p->donor->index;
+		}
+		if (!nr_drop && uptodate) {
+			spin_unlock_irqrestore(&chunk->lock, flags);
+			continue;
+		}
+		chunk->nr_places = k;
+		chunk->uptodate = uptodate;
+		if (!uptodate) {
+			/* No copy of its pages is left. */
+			if (donor >= 0)
+				lost_pages[donor] +=
+					farswap_pages_lose(&chunk->pages);
+			else
+				farswap_pages_lose(&chunk->pages);
+			for (r = 0; r < k; r++)
+				drop[nr_drop++] = chunk->place[r];
+			rebind = farswap_chunk_unbind_locked(chunk);
+		} else {
+			/* Held behind the dead copies: go on with the rest. */
+			list_splice_init(&chunk->held, &held);
+			degraded = true;
+		}
 		spin_unlock_irqrestore(&chunk->lock, flags);
 
-		spin_lock_irqsave(&dev->rslab_lock, flags);
-		__clear_bit(place.slot, place.rslab->used);
-		place.rslab->nr_used--;
-		spin_unlock_irqrestore(&dev->rslab_lock, flags);
+		for (r = 0; r < nr_drop; r++)
+			farswap_slot_drop(dev, &drop[r]);
 		if (rebind)
 			farswap_chunk_queue_bind(dev, chunk);
+		farswap_resubmit_held(&held);
 	}
 
 	spin_lock_irqsave(&dev->rslab_lock, flags);
 	list_for_each_entry_safe(rs, next, &dev->rslabs, node) {
 		if (farswap_donor_live(rs->donor, rs->gen))
 			continue;
-		list_move(&rs->node, &dead);
+		list_del(&rs->node);
 		dev->nr_rslabs--;
 		if (dev->cur_rslab == rs)
 			dev->cur_rslab = NULL;
+		lost_slabs[rs->donor->index]++;
+		/* Chunks still placed here free it with their last slot. */
+		if (farswap_slots_retire(&rs->slots))
+			list_add(&rs->node, &dead);
 	}
 	spin_unlock_irqrestore(&dev->rslab_lock, flags);
 	list_for_each_entry_safe(rs, next, &dead, node) {
-		lost_slabs[rs->donor->index]++;
 		list_del(&rs->node);
 		farswap_rslab_free(dev, rs);
 	}
 	mutex_unlock(&dev->map_mutex);
 	memalloc_noio_restore(noio);
+	if (degraded)
+		queue_work(dev->wq, &dev->repair_work);
 
 	for (i = 0; i < dev->nr_donors; i++) {
 		if (!lost_slabs[i] && !lost_pages[i])
 			continue;
 		atomic64_add(lost_pages[i], &dev->stats.lost_pages);
-		pr_err("%s: donor %s is gone with %u slabs: %llu pages lost; reading them fails with EIO\n",
-		       dev->name, dev->donors[i]->name, lost_slabs[i],
-		       lost_pages[i]);
+		if (lost_pages[i])
+			pr_err("%s: donor %s is gone with %u slabs: %llu pages lost; reading them fails with EIO\n",
+			       dev->name, dev->donors[i]->name, lost_slabs[i],
+			       lost_pages[i]);
+		else
+			pr_warn("%s: donor %s is gone with %u slabs; other replicas hold their pages\n",
+				dev->name, dev->donors[i]->name,
+				lost_slabs[i]);
 	}
 }
 
@@ -578,58 +935,171 @@ static void farswap_migrate_abort(struct farswap_chunk *chunk)
 	farswap_resubmit_held(&held);
 }
 
+/* Remove placement @r of a chunk, keeping the others' current bits. */
+static void farswap_chunk_remove_locked(struct farswap_chunk *chunk,
+					unsigned int r)
+{
+	u8 low = chunk->uptodate & (BIT(r) - 1);
+	u8 high = (chunk->uptodate >> (r + 1)) << r;
+
+	lockdep_assert_held(&chunk->lock);
+	memmove(&chunk->place[r], &chunk->place[r + 1],
+		(chunk->nr_places - r - 1) * sizeof(chunk->place[0]));
+	chunk->nr_places--;
+	memset(&chunk->place[chunk->nr_places], 0, sizeof(chunk->place[0]));
+	chunk->uptodate = low | high;
+}
+
+/* Does another live up-to-date copy than place[@r] serve the chunk? */
+static bool farswap_other_copies_locked(const struct farswap_chunk *chunk,
+					unsigned int r)
+{
+	unsigned int i;
+
+	for (i = 0; i < chunk->nr_places; i++)
+		if (i != r && (chunk->uptodate & BIT(i)) &&
+		    farswap_donor_live(chunk->place[i].donor,
+				       chunk->place[i].gen))
+			return true;
+	return false;
+}
+
+/* The chunk's placement in @rs, or -1. */
+static int farswap_chunk_find_locked(const struct farswap_chunk *chunk,
+				     const struct farswap_rslab *rs)
+{
+	unsigned int r;
+
+	for (r = 0; r < chunk->nr_places; r++)
+		if (chunk->place[r].rslab == rs)
+			return r;
+	return -1;
+}
+
+/*
+ * A free slot on a donor outside @exclude, asking donors if need be: in a
+ * failure domain outside @avoid when a donor there has room, else in any.
+ */
+static int farswap_take_slot_any(struct farswap_dev *dev,
+				 unsigned long exclude, unsigned long avoid,
+				 u32 hint, struct farswap_placement *to)
+{
+	int ret;
+
+	if (farswap_take_slot(dev, exclude, avoid, to))
+		return 0;
+	if (avoid && !farswap_room_outside(dev, exclude, avoid) &&
+	    farswap_take_slot(dev, exclude, 0, to))
+		return 0;
+	for (;;) {
+		/* Outside @avoid first: see farswap_place_order_dom(). */
+		ret = farswap_acquire_rslab(dev, exclude, avoid, hint, false);
+		/*
+		 * No grant (a donor's free count was stale, or it is busy):
+		 * a held slot in a shared domain still beats no replica.
+		 */
+		if (ret)
+			return farswap_take_slot(dev, exclude, 0, to) ? 0 : ret;
+		if (farswap_take_slot(dev, exclude, avoid, to) ||
+		    farswap_take_slot(dev, exclude, 0, to))
+			return 0;
+	}
+}
+
+/*
+ * Hold the chunk's writes (MIGRATING) and wait for those in flight, so
+ * that a copy of it is consistent.  Returns false, the chunk left BOUND,
+ * if they do not land in time.
+ */
+static bool farswap_hold_writes(struct farswap_dev *dev,
+				struct farswap_chunk *chunk)
+{
+	unsigned long tmo = msecs_to_jiffies(dev->params.io_timeout_ms);
+	unsigned long flags;
+
+	spin_lock_irqsave(&chunk->lock, flags);
+	chunk->state = FARSWAP_SLAB_MIGRATING;
+	spin_unlock_irqrestore(&chunk->lock, flags);
+	if (wait_var_event_timeout(&chunk->inflight_writes,
+				   !atomic_read(&chunk->inflight_writes), tmo))
+		return true;
+	farswap_migrate_abort(chunk);
+	return false;
+}
+
 /**
- * farswap_migrate_chunk - move a chunk out of a slab its donor reclaims
+ * farswap_migrate_chunk - move a chunk's replica out of a slab its donor
+ * reclaims
  * @dev: the device
- * @chunk: a BOUND chunk
+ * @chunk: a chunk that was placed in @rs
+ * @rs: the slab being reclaimed
  *
  * Writes are held from the start, so the copy is consistent; reads go on
- * from the old placement until the switch, when everything is held until
- * the reads in flight on the old placement finish.  A chunk with no page
- * in use is simply let go.
+ * until the switch, when everything is held until the reads in flight
+ * finish.  A chunk with no page in use simply lets go of the slot, and so
+ * does a replica that is not current (the repair work copies the chunk
+ * afresh); one that a discard let go since the caller looked has nothing
+ * to move.
  *
  * Return: 0, or a negative error when the chunk stays where it is.
  */
 static int farswap_migrate_chunk(struct farswap_dev *dev,
-				 struct farswap_chunk *chunk)
+				 struct farswap_chunk *chunk,
+				 struct farswap_rslab *rs)
 {
-	unsigned long tmo = msecs_to_jiffies(dev->params.io_timeout_ms);
 	u32 index = farswap_chunk_index(dev, chunk);
 	struct farswap_placement from, to = {};
-	unsigned long flags;
+	unsigned long flags, exclude, avoid;
+	bool empty, uptodate, others;
 	LIST_HEAD(held);
-	bool empty;
-	int ret;
+	int r, ret = 0;
 
 	spin_lock_irqsave(&chunk->lock, flags);
+	r = farswap_chunk_find_locked(chunk, rs);
+	if (r < 0) {
+		spin_unlock_irqrestore(&chunk->lock, flags);
+		return 0;
+	}
 	if (chunk->state != FARSWAP_SLAB_BOUND) {
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		return -EBUSY;
 	}
-	from = chunk->place[0];
-	chunk->state = FARSWAP_SLAB_MIGRATING;
+	from = chunk->place[r];
+	uptodate = chunk->uptodate & BIT(r);
+	exclude = farswap_chunk_donors(chunk);
+	/* The moving replica leaves its domain: only the others' count. */
+	avoid = farswap_chunk_domains(chunk, r);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 
 	/* Writes posted before MIGRATING must land before the copy. */
-	if (!wait_var_event_timeout(&chunk->inflight_writes,
-				    !atomic_read(&chunk->inflight_writes), tmo)) {
-		farswap_migrate_abort(chunk);
+	if (!farswap_hold_writes(dev, chunk))
 		return -ETIMEDOUT;
-	}
 
 	spin_lock_irqsave(&chunk->lock, flags);
-	empty = !chunk->pages.used && !chunk->pages.nr_lost;
+	empty = (!chunk->pages.used && !chunk->pages.nr_lost) || !uptodate;
+	others = farswap_other_copies_locked(chunk, r);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 
 	if (!empty) {
-		while (!farswap_take_slot(dev, from.donor, &to)) {
-			ret = farswap_acquire_rslab(dev, from.donor,
-						    from.rslab->remote_id,
-						    false);
-			if (ret) {
-				farswap_migrate_abort(chunk);
-				return ret;
-			}
+		ret = farswap_take_slot_any(dev, exclude, avoid, rs->remote_id,
+					    &to);
+		/*
+		 * No donor without a copy of the chunk has room: the donor
+		 * gets its memory back all the same when another copy
+		 * serves, and the chunk is repaired when room comes.
+		 */
+		if (ret && others) {
+			pr_info_ratelimited("%s: chunk %u gives its replica on donor %s back with nowhere to move it: one replica fewer until repaired\n",
+					    dev->name, index, from.donor->name);
+			empty = true;
+			uptodate = false;
+			ret = 0;
+		}
+	}
+	if (!empty) {
+		if (ret) {
+			farswap_migrate_abort(chunk);
+			return ret;
 		}
 		ret = farswap_copy_chunk(dev, chunk, &from, &to);
 		if (ret) {
@@ -647,31 +1117,164 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 		       !atomic_read(&chunk->inflight_reads));
 
 	spin_lock_irqsave(&chunk->lock, flags);
+	/* Writes were held: the placements are as they were. */
+	r = farswap_chunk_find_locked(chunk, rs);
 	if (empty) {
 		/* Nothing to move: let go; held writes rebind it. */
-		memset(chunk->place, 0, sizeof(chunk->place));
-		chunk->nr_places = 0;
-		chunk->state = FARSWAP_SLAB_UNBOUND;
+		farswap_chunk_remove_locked(chunk, r);
 	} else {
-		chunk->place[0] = to;
-		chunk->state = FARSWAP_SLAB_BOUND;
+		chunk->place[r] = to;
 	}
+	chunk->state = chunk->nr_places ? FARSWAP_SLAB_BOUND :
+					  FARSWAP_SLAB_UNBOUND;
 	list_splice_init(&chunk->held, &held);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 
 	/* The reclaiming slab loses the chunk; it is not given back here. */
-	spin_lock_irqsave(&dev->rslab_lock, flags);
-	__clear_bit(from.slot, from.rslab->used);
-	from.rslab->nr_used--;
-	spin_unlock_irqrestore(&dev->rslab_lock, flags);
+	farswap_slot_drop(dev, &from);
 
 	if (!empty) {
 		atomic64_inc(&dev->stats.migrations);
 		pr_debug("%s: chunk %u moved from donor %s to %s\n", dev->name,
 			 index, from.donor->name, to.donor->name);
+	} else if (!uptodate) {
+		queue_work(dev->wq, &dev->repair_work);
 	}
 	farswap_resubmit_held(&held);
 	return 0;
+}
+
+/*
+ * Re-replication
+ */
+
+/* Fewer serving replicas than the device wants, but one to copy from. */
+static bool farswap_chunk_degraded_locked(struct farswap_dev *dev,
+					  const struct farswap_chunk *chunk,
+					  int *src)
+{
+	unsigned int r, serving = 0;
+
+	*src = -1;
+	if (chunk->state != FARSWAP_SLAB_BOUND)
+		return false;
+	for (r = 0; r < chunk->nr_places; r++) {
+		const struct farswap_placement *p = &chunk->place[r];
+
+		/* The loss work drops dead copies first. */
+		if (!farswap_donor_live(p->donor, p->gen))
+			return false;
+		if (!(chunk->uptodate & BIT(r)))
+			continue;
+		serving++;
+		*src = r;
+	}
+	return serving && serving < farswap_replicas_possible(dev);
+}
+
+/*
+ * Copy one degraded chunk to a new replica: a stale one is dropped and a
+ * slot on a donor that holds no copy of the chunk takes its place.
+ * Writes are held during the copy (as for a reclaim move); reads go on
+ * from the current replicas.
+ *
+ * Return: bytes copied (0 if nothing was to be done), or a negative error.
+ */
+static long farswap_repair_chunk(struct farswap_dev *dev,
+				 struct farswap_chunk *chunk)
+{
+	struct farswap_placement src, to = {};
+	struct farswap_placement stale[FARSWAP_MAX_REPLICAS];
+	unsigned int nr_stale = 0, r;
+	unsigned long flags, exclude, avoid;
+	LIST_HEAD(held);
+	long bytes;
+	int s, ret;
+
+	spin_lock_irqsave(&chunk->lock, flags);
+	if (!farswap_chunk_degraded_locked(dev, chunk, &s)) {
+		spin_unlock_irqrestore(&chunk->lock, flags);
+		return 0;
+	}
+	src = chunk->place[s];
+	spin_unlock_irqrestore(&chunk->lock, flags);
+
+	if (!farswap_hold_writes(dev, chunk))
+		return -ETIMEDOUT;
+
+	spin_lock_irqsave(&chunk->lock, flags);
+	/* Stale copies go: the new one replaces them. */
+	for (r = chunk->nr_places; r-- > 0;) {
+		if (chunk->uptodate & BIT(r))
+			continue;
+		stale[nr_stale++] = chunk->place[r];
+		farswap_chunk_remove_locked(chunk, r);
+	}
+	exclude = farswap_chunk_donors(chunk);
+	/* The new replica goes to a domain holding no copy when it can. */
+	avoid = farswap_chunk_domains(chunk, -1);
+	bytes = (long)chunk->pages.used << FARSWAP_PAGE_SHIFT;
+	spin_unlock_irqrestore(&chunk->lock, flags);
+	for (r = 0; r < nr_stale; r++)
+		farswap_slot_drop(dev, &stale[r]);
+
+	ret = farswap_take_slot_any(dev, exclude, avoid,
+				    farswap_chunk_index(dev, chunk), &to);
+	if (!ret) {
+		ret = farswap_copy_chunk(dev, chunk, &src, &to);
+		if (ret)
+			farswap_put_slot(dev, &to);
+	}
+
+	spin_lock_irqsave(&chunk->lock, flags);
+	if (!ret) {
+		chunk->place[chunk->nr_places] = to;
+		chunk->uptodate |= BIT(chunk->nr_places);
+		chunk->nr_places++;
+	}
+	chunk->state = FARSWAP_SLAB_BOUND;
+	list_splice_init(&chunk->held, &held);
+	spin_unlock_irqrestore(&chunk->lock, flags);
+	farswap_resubmit_held(&held);
+	return ret ?: bytes;
+}
+
+/*
+ * Copy every degraded chunk to new replicas, a chunk at a time, at most
+ * repair_kbps (so that swap-ins sharing the link stay fast).  A chunk
+ * that cannot be repaired now (no donor with room) is tried again when
+ * something changes (a donor comes back, a slab is granted).
+ */
+void farswap_repair_work(struct work_struct *work)
+{
+	struct farswap_dev *dev = container_of(work, struct farswap_dev,
+					       repair_work);
+	unsigned int noio = memalloc_noio_save();
+	u32 i, failed = 0;
+
+	for (i = 0; i < dev->geo.nr_chunks; i++) {
+		unsigned int kbps = READ_ONCE(dev->params.repair_kbps);
+		long bytes;
+
+		mutex_lock(&dev->map_mutex);
+		bytes = farswap_repair_chunk(dev, &dev->chunks[i]);
+		mutex_unlock(&dev->map_mutex);
+		if (bytes < 0) {
+			atomic64_inc(&dev->stats.repair_failures);
+			/* Out of room or donors: the next change retries. */
+			if (++failed >= 8)
+				break;
+			continue;
+		}
+		if (!bytes)
+			continue;
+		atomic64_inc(&dev->stats.repaired);
+		atomic64_add(bytes, &dev->stats.repair_bytes);
+		if (kbps)
+			msleep(div_u64((u64)bytes * 1000, (u64)kbps << 10));
+		cond_resched();
+	}
+	memalloc_noio_restore(noio);
 }
 
 /*
@@ -712,17 +1315,17 @@ static int farswap_reclaim_one(struct farswap_dev *dev,
 		bool here;
 
 		spin_lock_irqsave(&chunk->lock, flags);
-		here = chunk->nr_places && chunk->place[0].rslab == rs;
+		here = farswap_chunk_find_locked(chunk, rs) >= 0;
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		if (!here)
 			continue;
-		ret = farswap_migrate_chunk(dev, chunk);
+		ret = farswap_migrate_chunk(dev, chunk, rs);
 		if (!ret)
 			moved++;
 	}
 
 	spin_lock_irqsave(&dev->rslab_lock, flags);
-	left = rs->nr_used;
+	left = rs->slots.used;
 	if (!left) {
 		list_del(&rs->node);
 		dev->nr_rslabs--;
@@ -763,6 +1366,39 @@ static bool farswap_reclaim_pop(struct farswap_donor *donor,
 	return got;
 }
 
+static bool farswap_rslab_held(struct farswap_dev *dev,
+			       struct farswap_donor *donor, u32 gen,
+			       u32 remote_id)
+{
+	struct farswap_rslab *rs;
+	unsigned long flags;
+	bool held = false;
+
+	spin_lock_irqsave(&dev->rslab_lock, flags);
+	list_for_each_entry(rs, &dev->rslabs, node)
+		held |= rs->donor == donor && rs->gen == gen &&
+			rs->remote_id == remote_id;
+	spin_unlock_irqrestore(&dev->rslab_lock, flags);
+	return held;
+}
+
+/* A slab granted after its request timed out: give it straight back. */
+static bool farswap_late_grant_pop(struct farswap_donor *donor, u32 *slab_id,
+				   u32 *gen)
+{
+	unsigned long flags;
+	bool got = false;
+
+	spin_lock_irqsave(&donor->reclaim_lock, flags);
+	if (donor->nr_late_grants) {
+		*slab_id = donor->late_grant[--donor->nr_late_grants];
+		*gen = donor->late_gen;
+		got = true;
+	}
+	spin_unlock_irqrestore(&donor->reclaim_lock, flags);
+	return got;
+}
+
 void farswap_reclaim_work(struct work_struct *work)
 {
 	struct farswap_donor *donor = container_of(work, struct farswap_donor,
@@ -770,6 +1406,22 @@ void farswap_reclaim_work(struct work_struct *work)
 	struct farswap_dev *dev = donor->dev;
 	struct farswap_reclaim_item item;
 	unsigned int noio = memalloc_noio_save();
+	u32 slab_id, gen;
+
+	while (farswap_late_grant_pop(donor, &slab_id, &gen)) {
+		/* A session that ended freed it already. */
+		if (!farswap_donor_live(donor, gen))
+			continue;
+		/* A donor repeating a grant we hold must not make us drop it. */
+		if (farswap_rslab_held(dev, donor, gen, slab_id)) {
+			pr_warn_ratelimited("%s: donor %s repeated the grant of slab %u, which this host holds: ignored\n",
+					    dev->name, donor->name, slab_id);
+			continue;
+		}
+		pr_info("%s: donor %s granted slab %u after the request timed out: giving it back\n",
+			dev->name, donor->name, slab_id);
+		farswap_donor_free_slab(donor, slab_id);
+	}
 
 	while (farswap_reclaim_pop(donor, &item)) {
 		union farswap_msg rep;

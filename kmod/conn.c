@@ -20,6 +20,7 @@
 #include <net/net_namespace.h>
 
 #include "farswap.h"
+#include "trace.h"
 
 #define FARSWAP_RECONNECT_MAX_MS	30000
 /* Outstanding RDMA READs per I/O queue; rxe allows 128. */
@@ -31,13 +32,19 @@ static void farswap_donor_teardown(struct farswap_donor *donor);
 static bool farswap_donor_change_state(struct farswap_donor *donor,
 				       enum farswap_donor_state to)
 {
+	enum farswap_donor_state from;
 	unsigned long flags;
 	bool ok;
 
 	spin_lock_irqsave(&donor->state_lock, flags);
-	ok = farswap_donor_state_allowed(donor->state, to);
-	if (ok) /* release: pairs with the acquire in farswap_donor_state() */
+	from = donor->state;
+	ok = farswap_donor_state_allowed(from, to);
+	if (ok) {
+		/* release: pairs with the acquire in farswap_donor_state() */
 		smp_store_release(&donor->state, to);
+		/* under the lock: the events come in the order of the changes */
+		trace_farswap_donor_state(donor, from, to);
+	}
 	spin_unlock_irqrestore(&donor->state_lock, flags);
 	return ok;
 }
@@ -78,7 +85,7 @@ void farswap_donor_error(struct farswap_donor *donor, const char *why)
 		return;
 	pr_err("%s: donor %s failed: %s; failing its I/O and reconnecting\n",
 	       donor->dev->name, donor->name, why);
-	queue_work(donor->dev->wq, &donor->err_work);
+	queue_work(donor->dev->reset_wq, &donor->err_work);
 }
 
 /*
@@ -124,6 +131,27 @@ static int farswap_ctrl_post_recv(struct farswap_ctrl_recv *recv)
 	return ib_post_recv(donor->ctrl.qp, &wr, NULL);
 }
 
+/* A slab granted after its request timed out: the reclaim work frees it. */
+static void farswap_late_grant(struct farswap_donor *donor, u32 slab_id)
+{
+	u32 gen = READ_ONCE(donor->gen);
+	unsigned long flags;
+	bool queued = false;
+
+	spin_lock_irqsave(&donor->reclaim_lock, flags);
+	if (donor->late_gen != gen)
+		donor->nr_late_grants = 0;
+	donor->late_gen = gen;
+	if (!donor->stopping &&
+	    donor->nr_late_grants < ARRAY_SIZE(donor->late_grant)) {
+		donor->late_grant[donor->nr_late_grants++] = slab_id;
+		queued = true;
+	}
+	spin_unlock_irqrestore(&donor->reclaim_lock, flags);
+	if (queued)
+		queue_work(donor->dev->wq, &donor->reclaim_work);
+}
+
 /* A reply arrived: hand it to the slot waiting for its cookie. */
 static void farswap_ctrl_complete(struct farswap_donor *donor,
 				  const union farswap_msg *msg)
@@ -149,10 +177,17 @@ static void farswap_ctrl_complete(struct farswap_donor *donor,
 		return;
 	}
 stale:
-	/* A reply to a call that timed out: harmless, the call failed. */
+	/*
+	 * A reply to a call that timed out: the call failed, and so did the
+	 * session, which frees what it holds.  A slab granted that late is
+	 * given back all the same, should the session still be live.
+	 */
 	pr_warn_ratelimited("%s: donor %s: unexpected %s (cookie %llx)\n",
 			    donor->dev->name, donor->name,
 			    farswap_msg_type_str(msg->hdr.type), cookie);
+	if (msg->hdr.type == FARSWAP_MSG_SLAB_ALLOC_REP &&
+	    le16_to_cpu(msg->alloc_rep.status) == FARSWAP_ST_OK)
+		farswap_late_grant(donor, le32_to_cpu(msg->alloc_rep.slab_id));
 }
 
 static void farswap_reclaim_enqueue(struct farswap_donor *donor,
@@ -163,6 +198,11 @@ static void farswap_reclaim_enqueue(struct farswap_donor *donor,
 	bool queued = false;
 
 	spin_lock_irqsave(&donor->reclaim_lock, flags);
+	if (donor->stopping) {
+		/* Detaching: the session and every slab in it end anyway. */
+		spin_unlock_irqrestore(&donor->reclaim_lock, flags);
+		return;
+	}
 	if (donor->reclaim_count < FARSWAP_RECLAIM_SLOTS) {
 		item = &donor->reclaim[(donor->reclaim_head +
 					donor->reclaim_count++) %
@@ -208,6 +248,11 @@ static void farswap_ctrl_dispatch(struct farswap_donor *donor,
 	case FARSWAP_MSG_RECLAIM_REQ:
 		farswap_reclaim_enqueue(donor, &msg->reclaim_req);
 		break;
+	case FARSWAP_MSG_INFO_REP:
+	case FARSWAP_MSG_AUTH_CHAL:
+	case FARSWAP_MSG_AUTH_REP:
+		farswap_ctrl_complete(donor, msg);
+		break;
 	default:
 		pr_err("%s: donor %s sent %s, which only a host sends; dropping the connection\n",
 		       donor->dev->name, donor->name,
@@ -251,15 +296,30 @@ static void farswap_ctrl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	farswap_ctrl_dispatch(donor, &msg);
 }
 
+static void farswap_ctrl_put_slot(struct farswap_donor *donor, int i);
+
 static void farswap_ctrl_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct farswap_ctrl_slot *slot =
 		container_of(wc->wr_cqe, struct farswap_ctrl_slot, send_cqe);
+	struct farswap_donor *donor = slot->donor;
+	unsigned long flags;
+	bool abandoned;
 
+	spin_lock_irqsave(&donor->slot_lock, flags);
 	slot->send_status = wc->status;
+	slot->send_pending = false;
+	abandoned = slot->abandoned;
+	slot->abandoned = false;
+	spin_unlock_irqrestore(&donor->slot_lock, flags);
+
 	if (unlikely(wc->status != IB_WC_SUCCESS))
-		farswap_donor_error(slot->donor, ib_wc_status_msg(wc->status));
-	complete(&slot->send_done);
+		farswap_donor_error(donor, ib_wc_status_msg(wc->status));
+	/* Its caller is gone: the slot is ours to free. */
+	if (abandoned)
+		farswap_ctrl_put_slot(donor, slot - donor->slot);
+	else
+		complete(&slot->send_done);
 }
 
 static int farswap_ctrl_get_slot(struct farswap_donor *donor)
@@ -310,21 +370,59 @@ static void farswap_ctrl_fail_waiters(struct farswap_donor *donor)
 }
 
 /*
+ * Wait for a control SEND to complete, at most @tmo.  Past it the donor is
+ * failed (a donor that stopped reposting receives leaves the SEND in RNR
+ * retries for ever) and the slot is abandoned to the completion, which
+ * the teardown flushes.
+ *
+ * Return: true if the caller still owns the slot.
+ */
+static bool farswap_ctrl_wait_send(struct farswap_donor *donor,
+				   struct farswap_ctrl_slot *slot,
+				   unsigned int tmo)
+{
+	unsigned long flags;
+	bool abandon;
+
+	if (wait_for_completion_timeout(&slot->send_done,
+					msecs_to_jiffies(tmo)))
+		return true;
+	spin_lock_irqsave(&donor->slot_lock, flags);
+	abandon = slot->send_pending;
+	slot->abandoned = abandon;
+	spin_unlock_irqrestore(&donor->slot_lock, flags);
+	if (!abandon) {
+		/* Completed as we gave up: its complete() is on the way. */
+		wait_for_completion(&slot->send_done);
+		return true;
+	}
+	farswap_donor_error(donor, "a control message was not delivered in time");
+	return false;
+}
+
+/*
  * Send @msg on the control queue; with @reply, wait for the answer.  The
  * message's cookie is set here when a reply is awaited.  @gen, if not
  * NULL, receives the session the message went to.
+ *
+ * Every wait is bounded by ctrl_timeout_ms: a donor that does not take a
+ * message or answer it in that time is failed, so that no caller (they
+ * hold map_mutex) waits on it for ever.
  */
 static int farswap_ctrl_xfer(struct farswap_donor *donor,
 			     union farswap_msg *msg, union farswap_msg *reply,
-			     u32 *gen)
+			     u32 *gen, bool handshake)
 {
-	unsigned int tmo = donor->dev->params.ctrl_timeout_ms;
+	/* The authentication handshake runs before the session is live. */
+	enum farswap_donor_state want = handshake ? FARSWAP_DONOR_CONNECTING :
+						    FARSWAP_DONOR_LIVE;
+	unsigned int tmo = READ_ONCE(donor->dev->params.ctrl_timeout_ms);
 	u32 len = farswap_msg_size(msg->hdr.type);
 	struct farswap_ctrl_slot *slot;
 	struct ib_send_wr wr = {};
 	struct ib_sge sge;
 	unsigned long flags;
-	int i, ret;
+	int i, ret = 0;
 
 	i = farswap_ctrl_get_slot(donor);
 	if (i < 0)
@@ -333,16 +431,18 @@ static int farswap_ctrl_xfer(struct farswap_donor *donor,
 	reinit_completion(&slot->send_done);
 	reinit_completion(&slot->reply_done);
 
+	spin_lock_irqsave(&donor->slot_lock, flags);
 	if (reply) {
-		spin_lock_irqsave(&donor->slot_lock, flags);
 		donor->cookie_seq++;
 		slot->cookie = ((u64)donor->cookie_seq << 8) | (i + 1);
 		msg->hdr.cookie = cpu_to_le64(slot->cookie);
-		spin_unlock_irqrestore(&donor->slot_lock, flags);
 	}
+	slot->send_pending = true;
+	slot->abandoned = false;
+	spin_unlock_irqrestore(&donor->slot_lock, flags);
 
 	rcu_read_lock();
-	if (farswap_donor_state(donor) != FARSWAP_DONOR_LIVE) {
+	if (farswap_donor_state(donor) != want) {
 		rcu_read_unlock();
 		farswap_ctrl_put_slot(donor, i);
 		return -ENOTCONN;
@@ -371,17 +471,15 @@ static int farswap_ctrl_xfer(struct farswap_donor *donor,
 	if (reply) {
 		if (!wait_for_completion_timeout(&slot->reply_done,
 						 msecs_to_jiffies(tmo))) {
-			/*
-			 * A slow answer fails this call only: a dead donor
-			 * shows as a transport error on the SEND, and failing
-			 * a live one would lose every page it holds.  Until
-			 * its stats say otherwise, placement looks elsewhere.
-			 */
-			pr_warn_ratelimited("%s: donor %s: no reply to %s within %u ms\n",
-					    donor->dev->name, donor->name,
-					    farswap_msg_type_str(msg->hdr.type),
-					    tmo);
-			WRITE_ONCE(donor->slabs_free, 0);
+			char why[80];
+
+			/* A late reply finds no cookie: it is dropped. */
+			spin_lock_irqsave(&donor->slot_lock, flags);
+			slot->cookie = 0;
+			spin_unlock_irqrestore(&donor->slot_lock, flags);
+			snprintf(why, sizeof(why), "no reply to %s within %u ms",
+				 farswap_msg_type_str(msg->hdr.type), tmo);
+			farswap_donor_error(donor, why);
 			ret = -ETIMEDOUT;
 		} else {
 			spin_lock_irqsave(&donor->slot_lock, flags);
@@ -394,21 +492,26 @@ static int farswap_ctrl_xfer(struct farswap_donor *donor,
 		}
 	}
 	/* The buffer is the HCA's until the send completes or is flushed. */
-	wait_for_completion(&slot->send_done);
+	if (!farswap_ctrl_wait_send(donor, slot, tmo))
+		return ret ?: -ETIMEDOUT;
 	if (!ret && slot->send_status != IB_WC_SUCCESS)
 		ret = -EIO;
 	farswap_ctrl_put_slot(donor, i);
 	return ret;
 }
 
-/* Send a request and wait for its reply; checks the reply's type. */
-int farswap_ctrl_call(struct farswap_donor *donor, union farswap_msg *req,
-		      union farswap_msg *reply)
+/*
+ * Send a request and wait for its reply; checks the reply's type.  With
+ * @handshake, on a session still connecting (INFO_REQ).
+ */
+static int farswap_ctrl_request(struct farswap_donor *donor,
+				union farswap_msg *req,
+				union farswap_msg *reply, bool handshake)
 {
 	unsigned int want = req->hdr.type + 1;	/* every *_REP follows its *_REQ */
 	int ret;
 
-	ret = farswap_ctrl_xfer(donor, req, reply, NULL);
+	ret = farswap_ctrl_xfer(donor, req, reply, NULL, handshake);
 	if (ret)
 		return ret;
 	if (reply->hdr.type != want) {
@@ -422,10 +525,16 @@ int farswap_ctrl_call(struct farswap_donor *donor, union farswap_msg *req,
 	return 0;
 }
 
+int farswap_ctrl_call(struct farswap_donor *donor, union farswap_msg *req,
+		      union farswap_msg *reply)
+{
+	return farswap_ctrl_request(donor, req, reply, false);
+}
+
 /* Send a message that has no reply (a RECLAIM_REP). */
 int farswap_ctrl_send(struct farswap_donor *donor, union farswap_msg *msg)
 {
-	return farswap_ctrl_xfer(donor, msg, NULL, NULL);
+	return farswap_ctrl_xfer(donor, msg, NULL, NULL, false);
 }
 
 /* Ask for a slab; on success @rs describes it (its slots are the caller's). */
@@ -439,7 +548,7 @@ int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 host_slab,
 	farswap_msg_init(&req, FARSWAP_MSG_SLAB_ALLOC_REQ, donor->version, 0);
 	req.alloc_req.slab_size = cpu_to_le64(slab_bytes);
 	req.alloc_req.host_slab = cpu_to_le64(host_slab);
-	ret = farswap_ctrl_xfer(donor, &req, &rep, &gen);
+	ret = farswap_ctrl_xfer(donor, &req, &rep, &gen, false);
 	if (ret)
 		return ret;
 	if (rep.hdr.type != FARSWAP_MSG_SLAB_ALLOC_REP) {
@@ -474,6 +583,55 @@ int farswap_donor_free_slab(struct farswap_donor *donor, u32 remote_id)
 	return farswap_status_errno(le16_to_cpu(rep.free_rep.status));
 }
 
+/*
+ * The donor's failure domain, asked once per session right after the
+ * control QP is established.  A donor that does not speak INFO is a
+ * domain of its own, named after its id (or, without one, its address).
+ * A donor that does not answer in ctrl_timeout_ms fails the connect.
+ */
+static int farswap_donor_query_info(struct farswap_donor *donor)
+{
+	char name[FARSWAP_DOMAIN_LEN + 1];
+	union farswap_msg req, rep;
+	size_t n;
+	int ret;
+
+	if (!(donor->features & FARSWAP_FEAT_INFO)) {
+		/* The id as farswapd shows it: its text, else hex. */
+		n = farswap_domain_len(donor->donor_id, FARSWAP_ID_LEN);
+		if (n)
+			snprintf(name, sizeof(name), "donor:%.*s", (int)n,
+				 donor->donor_id);
+		else if (memchr_inv(donor->donor_id, 0, FARSWAP_ID_LEN))
+			snprintf(name, sizeof(name), "donor:%*phN",
+				 (int)min_t(size_t, FARSWAP_ID_LEN,
+					    (sizeof(name) - 7) / 2),
+				 donor->donor_id);
+		else
+			snprintf(name, sizeof(name), "donor:%.26s", donor->name);
+		farswap_dev_set_domain(donor, name);
+		return 0;
+	}
+	farswap_msg_init(&req, FARSWAP_MSG_INFO_REQ, donor->version, 0);
+	/* Asked while connecting: the domain is known before placement. */
+	ret = farswap_ctrl_request(donor, &req, &rep, true);
+	if (ret) {
+		farswap_donor_set_error(donor, "%s did not answer INFO_REQ (%d)",
+					donor->name, ret);
+		return ret;
+	}
+	/* farswap_msg_check() passed it: 1 to 32 printable characters. */
+	n = farswap_domain_len(rep.info_rep.domain,
+			       sizeof(rep.info_rep.domain));
+	memcpy(name, rep.info_rep.domain, n);
+	name[n] = '\0';
+	if (strcmp(name, donor->domain))
+		pr_info("%s: donor %s is in failure domain %s\n",
+			donor->dev->name, donor->name, name);
+	farswap_dev_set_domain(donor, name);
+	return 0;
+}
+
 /* Refresh the donor's free slab count (placement asks before choosing). */
 int farswap_donor_query_stats(struct farswap_donor *donor)
 {
@@ -496,10 +654,14 @@ static void farswap_qp_event(struct ib_event *ev, void *ctx)
 		farswap_donor_error(q->donor, ib_event_msg(ev->event));
 }
 
-/* Work requests one blk-mq request may post: one per max_sge segments. */
-static unsigned int farswap_cmd_wrs(u32 max_sge)
+/*
+ * Work requests one blk-mq request may post: one per max_sge segments,
+ * with the smaller of the READ and WRITE limits.
+ */
+static unsigned int farswap_cmd_wrs(const struct farswap_donor *donor)
 {
-	return DIV_ROUND_UP(FARSWAP_MAX_SEGS, max_sge);
+	return DIV_ROUND_UP(FARSWAP_MAX_SEGS,
+			    min(donor->max_sge, donor->max_read_sge));
 }
 
 static int farswap_ctrl_map_bufs(struct farswap_donor *donor)
@@ -553,22 +715,37 @@ static void farswap_ctrl_unmap_bufs(struct farswap_donor *donor)
 	donor->bufs_mapped = false;
 }
 
-/* The first queue of a session picks the device and sets up what all share. */
+/*
+ * The first queue of a session picks the device and sets up what all share.
+ *
+ * iWARP is refused: its RDMA READ sink must be a registered memory region
+ * (rdma_protocol_iwarp), and the kernel's rdma_rw API, which would handle
+ * it, allocates per I/O context, which a swap device's queue_rq cannot.
+ */
 static int farswap_session_init_device(struct farswap_donor *donor,
-				       struct ib_device *ibdev)
+				       struct ib_device *ibdev, u32 port)
 {
 	struct farswap_dev *dev = donor->dev;
 	u32 sq;
 	int ret;
 
 	donor->ibdev = ibdev;
-	donor->max_sge = min_t(u32, ibdev->attrs.max_send_sge, FARSWAP_MAX_SEGS);
-	if (!donor->max_sge) {
-		farswap_donor_set_error(donor, "RDMA device %s has no send SGEs",
+	if (rdma_protocol_iwarp(ibdev, port)) {
+		farswap_donor_set_error(donor, "RDMA device %s is iWARP, which farswap does not support (RDMA READ needs a registered sink)",
 					dev_name(&ibdev->dev));
 		return -EOPNOTSUPP;
 	}
-	sq = dev->params.queue_depth * farswap_cmd_wrs(donor->max_sge) +
+	donor->max_sge = min_t(u32, ibdev->attrs.max_send_sge, FARSWAP_MAX_SEGS);
+	/* An RDMA READ's SGEs are bounded by max_sge_rd, not max_send_sge. */
+	donor->max_read_sge = min_t(u32, donor->max_sge,
+				    ibdev->attrs.max_sge_rd);
+	if (!donor->max_read_sge) {
+		farswap_donor_set_error(donor, "RDMA device %s has no %s SGEs",
+					dev_name(&ibdev->dev),
+					donor->max_sge ? "RDMA READ" : "send");
+		return -EOPNOTSUPP;
+	}
+	sq = dev->params.queue_depth * farswap_cmd_wrs(donor) +
 	     FARSWAP_SQ_RESERVE;
 	if (sq + 1 > ibdev->attrs.max_qp_wr) {
 		farswap_donor_set_error(donor, "RDMA device %s allows %d work requests per queue pair, %u needed: lower queue_depth",
@@ -603,7 +780,8 @@ static int farswap_queue_create_qp(struct farswap_queue *q)
 	int ret, i;
 
 	if (!q->qid) {
-		ret = farswap_session_init_device(donor, ibdev);
+		ret = farswap_session_init_device(donor, ibdev,
+						  q->cm_id->port_num);
 		if (ret)
 			return ret;
 		q->sq_depth = FARSWAP_CTRL_SLOTS;
@@ -616,8 +794,7 @@ static int farswap_queue_create_qp(struct farswap_queue *q)
 			return -EXDEV;
 		}
 		q->sq_depth = donor->dev->params.queue_depth *
-			      farswap_cmd_wrs(donor->max_sge) +
-			      FARSWAP_SQ_RESERVE;
+			      farswap_cmd_wrs(donor) + FARSWAP_SQ_RESERVE;
 		rq = 0;
 	}
 
@@ -679,6 +856,9 @@ static int farswap_cm_route_resolved(struct farswap_queue *q)
 			      q->qid, donor->nr_ioq, q->qid ? donor->session : 0,
 			      q->sq_depth);
 	memcpy(req.host_id, farswap_host_id, FARSWAP_ID_LEN);
+	/* Announced only with a key: the donor then expects the handshake. */
+	if (donor->dev->auth_key.len)
+		req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
 
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
@@ -721,6 +901,9 @@ static int farswap_cm_established(struct farswap_queue *q,
 	if (!q->qid) {
 		donor->session = le64_to_cpu(rep->session);
 		donor->version = rep->version;
+		/* FEAT_AUTH is asked for only with a key: not in KNOWN. */
+		donor->features = le32_to_cpu(rep->features) &
+				  (FARSWAP_FEATURES_KNOWN | FARSWAP_FEAT_AUTH);
 		donor->slab_size = le64_to_cpu(rep->slab_size);
 		donor->slabs_total = le32_to_cpu(rep->slabs_total);
 		WRITE_ONCE(donor->slabs_free, le32_to_cpu(rep->slabs_free));
@@ -757,6 +940,11 @@ static int farswap_cm_rejected(struct farswap_queue *q,
 					FARSWAP_VERSION_MAX);
 		return -EPROTONOSUPPORT;
 	}
+	if (reason == FARSWAP_ST_DENIED && !donor->dev->auth_key.len) {
+		farswap_donor_set_error(donor, "%s refused the connection: %s (a donor that requires authentication refuses hosts attached without key=)",
+					donor->name, farswap_status_str(reason));
+		return -EACCES;
+	}
 	farswap_donor_set_error(donor, "%s refused the connection: %s",
 				donor->name, farswap_status_str(reason));
 	return farswap_status_errno(reason) ?: -ECONNREFUSED;
@@ -776,9 +964,18 @@ static int farswap_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			farswap_donor_set_error(donor, "route resolution to %s failed (%d)",
 						donor->name, err);
 		break;
-	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED: {
+		/*
+		 * rdma_cm's work, not ours, runs this: allocate the queue's
+		 * PD, CQ and QP without recursing into swap, as our own
+		 * connect paths do.
+		 */
+		unsigned int noio = memalloc_noio_save();
+
 		err = farswap_cm_route_resolved(q);
+		memalloc_noio_restore(noio);
 		break;
+	}
 	case RDMA_CM_EVENT_ESTABLISHED:
 		q->cm_error = farswap_cm_established(q, ev);
 		complete(&q->cm_done);
@@ -822,8 +1019,22 @@ static int farswap_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 					donor->name, rdma_event_msg(ev->event));
 		err = -ECONNRESET;
 		break;
-	default:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		/* The end of a connection we already tore down. */
 		return 0;
+	default:
+		/* Nothing else is expected on an active side: recover. */
+		pr_warn("%s: donor %s: unexpected rdma_cm event %s (%d) on queue %u\n",
+			donor->dev->name, donor->name,
+			rdma_event_msg(ev->event), ev->status, q->qid);
+		if (q->established) {
+			farswap_donor_error(donor, rdma_event_msg(ev->event));
+			return 0;
+		}
+		farswap_donor_set_error(donor, "%s: unexpected %s while connecting",
+					donor->name, rdma_event_msg(ev->event));
+		err = -ECONNRESET;
+		break;
 	}
 
 	if (err) {
@@ -899,6 +1110,102 @@ static int farswap_queue_connect(struct farswap_queue *q)
 	return q->cm_error;
 }
 
+/*
+ * One step of the handshake: send @req, wait for the reply (bounded by
+ * ctrl_timeout_ms), which must be @want or an AUTH_REP refusing.
+ */
+static int farswap_auth_step(struct farswap_donor *donor,
+			     union farswap_msg *req, union farswap_msg *rep,
+			     unsigned int want)
+{
+	unsigned int st;
+	int ret;
+
+	ret = farswap_ctrl_xfer(donor, req, rep, NULL, true);
+	if (ret) {
+		farswap_donor_set_error(donor, "%s: no answer to %s (%d)",
+					donor->name,
+					farswap_msg_type_str(req->hdr.type), ret);
+		return ret;
+	}
+	if (rep->hdr.type == want && want != FARSWAP_MSG_AUTH_REP)
+		return 0;	/* an AUTH_CHAL */
+	if (rep->hdr.type != FARSWAP_MSG_AUTH_REP) {
+		farswap_donor_set_error(donor, "%s answered %s with %s",
+					donor->name,
+					farswap_msg_type_str(req->hdr.type),
+					farswap_msg_type_str(rep->hdr.type));
+		return -EPROTO;
+	}
+	st = le16_to_cpu(rep->auth_rep.status);
+	if (st == FARSWAP_ST_OK && want == FARSWAP_MSG_AUTH_REP)
+		return 0;
+	if (st == FARSWAP_ST_OK) {
+		farswap_donor_set_error(donor, "%s answered %s with AUTH_REP OK",
+					donor->name,
+					farswap_msg_type_str(req->hdr.type));
+		return -EPROTO;
+	}
+	farswap_donor_set_error(donor, "%s refused to authenticate this host after %s: %s (do host and donor hold the same key?)",
+				donor->name,
+				farswap_msg_type_str(req->hdr.type),
+				farswap_status_str(st));
+	return farswap_status_errno(st) ?: -EPROTO;
+}
+
+/*
+ * Mutual authentication (farswap_proto.h): the donor proves it holds the
+ * device's key, then this host does, before any other control message
+ * and before any I/O queue pair.  A failure fails the connect like a
+ * rejected one: attach fails, or the reconnect backs off.
+ */
+static int farswap_donor_authenticate(struct farswap_donor *donor)
+{
+	const struct farswap_auth_key *key = &donor->dev->auth_key;
+	u8 host_nonce[FARSWAP_AUTH_NONCE_LEN];
+	union farswap_msg req, rep;
+	int ret;
+
+	if (!key->len)
+		return 0;
+	if (!(donor->features & FARSWAP_FEAT_AUTH)) {
+		pr_err_ratelimited("%s: donor %s failed authentication: it does not authenticate hosts (farswapd without key-file), and this device has a key\n",
+				   donor->dev->name, donor->name);
+		farswap_donor_set_error(donor, "donor %s failed authentication: it does not offer it",
+					donor->name);
+		return -EACCES;
+	}
+	farswap_auth_nonce(host_nonce);
+	farswap_msg_init(&req, FARSWAP_MSG_AUTH_REQ, donor->version, 0);
+	memcpy(req.auth_req.host_nonce, host_nonce, sizeof(host_nonce));
+	ret = farswap_auth_step(donor, &req, &rep, FARSWAP_MSG_AUTH_CHAL);
+	if (ret)
+		return ret;
+
+	farswap_msg_init(&req, FARSWAP_MSG_AUTH_PROOF, donor->version, 0);
+	ret = farswap_auth_answer(key, host_nonce, &rep.auth_chal,
+				  donor->session, farswap_host_id,
+				  donor->donor_id, req.auth_proof.host_mac);
+	if (ret == -EACCES) {
+		pr_err_ratelimited("%s: donor %s failed authentication: its proof does not match this device's key\n",
+				   donor->dev->name, donor->name);
+		farswap_donor_set_error(donor, "donor %s failed authentication (wrong key)",
+					donor->name);
+		return ret;
+	}
+	if (ret) {
+		farswap_donor_set_error(donor, "cannot compute HMAC-SHA256 (%d)",
+					ret);
+		return ret;
+	}
+	ret = farswap_auth_step(donor, &req, &rep, FARSWAP_MSG_AUTH_REP);
+	memzero_explicit(&req, sizeof(req));
+	if (ret == -EACCES)
+		pr_err_ratelimited("%s: donor %s denied this host's proof: host and donor hold different keys\n",
+				   donor->dev->name, donor->name);
+	return ret;
+}
+
 /* Connect every queue of a new session; on failure nothing is left. */
 static int farswap_donor_connect(struct farswap_donor *donor)
 {
@@ -920,6 +1227,13 @@ static int farswap_donor_connect(struct farswap_donor *donor)
 		ret = -EINVAL;
 		goto out_teardown;
 	}
+	/* Authenticated before anything else, I/O queue pairs included. */
+	ret = farswap_donor_authenticate(donor);
+	if (ret)
+		goto out_teardown;
+	ret = farswap_donor_query_info(donor);
+	if (ret)
+		goto out_teardown;
 	for (i = 0; i < donor->nr_ioq; i++) {
 		ret = farswap_queue_connect(&donor->ioq[i]);
 		if (ret)
@@ -941,6 +1255,12 @@ static void farswap_donor_teardown(struct farswap_donor *donor)
 		farswap_queue_stop(&donor->ioq[i]);
 	farswap_queue_stop(&donor->ctrl);
 	farswap_ctrl_fail_waiters(donor);
+	/*
+	 * The drain completed every slab copy; wait until their callers have
+	 * unmapped their buffers, while the device is still ours.
+	 */
+	wait_var_event(&donor->sync_inflight,
+		       !atomic_read(&donor->sync_inflight));
 
 	for (i = 0; i < donor->nr_ioq; i++)
 		farswap_queue_free(&donor->ioq[i]);
@@ -957,19 +1277,56 @@ static void farswap_donor_teardown(struct farswap_donor *donor)
 /* Make the just-connected session the live one. */
 static bool farswap_donor_go_live(struct farswap_donor *donor)
 {
+	enum farswap_donor_state from;
 	unsigned long flags;
 	bool ok;
 
 	spin_lock_irqsave(&donor->state_lock, flags);
-	ok = farswap_donor_state_allowed(donor->state, FARSWAP_DONOR_LIVE);
+	from = donor->state;
+	ok = farswap_donor_state_allowed(from, FARSWAP_DONOR_LIVE);
 	if (ok) {
 		/* A new generation: placements of the old session are dead. */
 		WRITE_ONCE(donor->gen, donor->gen + 1);
 		/* Release: readers that see LIVE see the new gen too. */
 		smp_store_release(&donor->state, FARSWAP_DONOR_LIVE);
+		trace_farswap_donor_state(donor, from, FARSWAP_DONOR_LIVE);
 	}
 	spin_unlock_irqrestore(&donor->state_lock, flags);
 	return ok;
+}
+
+/*
+ * The data path is one-sided: a donor whose farswapd stopped (SIGSTOP,
+ * stuck pinning memory) still serves RDMA, but no longer answers control
+ * messages, so it could never give slabs or take reclaim answers.  Ask
+ * it for its stats now and then; a call past ctrl_timeout_ms fails it.
+ */
+static void farswap_donor_keepalive_work(struct work_struct *work)
+{
+	struct farswap_donor *donor = container_of(to_delayed_work(work),
+						   struct farswap_donor,
+						   keepalive_work);
+	unsigned int ms = donor->dev->params.keepalive_ms;
+	unsigned int noio = memalloc_noio_save();
+	int ret;
+
+	ret = farswap_donor_query_stats(donor);
+	memalloc_noio_restore(noio);
+	/* Not live any more: the next session starts its own probes. */
+	if (ret == -ENOTCONN || ret == -ESHUTDOWN)
+		return;
+	queue_delayed_work(donor->dev->connect_wq, &donor->keepalive_work,
+			   msecs_to_jiffies(ms));
+}
+
+/* A session just went live: probe it from now on. */
+static void farswap_donor_start_keepalive(struct farswap_donor *donor)
+{
+	unsigned int ms = donor->dev->params.keepalive_ms;
+
+	if (ms)
+		mod_delayed_work(donor->dev->connect_wq, &donor->keepalive_work,
+				 msecs_to_jiffies(ms));
 }
 
 int farswap_donor_connect_first(struct farswap_donor *donor)
@@ -998,33 +1355,43 @@ int farswap_donor_connect_first(struct farswap_donor *donor)
 		farswap_donor_teardown(donor);
 		ret = -ESHUTDOWN;
 	}
+	if (!ret)
+		farswap_donor_start_keepalive(donor);
 	mutex_unlock(&donor->lock);
 	return ret;
+}
+
+/*
+ * A failed donor's session goes: tear it down (every posted work request
+ * completes, flushed), schedule the reconnect, and let the loss work
+ * unbind what the session held.  Called with donor->lock held, on a
+ * donor already moved to FAILED.
+ */
+static void farswap_donor_reset(struct farswap_donor *donor)
+{
+	struct farswap_dev *dev = donor->dev;
+
+	lockdep_assert_held(&donor->lock);
+	/* Whoever saw the donor live has posted by now; drain the rest. */
+	synchronize_rcu();
+	farswap_donor_teardown(donor);
+	if (farswap_donor_change_state(donor, FARSWAP_DONOR_WAITING)) {
+		donor->reconnect_backoff_ms = dev->params.reconnect_delay_ms;
+		queue_delayed_work(dev->connect_wq, &donor->reconnect_work,
+				   msecs_to_jiffies(donor->reconnect_backoff_ms));
+	}
+	queue_work(dev->wq, &dev->loss_work);
 }
 
 static void farswap_donor_err_work(struct work_struct *work)
 {
 	struct farswap_donor *donor =
 		container_of(work, struct farswap_donor, err_work);
-	struct farswap_dev *dev = donor->dev;
 
 	mutex_lock(&donor->lock);
-	if (farswap_donor_state(donor) != FARSWAP_DONOR_FAILED) {
-		mutex_unlock(&donor->lock);
-		return;
-	}
-	/* Whoever saw the donor live has posted by now; drain the rest. */
-	synchronize_rcu();
-	farswap_donor_teardown(donor);
-	if (farswap_donor_change_state(donor, FARSWAP_DONOR_WAITING)) {
-		donor->reconnect_backoff_ms = dev->params.reconnect_delay_ms;
-		queue_delayed_work(dev->wq, &donor->reconnect_work,
-				   msecs_to_jiffies(donor->reconnect_backoff_ms));
-	}
+	if (farswap_donor_state(donor) == FARSWAP_DONOR_FAILED)
+		farswap_donor_reset(donor);
 	mutex_unlock(&donor->lock);
-
-	/* The slabs of the dead session are gone: unbind them. */
-	queue_work(dev->wq, &dev->loss_work);
 }
 
 static void farswap_donor_reconnect_work(struct work_struct *work)
@@ -1049,8 +1416,11 @@ static void farswap_donor_reconnect_work(struct work_struct *work)
 		atomic64_inc(&donor->stats.reconnects);
 		pr_info("%s: donor %s reconnected (session %u)\n", dev->name,
 			donor->name, donor->gen);
+		farswap_donor_start_keepalive(donor);
 		/* Its slabs were lost: room for the next writes, now. */
 		farswap_chunks_want_room(dev);
+		/* An empty new donor: chunks short of a replica may go there. */
+		queue_work(dev->wq, &dev->repair_work);
 	} else {
 		if (!ret)
 			farswap_donor_teardown(donor);
@@ -1059,7 +1429,8 @@ static void farswap_donor_reconnect_work(struct work_struct *work)
 					    dev->name, donor->name,
 					    donor->last_error,
 					    donor->reconnect_backoff_ms);
-			queue_delayed_work(dev->wq, &donor->reconnect_work,
+			queue_delayed_work(dev->connect_wq,
+					   &donor->reconnect_work,
 					   msecs_to_jiffies(donor->reconnect_backoff_ms));
 			donor->reconnect_backoff_ms =
 				min(donor->reconnect_backoff_ms * 2,
@@ -1095,17 +1466,15 @@ void farswap_donors_remove_device(struct ib_device *ibdev)
 				pr_err("%s: donor %s: RDMA device %s removed; failing its I/O\n",
 				       dev->name, donor->name,
 				       dev_name(&ibdev->dev));
-			synchronize_rcu();
-			farswap_donor_teardown(donor);
-			if (farswap_donor_change_state(donor, FARSWAP_DONOR_WAITING)) {
-				donor->reconnect_backoff_ms =
-					dev->params.reconnect_delay_ms;
-				queue_delayed_work(dev->wq,
-						   &donor->reconnect_work,
-						   msecs_to_jiffies(donor->reconnect_backoff_ms));
-			}
+			/*
+			 * Failed before (its teardown pending) or now: either
+			 * way the session goes before the device does.
+			 */
+			if (farswap_donor_state(donor) == FARSWAP_DONOR_FAILED)
+				farswap_donor_reset(donor);
+			else
+				farswap_donor_teardown(donor);
 			mutex_unlock(&donor->lock);
-			queue_work(dev->wq, &dev->loss_work);
 		}
 	}
 	mutex_unlock(&farswap_devs_mutex);
@@ -1176,6 +1545,7 @@ struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
 	INIT_WORK(&donor->reclaim_work, farswap_reclaim_work);
 	INIT_WORK(&donor->err_work, farswap_donor_err_work);
 	INIT_DELAYED_WORK(&donor->reconnect_work, farswap_donor_reconnect_work);
+	INIT_DELAYED_WORK(&donor->keepalive_work, farswap_donor_keepalive_work);
 	return donor;
 
 out_free:
@@ -1185,26 +1555,41 @@ out_free:
 	return NULL;
 }
 
-/* No more I/O or control traffic, and none of the donor's work runs again. */
+/*
+ * Detach: no more I/O or control traffic.  The session ends here, before
+ * any of the donor's work is waited for, so that a slab copy or control
+ * call in that work, stalled on this donor, is flushed rather than waited
+ * on for ever (a DELETING donor cannot be failed).
+ */
 void farswap_donor_stop(struct farswap_donor *donor)
 {
+	unsigned long flags;
+
+	/* Reclaim requests that still arrive are for slabs about to go. */
+	spin_lock_irqsave(&donor->reclaim_lock, flags);
+	donor->stopping = true;
+	spin_unlock_irqrestore(&donor->reclaim_lock, flags);
+
 	mutex_lock(&donor->lock);
 	farswap_donor_change_state(donor, FARSWAP_DONOR_DELETING);
+	synchronize_rcu();
+	farswap_donor_teardown(donor);
 	mutex_unlock(&donor->lock);
+}
 
+/* After farswap_donor_stop(): none of the donor's work runs again. */
+void farswap_donor_cancel_work(struct farswap_donor *donor)
+{
 	cancel_delayed_work_sync(&donor->reconnect_work);
+	cancel_delayed_work_sync(&donor->keepalive_work);
 	cancel_work_sync(&donor->err_work);
 	cancel_work_sync(&donor->reclaim_work);
 }
 
-/* After farswap_donor_stop(): end the session and free the donor. */
+/* After farswap_donor_cancel_work(): free the donor. */
 void farswap_donor_destroy(struct farswap_donor *donor)
 {
-	mutex_lock(&donor->lock);
-	synchronize_rcu();
-	farswap_donor_teardown(donor);
-	mutex_unlock(&donor->lock);
-
+	/* Its session ended in farswap_donor_stop(); nothing is left. */
 	kfree(donor->ctrl_bufs);
 	kfree(donor->ioq);
 	kfree(donor);

@@ -4,10 +4,12 @@
  * per-device sysfs attributes under /sys/block/farswapN/farswap/.
  */
 #include <linux/blkdev.h>
+#include <linux/dma-mapping.h>
 #include <linux/slab.h>
 
 #include "compat.h"
 #include "farswap.h"
+#include "trace.h"
 
 /*
  * blk-mq
@@ -42,8 +44,8 @@ static bool farswap_write_budget_get(struct farswap_dev *dev,
 	return false;
 }
 
-static void farswap_write_budget_put(struct farswap_dev *dev,
-				     unsigned int hctx, u32 bytes)
+void farswap_write_budget_put(struct farswap_dev *dev, unsigned int hctx,
+			      u32 bytes)
 {
 	atomic_sub(bytes, &dev->write_inflight[hctx]);
 	/* Pairs with the barrier in farswap_write_budget_get(). */
@@ -59,40 +61,55 @@ static blk_status_t farswap_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct request *rq = bd->rq;
 	struct farswap_cmd *cmd = blk_mq_rq_to_pdu(rq);
 	struct farswap_dev *dev = cmd->dev;
+	blk_status_t ret;
 
 	cmd->hctx_idx = hctx->queue_num;
 	cmd->status = BLK_STS_OK;
 	cmd->write_budget = 0;
 	cmd->start_ns = ktime_get_ns();
 	cmd->start_jiffies = jiffies;
-	cmd->place.donor = NULL;
-	cmd->mapped_dev = NULL;
+	cmd->nr_copies = 0;
+	cmd->tried = 0;
 	atomic_set(&cmd->pending, 0);
 
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
+		trace_farswap_queue_rq(cmd);
 		blk_mq_start_request(rq);
+		ret = farswap_submit(cmd);
+		if (ret != BLK_STS_OK)
+			return ret;
 		atomic64_inc(&dev->stats.reads);
 		atomic64_add(blk_rq_bytes(rq), &dev->stats.read_bytes);
-		farswap_submit(cmd);
 		break;
 	case REQ_OP_WRITE:
 		if (!farswap_write_budget_get(dev, cmd->hctx_idx,
 					      blk_rq_bytes(rq)))
 			return BLK_STS_RESOURCE;
 		cmd->write_budget = blk_rq_bytes(rq);
+		trace_farswap_queue_rq(cmd);
 		blk_mq_start_request(rq);
+		ret = farswap_submit(cmd);
+		if (ret != BLK_STS_OK) {
+			/* blk-mq retries it, and queue_rq takes budget again. */
+			cmd->write_budget = 0;
+			farswap_write_budget_put(dev, cmd->hctx_idx,
+						 blk_rq_bytes(rq));
+			return ret;
+		}
 		atomic64_inc(&dev->stats.writes);
 		atomic64_add(blk_rq_bytes(rq), &dev->stats.write_bytes);
-		farswap_submit(cmd);
 		break;
 	case REQ_OP_DISCARD:
+		trace_farswap_queue_rq(cmd);
 		blk_mq_start_request(rq);
 		farswap_discard(cmd, rq);
 		break;
 	case REQ_OP_FLUSH:
 		/* No volatile cache: a completed RDMA WRITE is placed. */
+		trace_farswap_queue_rq(cmd);
 		blk_mq_start_request(rq);
+		trace_farswap_end(cmd, BLK_STS_OK);
 		blk_mq_end_request(rq, BLK_STS_OK);
 		break;
 	default:
@@ -106,6 +123,7 @@ static void farswap_complete_rq(struct request *rq)
 	struct farswap_cmd *cmd = blk_mq_rq_to_pdu(rq);
 	u32 budget = cmd->write_budget;
 
+	trace_farswap_end(cmd, cmd->status);
 	blk_mq_end_request(rq, cmd->status);
 	if (budget)
 		farswap_write_budget_put(cmd->dev, cmd->hctx_idx, budget);
@@ -135,21 +153,38 @@ static void farswap_map_queues(struct blk_mq_tag_set *set)
 static enum blk_eh_timer_return farswap_timeout(struct request *rq)
 {
 	struct farswap_cmd *cmd = blk_mq_rq_to_pdu(rq);
-	struct farswap_donor *donor = cmd->place.donor;
 	unsigned long tmo = msecs_to_jiffies(cmd->dev->params.io_timeout_ms);
-	unsigned long last;
+	unsigned int r, n = READ_ONCE(cmd->nr_copies);
 	char why[64];
 
-	if (atomic_read(&cmd->pending) <= 0 || !donor)
+	if (atomic_read(&cmd->pending) <= 0)
 		return BLK_EH_RESET_TIMER;
-	last = max(READ_ONCE(donor->ioq[cmd->hctx_idx].last_progress),
-		   cmd->start_jiffies);
-	if (time_before(jiffies, last + tmo))
-		return BLK_EH_RESET_TIMER;
-
 	snprintf(why, sizeof(why), "no I/O completed in %u ms",
 		 cmd->dev->params.io_timeout_ms);
-	farswap_donor_error(donor, why);
+	/*
+	 * Each replica's donor on its own: failing a stuck one completes
+	 * its copy (flushed), and a read then goes to the next replica.
+	 */
+	for (r = 0; r < n && r < FARSWAP_MAX_REPLICAS; r++) {
+		struct farswap_donor *donor = READ_ONCE(cmd->copy[r].place.donor);
+		unsigned long last;
+
+		/*
+		 * A copy its donor has completed says nothing against it,
+		 * however long the request waits for another replica (whose
+		 * stall may hold every write of this queue, so that the
+		 * healthy donor's queue shows no progress either).
+		 */
+		if (!donor || !atomic_read(&cmd->copy[r].outstanding))
+			continue;
+		last = max(READ_ONCE(donor->ioq[cmd->hctx_idx].last_progress),
+			   cmd->start_jiffies);
+		if (time_before(jiffies, last + tmo))
+			continue;
+		/* For the farswap_failover event: a read's reason to move. */
+		WRITE_ONCE(cmd->copy[r].timed_out, true);
+		farswap_donor_error(donor, why);
+	}
 	return BLK_EH_RESET_TIMER;
 }
 
@@ -236,6 +271,27 @@ farswap_fops_for(const struct farswap_dev *dev)
 	return &farswap_fops;
 }
 
+/*
+ * The largest segment every donor's RDMA device can DMA-map in one piece
+ * (swiotlb bounces at most dma_max_mapping_size(): confidential VMs,
+ * iommu=soft).  Software RDMA devices map nothing.  Whole pages, and at
+ * most one request.
+ */
+static unsigned int farswap_max_segment(struct farswap_dev *dev)
+{
+	size_t max = FARSWAP_MAX_IO_BYTES;
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_donors; i++) {
+		struct ib_device *ibdev = dev->donors[i]->ibdev;
+
+		if (ibdev && !ib_uses_virt_dma(ibdev))
+			max = min(max, dma_max_mapping_size(ibdev->dma_device));
+	}
+	return max_t(size_t, round_down(max, FARSWAP_PAGE_BYTES),
+		     FARSWAP_PAGE_BYTES);
+}
+
 static int farswap_add_disk(struct farswap_dev *dev)
 {
 	u64 slab_sectors = farswap_slab_bytes(&dev->geo) >> SECTOR_SHIFT;
@@ -243,7 +299,7 @@ static int farswap_add_disk(struct farswap_dev *dev)
 		.block_size		= FARSWAP_PAGE_BYTES,
 		.max_hw_sectors		= FARSWAP_MAX_IO_BYTES >> SECTOR_SHIFT,
 		.max_segments		= FARSWAP_MAX_SEGS,
-		.max_segment_size	= FARSWAP_MAX_IO_BYTES,
+		.max_segment_size	= farswap_max_segment(dev),
 		/* No read or write request crosses a chunk. */
 		.chunk_sectors		= FARSWAP_CHUNK_BYTES >> SECTOR_SHIFT,
 		.max_discard_sectors	= slab_sectors,
@@ -258,7 +314,7 @@ static int farswap_add_disk(struct farswap_dev *dev)
 	set->nr_hw_queues = 2 * dev->params.nr_queues;
 	set->queue_depth = dev->params.queue_depth;
 	set->numa_node = NUMA_NO_NODE;
-	set->cmd_size = farswap_cmd_size();
+	set->cmd_size = farswap_cmd_size(dev->params.replicas);
 	set->flags = FARSWAP_TAG_SET_FLAGS;
 	set->driver_data = dev;
 	set->timeout = msecs_to_jiffies(dev->params.io_timeout_ms);
@@ -308,7 +364,8 @@ static struct farswap_dev *farswap_find(const char *name)
 
 /* Claim a name and the donors for a new device, or say why not. */
 static int farswap_reserve(struct farswap_dev *dev,
-			   const struct farswap_attach_args *a)
+			   const struct farswap_attach_args *a,
+			   struct farswap_reason *why)
 {
 	struct farswap_dev *other;
 	unsigned int i, j;
@@ -321,9 +378,9 @@ static int farswap_reserve(struct farswap_dev *dev,
 				if (!farswap_addr_equal(&a->donor[i],
 							&other->donors[j]->addr))
 					continue;
-				farswap_set_last_error("donor %s already serves %s",
-						       other->donors[j]->name,
-						       other->name);
+				farswap_reason_set(why, "donor %s already serves %s",
+						   other->donors[j]->name,
+						   other->name);
 				return -EEXIST;
 			}
 		}
@@ -331,7 +388,7 @@ static int farswap_reserve(struct farswap_dev *dev,
 
 	if (a->name[0]) {
 		if (farswap_find(a->name)) {
-			farswap_set_last_error("%s exists", a->name);
+			farswap_reason_set(why, "%s exists", a->name);
 			return -EEXIST;
 		}
 		id = farswap_name_index(a->name);
@@ -359,16 +416,27 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 	if (dev->disk)
 		del_gendisk(dev->disk);	/* waits for every request */
 
+	/*
+	 * Every session ends first: work stalled on a donor's network is
+	 * flushed, so waiting for the work below cannot hang.
+	 */
 	for (i = 0; i < dev->nr_donors; i++)
 		farswap_donor_stop(dev->donors[i]);
+	for (i = 0; i < dev->nr_donors; i++)
+		farswap_donor_cancel_work(dev->donors[i]);
 	if (dev->wq) {
 		cancel_work_sync(&dev->bind_work);
 		cancel_work_sync(&dev->release_work);
 		cancel_work_sync(&dev->grow_work);
 		cancel_work_sync(&dev->loss_work);
+		cancel_work_sync(&dev->repair_work);
 	}
 	for (i = 0; i < dev->nr_donors; i++)
 		farswap_donor_destroy(dev->donors[i]);
+	if (dev->connect_wq)
+		destroy_workqueue(dev->connect_wq);
+	if (dev->reset_wq)
+		destroy_workqueue(dev->reset_wq);
 	if (dev->wq)
 		destroy_workqueue(dev->wq);
 
@@ -379,6 +447,10 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 	if (dev->chunks)
 		farswap_chunks_free(dev);
 	kfree(dev->write_inflight);
+	kvfree(dev->tags);
+	kvfree(dev->versions);
+	memzero_explicit(&dev->tag_key, sizeof(dev->tag_key));
+	farswap_auth_key_clear(&dev->auth_key);
 	kfree(dev->bounce);
 	kfree(dev);
 }
@@ -386,7 +458,7 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 /* The donors must agree on a slab size, and with slab_size= if given. */
 static int farswap_pick_slab_size(struct farswap_dev *dev,
 				  const struct farswap_attach_args *a,
-				  u64 *slab_size)
+				  u64 *slab_size, struct farswap_reason *why)
 {
 	u64 want = a->slab_size ?: dev->donors[0]->slab_size;
 	unsigned int i;
@@ -396,14 +468,32 @@ static int farswap_pick_slab_size(struct farswap_dev *dev,
 
 		if (d->slab_size == want)
 			continue;
-		farswap_set_last_error("donor %s serves %llu MiB slabs, %s %llu MiB",
-				       d->name, d->slab_size >> 20,
-				       a->slab_size ? "slab_size asks for" :
-						      "another donor serves",
-				       want >> 20);
+		farswap_reason_set(why, "donor %s serves %llu MiB slabs, %s %llu MiB",
+				   d->name, d->slab_size >> 20,
+				   a->slab_size ? "slab_size asks for" :
+						  "another donor serves",
+				   want >> 20);
 		return -EINVAL;
 	}
 	*slab_size = want;
+	return 0;
+}
+
+/*
+ * The integrity table: a tag and a version per device page, made now so
+ * that no swap-out ever allocates (FARSWAP_TAG_BYTES_PER_PAGE each).
+ */
+static int farswap_alloc_tags(struct farswap_dev *dev)
+{
+	u64 pages = dev->geo.size >> FARSWAP_PAGE_SHIFT;
+
+	farswap_tag_key_init(&dev->tag_key, dev->params.integrity);
+	if (dev->params.integrity == FARSWAP_TAG_OFF)
+		return 0;
+	dev->tags = kvcalloc(pages, sizeof(*dev->tags), GFP_KERNEL);
+	dev->versions = kvcalloc(pages, sizeof(*dev->versions), GFP_KERNEL);
+	if (!dev->tags || !dev->versions)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -425,20 +515,46 @@ static int farswap_alloc_bounce(struct farswap_dev *dev)
 static void farswap_dev_init(struct farswap_dev *dev,
 			     const struct farswap_attach_args *a)
 {
+	unsigned int i;
+
 	dev->params = farswap_defaults;
 	dev->params.nr_queues = a->nr_queues;
 	dev->params.queue_depth = a->queue_depth;
 	dev->params.io_timeout_ms = a->io_timeout_ms;
 	dev->params.sync_io = a->sync_io;
+	/* Unless asked: two copies when two donors can hold them. */
+	dev->params.replicas = a->replicas ?: min(a->nr_donors, 2U);
+	dev->params.integrity = a->integrity;
 	mutex_init(&dev->map_mutex);
 	spin_lock_init(&dev->work_lock);
 	spin_lock_init(&dev->rslab_lock);
+	spin_lock_init(&dev->dom_lock);
+	/* Until a donor tells its domain, it is a domain of its own. */
+	for (i = 0; i < FARSWAP_MAX_DONORS; i++)
+		dev->dom_id[i] = i;
 	INIT_LIST_HEAD(&dev->bind_list);
 	INIT_LIST_HEAD(&dev->rslabs);
 	INIT_WORK(&dev->bind_work, farswap_bind_work);
 	INIT_WORK(&dev->release_work, farswap_release_work);
 	INIT_WORK(&dev->grow_work, farswap_grow_work);
 	INIT_WORK(&dev->loss_work, farswap_loss_work);
+	INIT_WORK(&dev->repair_work, farswap_repair_work);
+}
+
+/* See struct farswap_dev for why three. */
+static int farswap_alloc_workqueues(struct farswap_dev *dev)
+{
+	dev->wq = alloc_workqueue("%s_map", WQ_MEM_RECLAIM | WQ_UNBOUND, 0,
+				  dev->name);
+	dev->reset_wq = alloc_workqueue("%s_reset",
+					WQ_MEM_RECLAIM | WQ_UNBOUND, 0,
+					dev->name);
+	dev->connect_wq = alloc_workqueue("%s_connect",
+					  WQ_MEM_RECLAIM | WQ_UNBOUND, 0,
+					  dev->name);
+	if (!dev->wq || !dev->reset_wq || !dev->connect_wq)
+		return -ENOMEM;
+	return 0;
 }
 
 static int farswap_create_donors(struct farswap_dev *dev,
@@ -459,7 +575,8 @@ static int farswap_create_donors(struct farswap_dev *dev,
 	return 0;
 }
 
-static int farswap_connect_donors(struct farswap_dev *dev)
+static int farswap_connect_donors(struct farswap_dev *dev,
+				  struct farswap_reason *why)
 {
 	unsigned int i;
 	int ret;
@@ -469,10 +586,10 @@ static int farswap_connect_donors(struct farswap_dev *dev)
 
 		ret = farswap_donor_connect_first(donor);
 		if (ret) {
-			farswap_set_last_error("cannot attach donor %s: %s",
-					       donor->name,
-					       donor->last_error[0] ?
-					       donor->last_error : "error");
+			farswap_reason_set(why, "cannot attach donor %s: %s",
+					   donor->name,
+					   donor->last_error[0] ?
+					   donor->last_error : "error");
 			return ret;
 		}
 	}
@@ -500,59 +617,76 @@ static void farswap_warn_overcommit(struct farswap_dev *dev)
  * farswap_dev_attach - create /dev/farswapN on the given donors
  * @a: parsed attach arguments
  * @name_out: receives the device name
+ * @why: receives the reason of a failure, for the caller alone
  *
  * Connects every donor (each within the connect timeout), agrees on the
  * slab size, and only then creates the disk: on any failure nothing is
- * left behind and farswap_set_last_error() says why.
+ * left behind and @why says why.
  */
-int farswap_dev_attach(struct farswap_attach_args *a, char *name_out)
+int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
+		       struct farswap_reason *why)
 {
 	struct farswap_dev *dev;
 	u64 slab_size;
 	int ret;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-	if (!dev)
+	if (!dev) {
+		farswap_reason_set(why, "out of memory");
 		return -ENOMEM;
+	}
 	farswap_dev_init(dev, a);
 
 	mutex_lock(&farswap_devs_mutex);
-	ret = farswap_reserve(dev, a);
+	ret = farswap_reserve(dev, a, why);
 	mutex_unlock(&farswap_devs_mutex);
 	if (ret) {
 		kfree(dev);
 		return ret;
 	}
 
-	dev->wq = alloc_workqueue("%s", WQ_MEM_RECLAIM | WQ_UNBOUND, 0,
-				  dev->name);
-	ret = dev->wq ? farswap_create_donors(dev, a) : -ENOMEM;
+	/*
+	 * The secret, from the keyrings of the process that attaches: now,
+	 * not in a worker, which would see other keyrings.
+	 */
+	if (a->key_desc[0]) {
+		ret = farswap_auth_key_lookup(a->key_desc, &dev->auth_key,
+					      why->msg, sizeof(why->msg));
+		if (ret)
+			goto out_destroy;
+	}
+
+	ret = farswap_alloc_workqueues(dev);
+	if (!ret)
+		ret = farswap_create_donors(dev, a);
 	if (ret) {
-		farswap_set_last_error("out of memory");
+		farswap_reason_set(why, "out of memory");
 		goto out_destroy;
 	}
-	ret = farswap_connect_donors(dev);
+	ret = farswap_connect_donors(dev, why);
 	if (ret)
 		goto out_destroy;
-	ret = farswap_pick_slab_size(dev, a, &slab_size);
+	ret = farswap_pick_slab_size(dev, a, &slab_size, why);
 	if (ret)
 		goto out_destroy;
 
 	ret = farswap_geometry_init(&dev->geo, a->size, slab_size);
 	if (ret) {
 		if (a->size < slab_size)
-			farswap_set_last_error("size %llu is smaller than one slab (%llu MiB)",
-					       a->size, slab_size >> 20);
+			farswap_reason_set(why, "size %llu is smaller than one slab (%llu MiB)",
+					   a->size, slab_size >> 20);
 		else if (ret == -E2BIG)
-			farswap_set_last_error("size %llu is too large (at most %llu GiB)",
-					       a->size,
-					       ((u64)FARSWAP_MAX_CHUNKS << FARSWAP_CHUNK_SHIFT) >> 30);
+			farswap_reason_set(why, "size %llu is too large (at most %llu GiB)",
+					   a->size,
+					   ((u64)FARSWAP_MAX_CHUNKS << FARSWAP_CHUNK_SHIFT) >> 30);
 		else
-			farswap_set_last_error("size %llu is not a multiple of the slab size (%llu MiB)",
-					       a->size, slab_size >> 20);
+			farswap_reason_set(why, "size %llu is not a multiple of the slab size (%llu MiB)",
+					   a->size, slab_size >> 20);
 		goto out_destroy;
 	}
 	ret = farswap_chunks_alloc(dev);
+	if (!ret)
+		ret = farswap_alloc_tags(dev);
 	if (!ret)
 		ret = farswap_alloc_bounce(dev);
 	if (!ret) {
@@ -563,13 +697,16 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out)
 			ret = -ENOMEM;
 	}
 	if (ret) {
-		farswap_set_last_error("out of memory for the map of %llu chunks",
-				       (u64)dev->geo.nr_chunks);
+		farswap_reason_set(why, "out of memory for the map of %llu chunks and its integrity table (%llu bytes)",
+				   (u64)dev->geo.nr_chunks,
+				   dev->params.integrity == FARSWAP_TAG_OFF ? 0 :
+				   (dev->geo.size >> FARSWAP_PAGE_SHIFT) *
+				   FARSWAP_TAG_BYTES_PER_PAGE);
 		goto out_destroy;
 	}
 	ret = farswap_add_disk(dev);
 	if (ret) {
-		farswap_set_last_error("cannot create the disk (%d)", ret);
+		farswap_reason_set(why, "cannot create the disk (%d)", ret);
 		goto out_destroy;
 	}
 
@@ -579,15 +716,18 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out)
 
 	strscpy(name_out, dev->name, FARSWAP_NAME_LEN);
 	farswap_warn_overcommit(dev);
-	pr_info("%s: attached: %llu MiB, donors' slabs of %llu MiB, over %u donor%s, %u read and %u write queues of depth %u%s\n",
+	pr_info("%s: attached: %llu MiB, donors' slabs of %llu MiB, over %u donor%s, %u replica%s, %u read and %u write queues of depth %u%s, integrity %s, auth %s\n",
 		dev->name, dev->geo.size >> 20, slab_size >> 20, dev->nr_donors, dev->nr_donors > 1 ? "s" : "",
+		dev->params.replicas, dev->params.replicas > 1 ? "s" : "",
 		dev->params.nr_queues, dev->params.nr_queues,
 		dev->params.queue_depth,
-		dev->params.sync_io ? ", synchronous swap-in" : "");
+		dev->params.sync_io ? ", synchronous swap-in" : "",
+		farswap_tag_alg_name(dev->params.integrity),
+		dev->auth_key.len ? "hmac-sha256" : "none");
 	return 0;
 
 out_destroy:
-	pr_err("%s: attach failed: %s\n", dev->name, farswap_last_error());
+	pr_err("%s: attach failed: %s\n", dev->name, why->msg);
 	mutex_lock(&farswap_devs_mutex);
 	list_del(&dev->node);
 	mutex_unlock(&farswap_devs_mutex);
@@ -598,11 +738,12 @@ out_destroy:
 /**
  * farswap_dev_detach - remove a device
  * @name: "farswapN"
+ * @why: receives the reason of a failure, for the caller alone
  *
  * Refused while the device is open (a swap device, mounted, ...).  The
  * donors free the device's slabs when its sessions end.
  */
-int farswap_dev_detach(const char *name)
+int farswap_dev_detach(const char *name, struct farswap_reason *why)
 {
 	struct farswap_dev *dev;
 
@@ -610,17 +751,17 @@ int farswap_dev_detach(const char *name)
 	dev = farswap_find(name);
 	if (!dev) {
 		mutex_unlock(&farswap_devs_mutex);
-		farswap_set_last_error("no device %s", name);
+		farswap_reason_set(why, "no device %s", name);
 		return -ENODEV;
 	}
 	if (dev->detaching) {
 		mutex_unlock(&farswap_devs_mutex);
-		farswap_set_last_error("%s is being attached or detached", name);
+		farswap_reason_set(why, "%s is being attached or detached", name);
 		return -EBUSY;
 	}
 	if (dev->open_count) {
 		mutex_unlock(&farswap_devs_mutex);
-		farswap_set_last_error("%s is in use (swapoff it first)", name);
+		farswap_reason_set(why, "%s is in use (swapoff it first)", name);
 		return -EBUSY;
 	}
 	dev->detaching = true;
@@ -682,7 +823,7 @@ static ssize_t slabs_show(struct device *d, struct device_attribute *attr,
 	spin_lock_irqsave(&dev->rslab_lock, flags);
 	list_for_each_entry(rs, &dev->rslabs, node) {
 		held++;
-		used += rs->nr_used;
+		used += rs->slots.used;
 		reclaiming += rs->state == FARSWAP_RSLAB_RECLAIMING;
 	}
 	spin_unlock_irqrestore(&dev->rslab_lock, flags);
@@ -738,6 +879,93 @@ static ssize_t io_timeout_ms_store(struct device *d,
 	return count;
 }
 static DEVICE_ATTR_RW(io_timeout_ms);
+
+/* Chunks with fewer serving replicas than the device wants. */
+static u32 farswap_degraded_chunks(struct farswap_dev *dev)
+{
+	unsigned int want = dev->params.replicas;
+	u32 i, degraded = 0;
+
+	for (i = 0; i < dev->geo.nr_chunks; i++) {
+		struct farswap_chunk *chunk = &dev->chunks[i];
+		unsigned long flags;
+		unsigned int r, serving = 0;
+
+		spin_lock_irqsave(&chunk->lock, flags);
+		for (r = 0; r < chunk->nr_places; r++)
+			serving += (chunk->uptodate & BIT(r)) &&
+				   farswap_donor_live(chunk->place[r].donor,
+						      chunk->place[r].gen);
+		degraded += chunk->state == FARSWAP_SLAB_BOUND &&
+			    serving < want;
+		spin_unlock_irqrestore(&chunk->lock, flags);
+	}
+	return degraded;
+}
+
+/* Bound chunks two of whose replicas share a failure domain. */
+static u32 farswap_colocated_chunks(struct farswap_dev *dev)
+{
+	u32 i, colocated = 0;
+
+	for (i = 0; i < dev->geo.nr_chunks; i++) {
+		struct farswap_chunk *chunk = &dev->chunks[i];
+		unsigned long flags;
+
+		spin_lock_irqsave(&chunk->lock, flags);
+		colocated += farswap_chunk_colocated_locked(chunk);
+		spin_unlock_irqrestore(&chunk->lock, flags);
+	}
+	return colocated;
+}
+
+/* Redundancy: what a donor's death costs. */
+static ssize_t replicas_show(struct device *d, struct device_attribute *attr,
+			     char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	struct farswap_dev_stats *s = &dev->stats;
+
+	return sysfs_emit(buf, "replicas=%u degraded=%u repaired=%lld repair_bytes=%lld repair_failures=%lld failovers=%lld heals=%lld lost_pages=%lld colocated=%u domains=%u\n",
+			  dev->params.replicas, farswap_degraded_chunks(dev),
+			  atomic64_read(&s->repaired),
+			  atomic64_read(&s->repair_bytes),
+			  atomic64_read(&s->repair_failures),
+			  atomic64_read(&s->failovers),
+			  atomic64_read(&s->heals),
+			  atomic64_read(&s->lost_pages),
+			  farswap_colocated_chunks(dev),
+			  farswap_dev_nr_domains(dev));
+}
+static DEVICE_ATTR_RO(replicas);
+
+/* The integrity check: never its keys. */
+static ssize_t integrity_show(struct device *d, struct device_attribute *attr,
+			      char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	bool on = dev->params.integrity != FARSWAP_TAG_OFF;
+	u64 pages = dev->geo.size >> FARSWAP_PAGE_SHIFT;
+
+	return sysfs_emit(buf, "alg=%s checked=%lld mismatches=%lld bytes_per_page=%zu table_bytes=%llu\n",
+			  farswap_tag_alg_name(dev->params.integrity),
+			  atomic64_read(&dev->stats.checked),
+			  atomic64_read(&dev->stats.mismatches),
+			  on ? FARSWAP_TAG_BYTES_PER_PAGE : 0,
+			  on ? pages * FARSWAP_TAG_BYTES_PER_PAGE : 0);
+}
+static DEVICE_ATTR_RO(integrity);
+
+/* How donors are authenticated: the algorithm, never the key or its name. */
+static ssize_t auth_show(struct device *d, struct device_attribute *attr,
+			 char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+
+	return sysfs_emit(buf, "auth=%s\n",
+			  dev->auth_key.len ? "hmac-sha256" : "none");
+}
+static DEVICE_ATTR_RO(auth);
 
 static ssize_t stat_show(struct device *d, struct device_attribute *attr,
 			 char *buf)
@@ -821,6 +1049,13 @@ static ssize_t donors_show(struct device *d, struct device_attribute *attr,
 	for (i = 0; i < dev->nr_donors; i++) {
 		struct farswap_donor *dn = dev->donors[i];
 		struct farswap_donor_stats *s = &dn->stats;
+		char domain[FARSWAP_DOMAIN_LEN + 1];
+		unsigned long flags;
+
+		spin_lock_irqsave(&dev->dom_lock, flags);
+		strscpy(domain, dn->domain[0] ? dn->domain : "-",
+			sizeof(domain));
+		spin_unlock_irqrestore(&dev->dom_lock, flags);
 
 		at += sysfs_emit_at(buf, at,
 				    "%s state=%s slabs=%d free=%u total=%u reads=%lld writes=%lld read_bytes=%lld write_bytes=%lld errors=%lld reconnects=%lld migrated_out=%lld",
@@ -838,7 +1073,7 @@ static ssize_t donors_show(struct device *d, struct device_attribute *attr,
 				    atomic64_read(&s->migrated_out));
 		at = farswap_emit_lat(buf, at, "read_", &s->read_lat, false);
 		at = farswap_emit_lat(buf, at, "write_", &s->write_lat, false);
-		at += sysfs_emit_at(buf, at, "\n");
+		at += sysfs_emit_at(buf, at, " domain=%s\n", domain);
 	}
 	return at;
 }
@@ -853,6 +1088,9 @@ static struct attribute *farswap_disk_attrs[] = {
 	&dev_attr_stat.attr,
 	&dev_attr_latency.attr,
 	&dev_attr_donors.attr,
+	&dev_attr_integrity.attr,
+	&dev_attr_auth.attr,
+	&dev_attr_replicas.attr,
 	NULL,
 };
 

@@ -17,7 +17,9 @@
  *    where its pages live (its placements: a slot in a remote slab).
  *  - struct farswap_rslab: a donor slab the device holds, carved into
  *    chunk slots; acquired by the power of two choices when no held slab
- *    has a free slot, given back when its last chunk is discarded.
+ *    has a free slot, given back when its last chunk is discarded.  A
+ *    chunk's placement points at it, so the record outlives its donor's
+ *    session until the last chunk placed in it lets go (slots.h).
  *  - struct farswap_cmd: the per-request context, preallocated by blk-mq.
  *
  * Locking:
@@ -55,13 +57,14 @@
 
 #include "farswap_proto.h"
 #include "args.h"
+#include "auth.h"
 #include "place.h"
+#include "replica.h"
 #include "slabmap.h"
+#include "slots.h"
 #include "state.h"
 #include "stats.h"
 
-/* Placements a slab can carry; one until replication arrives. */
-#define FARSWAP_MAX_REPLICAS	2
 
 /* Segments of one request; THP swap-out is one contiguous segment. */
 #define FARSWAP_MAX_SEGS	64
@@ -86,6 +89,10 @@ struct farswap_params {
 	unsigned int connect_timeout_ms;
 	unsigned int ctrl_timeout_ms;
 	unsigned int reconnect_delay_ms;
+	unsigned int keepalive_ms;
+	unsigned int replicas;		/* 0 at load: 2 with two donors, else 1 */
+	unsigned int repair_kbps;	/* re-replication rate; 0 = no limit */
+	enum farswap_tag_alg integrity;
 	unsigned int ack_timeout;
 	bool sync_io;
 };
@@ -120,6 +127,13 @@ struct farswap_ctrl_slot {
 	struct completion send_done;
 	struct completion reply_done;
 	int send_status;
+	/*
+	 * Under slot_lock.  A caller that gave up waiting for its SEND's
+	 * completion abandons the slot (the buffer is the HCA's until the
+	 * SEND completes or is flushed); the completion then frees it.
+	 */
+	bool send_pending;
+	bool abandoned;
 	union farswap_msg reply;
 };
 
@@ -166,16 +180,21 @@ struct farswap_donor {
 	/* Session facts from the donor's accept. */
 	u64 session;
 	u8 version;
+	u32 features;			/* FARSWAP_FEAT_* both sides support */
 	u64 slab_size;
 	u32 slabs_total;
 	u32 slabs_free;			/* as last heard (READ_ONCE) */
 	u8 donor_id[FARSWAP_ID_LEN];
+	/* Failure domain (INFO_REP, or "donor:<id>"); under dev->dom_lock. */
+	char domain[FARSWAP_DOMAIN_LEN + 1];
 	char last_error[FARSWAP_ERR_LEN];
 
 	/* RDMA resources of the current session. */
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
-	u32 max_sge;			/* SGEs per data work request */
+	u32 max_sge;			/* SGEs per RDMA WRITE */
+	u32 max_read_sge;		/* SGEs per RDMA READ */
+	atomic_t sync_inflight;		/* farswap_rdma_sync() calls posted */
 	struct farswap_queue ctrl;
 	/*
 	 * I/O queues: one per blk-mq hardware queue, writes first (hctx
@@ -195,18 +214,27 @@ struct farswap_donor {
 	u32 cookie_seq;
 	bool bufs_mapped;
 
-	/* Reclaim requests waiting for the reclaim work. */
+	/*
+	 * Reclaim requests, and slabs granted after their request timed out
+	 * (to be given back), waiting for the reclaim work.
+	 */
 	spinlock_t reclaim_lock;
 	struct farswap_reclaim_item reclaim[FARSWAP_RECLAIM_SLOTS];
 	unsigned int reclaim_head, reclaim_count;
+	u32 late_grant[FARSWAP_CTRL_SLOTS];
+	u32 late_gen;			/* session of the late grants */
+	unsigned int nr_late_grants;
+	bool stopping;			/* no more reclaim work: detaching */
 	struct work_struct reclaim_work;
 
 	struct work_struct err_work;
 	struct delayed_work reconnect_work;
+	struct delayed_work keepalive_work;
 	unsigned int reconnect_backoff_ms;
 	u32 lost_gen;			/* session whose slabs the loss work frees */
 
 	struct farswap_donor_stats stats;
+	u64 read_ewma_ns;		/* recent read latency, picks replicas */
 };
 
 /* A donor slab this device holds, carved into chunk slots. */
@@ -224,8 +252,8 @@ struct farswap_rslab {
 	u64 addr;
 	u32 rkey;
 	u8 state;			/* enum farswap_rslab_state */
-	u32 nr_used;			/* slots holding a chunk */
-	unsigned long used[];		/* one bit per slot */
+	struct farswap_slots slots;	/* and the record's lifetime */
+	unsigned long map[];		/* slots.map: one bit per slot */
 };
 
 /* Where one copy of a chunk lives. */
@@ -242,6 +270,7 @@ struct farswap_chunk {
 	spinlock_t lock;
 	u8 state;			/* enum farswap_slab_state */
 	u8 nr_places;
+	u8 uptodate;		/* bit r: place[r] holds every written page */
 	struct farswap_placement place[FARSWAP_MAX_REPLICAS];
 	struct farswap_pages pages;
 	unsigned long written[BITS_TO_LONGS(FARSWAP_CHUNK_PAGES)];
@@ -268,6 +297,13 @@ struct farswap_dev_stats {
 	atomic64_t lost_pages;
 	atomic64_t write_throttled;	/* writes made to wait for budget */
 	atomic64_t held;		/* requests parked on a slab */
+	atomic64_t checked;		/* pages read back and checked */
+	atomic64_t mismatches;		/* pages that failed their check */
+	atomic64_t failovers;		/* reads retried on another replica */
+	atomic64_t heals;		/* damaged replicas marked for repair */
+	atomic64_t repaired;		/* chunks copied to a new replica */
+	atomic64_t repair_bytes;
+	atomic64_t repair_failures;
 	struct farswap_lat_hist read_lat;
 	struct farswap_lat_hist write_lat;
 };
@@ -289,6 +325,13 @@ struct farswap_dev {
 
 	struct farswap_donor *donors[FARSWAP_MAX_DONORS];
 	unsigned int nr_donors;
+	/*
+	 * Each donor's failure domain as a number (farswap_place_domain_ids()),
+	 * read locklessly by placement; the names and the numbers change
+	 * under dom_lock when a donor tells its domain.
+	 */
+	spinlock_t dom_lock;
+	u8 dom_id[FARSWAP_MAX_DONORS];
 
 	struct blk_mq_tag_set tag_set;
 	struct gendisk *disk;
@@ -302,7 +345,20 @@ struct farswap_dev {
 	unsigned long write_throttled;	/* bitmap over write hctx */
 	bool detaching;
 
-	struct workqueue_struct *wq;	/* WQ_MEM_RECLAIM: we are the swap */
+	/*
+	 * WQ_MEM_RECLAIM, we are the swap; three so that nothing waits for
+	 * work queued behind it on the same rescuer (as nvme's nvme_wq,
+	 * nvme_reset_wq and nvme_delete_wq):
+	 *  - wq: work on the chunk map under map_mutex (bind, grow, release,
+	 *    reclaim, loss); it may wait on the network, bounded, and a donor
+	 *    past the bound is failed, which only reset_wq carries out;
+	 *  - reset_wq: a failed donor's teardown, which flushes every wait on
+	 *    its queues and waits for nothing on the other two;
+	 *  - connect_wq: reconnects, bounded by the connect timeouts.
+	 */
+	struct workqueue_struct *wq;
+	struct workqueue_struct *reset_wq;
+	struct workqueue_struct *connect_wq;
 	struct mutex map_mutex;
 	spinlock_t work_lock;		/* bind_list */
 	struct list_head bind_list;
@@ -310,6 +366,21 @@ struct farswap_dev {
 	struct work_struct release_work;	/* gives empty slabs back */
 	struct work_struct grow_work;	/* takes a slab before one is needed */
 	struct work_struct loss_work;
+	struct work_struct repair_work;	/* re-replicates degraded chunks */
+
+	/*
+	 * Integrity: per device page, the tag of its last write and that
+	 * write's version (tag.h); NULL when integrity is off.  Allocated at
+	 * attach: the swap-out path never allocates.
+	 */
+	struct farswap_tag_key tag_key;
+	/*
+	 * The secret of key= (auth.h), copied from the keyring at attach,
+	 * wiped at detach; len 0: donors are not authenticated.
+	 */
+	struct farswap_auth_key auth_key;
+	u64 *tags;
+	u32 *versions;
 
 	/* Bounce buffer for copying a slab between donors. */
 	void *bounce;
@@ -318,10 +389,38 @@ struct farswap_dev {
 	struct farswap_dev_stats stats;
 };
 
-/* Per-request context, allocated by blk-mq with room for the arrays. */
+/* Why a read left a replica for the next (the farswap_failover event). */
+enum farswap_failover_reason {
+	FARSWAP_FAILOVER_TRANSPORT,	/* its work request failed */
+	FARSWAP_FAILOVER_TIMEOUT,	/* failed after io_timeout_ms stalled */
+	FARSWAP_FAILOVER_INTEGRITY,	/* a page failed its check */
+};
+
+/* One copy of a request: the work requests to one placement. */
+struct farswap_cmd_copy {
+	struct farswap_cmd *cmd;
+	struct ib_cqe cqe;
+	struct farswap_placement place;
+	struct ib_device *mapped_dev;	/* non-NULL while sg is DMA-mapped */
+	int nents;
+	bool failed;
+	bool timed_out;			/* the timeout handler failed its donor */
+	/* Work requests posted and not completed: the timeout's to judge. */
+	atomic_t outstanding;
+
+	/* Sized by FARSWAP_MAX_SEGS and the donors' SGE limits. */
+	struct scatterlist *sg;
+	struct ib_sge *sge;
+	struct ib_rdma_wr *wr;
+};
+
+/*
+ * Per-request context, allocated by blk-mq with room for the arrays.  A
+ * write has a copy per replica; a read uses copy[0], and moves it to the
+ * next replica when one fails.
+ */
 struct farswap_cmd {
 	struct farswap_dev *dev;
-	struct ib_cqe cqe;
 	atomic_t pending;		/* work requests not yet completed */
 	blk_status_t status;
 	u64 start_ns;
@@ -332,35 +431,56 @@ struct farswap_cmd {
 
 	/* The request's single chunk extent, set at submission. */
 	struct farswap_extent ext;
-	struct farswap_placement place;
-	struct ib_device *mapped_dev;	/* non-NULL while sg is DMA-mapped */
-	int nents;
+	unsigned int nr_copies;		/* posted now */
+	unsigned long tried;		/* read: donors (by index) that failed it */
+	u8 failover_why;		/* read: enum farswap_failover_reason */
+	struct farswap_cmd_copy copy[FARSWAP_MAX_REPLICAS];
 
-	/* Sized by FARSWAP_MAX_SEGS and the donors' SGE limits. */
-	struct scatterlist *sg;
-	struct ib_sge *sge;
-	struct ib_rdma_wr *wr;
+	/* A read's pages never written: zeroed once the READ lands. */
+	bool any_unwritten;
+	unsigned long unwritten[BITS_TO_LONGS(FARSWAP_CHUNK_PAGES)];
+
+	/* A device page split over two segments, made whole to be tagged. */
+	void *page_buf;
+};
+
+/*
+ * Why a control command failed, kept for the one caller that sent it (an
+ * open file of /dev/farswap-ctl, a sysfs write, the load-time attach).
+ */
+struct farswap_reason {
+	char msg[FARSWAP_ERR_LEN + 64];
 };
 
 /* main.c */
 extern struct mutex farswap_devs_mutex;
 extern struct list_head farswap_devs;
-void farswap_set_last_error(const char *fmt, ...) __printf(1, 2);
-const char *farswap_last_error(void);
+
+/* ctl.c */
+void farswap_reason_set(struct farswap_reason *why, const char *fmt, ...)
+	__printf(2, 3);
+int farswap_ctl_attach(char *opts, char *name_out,
+		       struct farswap_reason *why);
+int farswap_ctl_run(char *cmd, char *name_out, struct farswap_reason *why);
+int farswap_ctl_register(void);
+void farswap_ctl_unregister(void);
 
 /* dev.c */
-int farswap_dev_attach(struct farswap_attach_args *args, char *name_out);
-int farswap_dev_detach(const char *name);
+int farswap_dev_attach(struct farswap_attach_args *args, char *name_out,
+		       struct farswap_reason *why);
+int farswap_dev_detach(const char *name, struct farswap_reason *why);
 void farswap_dev_destroy_all(void);
 extern const struct attribute_group *farswap_disk_groups[];
 
 /* io.c */
-size_t farswap_cmd_size(void);
+size_t farswap_cmd_size(unsigned int replicas);
 void farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev);
-void farswap_submit(struct farswap_cmd *cmd);
+blk_status_t farswap_submit(struct farswap_cmd *cmd);
 void farswap_discard(struct farswap_cmd *cmd, struct request *rq);
 void farswap_cmd_fail(struct farswap_cmd *cmd, blk_status_t status);
 void farswap_resubmit_held(struct list_head *held);
+void farswap_write_budget_put(struct farswap_dev *dev, unsigned int hctx,
+			      u32 bytes);
 void farswap_fail_held(struct list_head *held, blk_status_t status);
 int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
 		      size_t len, u64 remote_addr, u32 rkey, u32 gen);
@@ -370,6 +490,7 @@ struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
 					   unsigned int index,
 					   const struct sockaddr_storage *addr);
 void farswap_donor_stop(struct farswap_donor *donor);
+void farswap_donor_cancel_work(struct farswap_donor *donor);
 void farswap_donor_destroy(struct farswap_donor *donor);
 int farswap_donor_connect_first(struct farswap_donor *donor);
 void farswap_donor_error(struct farswap_donor *donor, const char *why);
@@ -386,21 +507,40 @@ void farswap_donors_remove_device(struct ib_device *ibdev);
 /* chunk.c */
 int farswap_chunks_alloc(struct farswap_dev *dev);
 void farswap_chunks_free(struct farswap_dev *dev);
-bool farswap_take_slot(struct farswap_dev *dev, struct farswap_donor *exclude,
-		       struct farswap_placement *place);
+bool farswap_take_slot(struct farswap_dev *dev, unsigned long exclude,
+		       unsigned long avoid, struct farswap_placement *place);
+unsigned long farswap_chunk_donors(const struct farswap_chunk *chunk);
+unsigned long farswap_chunk_domains(const struct farswap_chunk *chunk,
+				    int skip);
+bool farswap_chunk_colocated_locked(const struct farswap_chunk *chunk);
+void farswap_dev_set_domain(struct farswap_donor *donor, const char *name);
+unsigned int farswap_dev_nr_domains(struct farswap_dev *dev);
+unsigned int farswap_replicas_possible(struct farswap_dev *dev);
+void farswap_chunk_fill_locked(struct farswap_dev *dev,
+			       struct farswap_chunk *chunk, bool any);
+void farswap_chunk_stale_locked(struct farswap_dev *dev,
+				struct farswap_chunk *chunk,
+				const struct farswap_placement *place);
+void farswap_repair_work(struct work_struct *work);
 void farswap_put_slot(struct farswap_dev *dev,
 		      const struct farswap_placement *place);
 void farswap_chunk_queue_bind(struct farswap_dev *dev,
 			      struct farswap_chunk *chunk);
-bool farswap_chunk_release_locked(struct farswap_dev *dev,
-				  struct farswap_chunk *chunk,
-				  struct farswap_placement *place);
+unsigned int farswap_chunk_release_locked(struct farswap_dev *dev,
+					  struct farswap_chunk *chunk,
+					  struct farswap_placement *place);
 void farswap_bind_work(struct work_struct *work);
 void farswap_release_work(struct work_struct *work);
 void farswap_grow_work(struct work_struct *work);
 void farswap_chunks_want_room(struct farswap_dev *dev);
 void farswap_loss_work(struct work_struct *work);
 void farswap_reclaim_work(struct work_struct *work);
+
+/* The donor's failure domain number, for placement. */
+static inline unsigned int farswap_donor_dom(const struct farswap_donor *donor)
+{
+	return READ_ONCE(donor->dev->dom_id[donor->index]);
+}
 
 static inline struct farswap_chunk *farswap_chunk_of(struct farswap_dev *dev,
 						     u32 index)

@@ -5,9 +5,12 @@
  * queue pair of the request's hardware queue.
  *
  * Queue limits keep every read and write request inside one 2 MiB chunk
- * (chunk_sectors), so a request has one extent, one chunk and one
- * placement.  Everything a request needs is in its preallocated
- * struct farswap_cmd: nothing here allocates memory.
+ * (chunk_sectors), so a request has one extent and one chunk.  A write
+ * goes to every live current replica of the chunk at once and succeeds
+ * if one took it; a read goes to one replica and, if that fails (the
+ * transport, or a page's integrity check), to the next, before anything
+ * reaches the block layer.  Everything a request needs is in its
+ * preallocated struct farswap_cmd: nothing here allocates memory.
  */
 #include <linux/highmem.h>
 #include <linux/rcupdate.h>
@@ -15,24 +18,41 @@
 #include <linux/wait_bit.h>
 
 #include "farswap.h"
+#include "trace.h"
 
 static void farswap_io_done(struct ib_cq *cq, struct ib_wc *wc);
 
-size_t farswap_cmd_size(void)
+/* Delay before blk-mq retries a request that found no DMA mapping. */
+#define FARSWAP_REQUEUE_DELAY_MS	3
+
+/* The arrays of one copy: its scatterlist, SGEs and work requests. */
+#define FARSWAP_COPY_ARRAYS	(FARSWAP_MAX_SEGS * (sizeof(struct scatterlist) + \
+						     sizeof(struct ib_sge) + \
+						     sizeof(struct ib_rdma_wr)))
+
+size_t farswap_cmd_size(unsigned int replicas)
 {
-	return sizeof(struct farswap_cmd) +
-	       FARSWAP_MAX_SEGS * (sizeof(struct scatterlist) +
-				   sizeof(struct ib_sge) +
-				   sizeof(struct ib_rdma_wr));
+	return sizeof(struct farswap_cmd) + replicas * FARSWAP_COPY_ARRAYS +
+	       FARSWAP_PAGE_BYTES;
 }
 
 void farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev)
 {
+	void *at = cmd + 1;
+	unsigned int r;
+
 	cmd->dev = dev;
-	cmd->sg = (struct scatterlist *)(cmd + 1);
-	cmd->sge = (struct ib_sge *)(cmd->sg + FARSWAP_MAX_SEGS);
-	cmd->wr = (struct ib_rdma_wr *)(cmd->sge + FARSWAP_MAX_SEGS);
-	cmd->cqe.done = farswap_io_done;
+	for (r = 0; r < dev->params.replicas; r++) {
+		struct farswap_cmd_copy *c = &cmd->copy[r];
+
+		c->cmd = cmd;
+		c->cqe.done = farswap_io_done;
+		c->sg = at;
+		c->sge = (struct ib_sge *)(c->sg + FARSWAP_MAX_SEGS);
+		c->wr = (struct ib_rdma_wr *)(c->sge + FARSWAP_MAX_SEGS);
+		at = c->wr + FARSWAP_MAX_SEGS;
+	}
+	cmd->page_buf = at;
 	INIT_LIST_HEAD(&cmd->held_node);
 }
 
@@ -60,20 +80,296 @@ static void farswap_inflight_put(atomic_t *count)
 static void farswap_account(struct farswap_cmd *cmd, bool write, u32 bytes)
 {
 	struct farswap_dev_stats *ds = &cmd->dev->stats;
-	struct farswap_donor_stats *ps = &cmd->place.donor->stats;
 	u64 ns = ktime_get_ns() - cmd->start_ns;
+	unsigned int r;
 
-	if (write) {
-		atomic64_inc(&ps->writes);
-		atomic64_add(bytes, &ps->write_bytes);
-		farswap_lat_record(&ps->write_lat, ns);
-		farswap_lat_record(&ds->write_lat, ns);
-	} else {
-		atomic64_inc(&ps->reads);
-		atomic64_add(bytes, &ps->read_bytes);
-		farswap_lat_record(&ps->read_lat, ns);
-		farswap_lat_record(&ds->read_lat, ns);
+	for (r = 0; r < cmd->nr_copies; r++) {
+		struct farswap_donor *donor = cmd->copy[r].place.donor;
+		struct farswap_donor_stats *ps = &donor->stats;
+
+		if (cmd->copy[r].failed)
+			continue;
+		if (write) {
+			atomic64_inc(&ps->writes);
+			atomic64_add(bytes, &ps->write_bytes);
+			farswap_lat_record(&ps->write_lat, ns);
+		} else {
+			atomic64_inc(&ps->reads);
+			atomic64_add(bytes, &ps->read_bytes);
+			farswap_lat_record(&ps->read_lat, ns);
+			WRITE_ONCE(donor->read_ewma_ns,
+				   farswap_replica_lat_update(READ_ONCE(donor->read_ewma_ns),
+							      ns));
+		}
 	}
+	farswap_lat_record(write ? &ds->write_lat : &ds->read_lat, ns);
+}
+
+/*
+ * Zero the pages of a read that were never written: the slot they lie in
+ * may have held another chunk's pages, and only written pages are ours.
+ * Segments never cross a page (rq_for_each_segment).
+ */
+static void farswap_zero_unwritten(struct farswap_cmd *cmd,
+				   struct request *rq)
+{
+	struct req_iterator iter;
+	struct bio_vec bv;
+	u32 at = 0;
+
+	rq_for_each_segment(bv, rq, iter) {
+		u32 done = 0;
+
+		while (done < bv.bv_len) {
+			u32 pos = at + done;
+			u32 n = min(bv.bv_len - done, FARSWAP_PAGE_BYTES -
+				    (pos & (FARSWAP_PAGE_BYTES - 1)));
+
+			if (test_bit(pos >> FARSWAP_PAGE_SHIFT, cmd->unwritten))
+				memzero_page(bv.bv_page, bv.bv_offset + done,
+					     n);
+			done += n;
+		}
+		at += bv.bv_len;
+	}
+}
+
+/*
+ * Integrity
+ */
+
+typedef bool (*farswap_page_fn)(struct farswap_cmd *cmd, u32 i,
+				const void *data);
+
+/*
+ * Call @fn on each device page of the request, i its index in the
+ * request, with its bytes in one piece: in place when one segment holds
+ * the whole page (always, for swap), else copied into cmd->page_buf.
+ * Stops at the first call that returns false.
+ */
+static bool farswap_for_each_page(struct farswap_cmd *cmd, struct request *rq,
+				  farswap_page_fn fn)
+{
+	struct req_iterator iter;
+	struct bio_vec bv;
+	u32 at = 0;
+
+	rq_for_each_segment(bv, rq, iter) {
+		u32 done = 0;
+
+		while (done < bv.bv_len) {
+			u32 in_page = (at + done) & (FARSWAP_PAGE_BYTES - 1);
+			u32 n = min(bv.bv_len - done,
+				    FARSWAP_PAGE_BYTES - in_page);
+			u32 i = (at + done) >> FARSWAP_PAGE_SHIFT;
+			void *va = kmap_local_page(bv.bv_page);
+			const void *data = va + bv.bv_offset + done;
+			bool go = true;
+
+			if (n < FARSWAP_PAGE_BYTES) {
+				memcpy(cmd->page_buf + in_page, data, n);
+				data = cmd->page_buf;
+			}
+			if (in_page + n == FARSWAP_PAGE_BYTES)
+				go = fn(cmd, i, data);
+			kunmap_local(va);
+			if (!go)
+				return false;
+			done += n;
+		}
+		at += bv.bv_len;
+	}
+	return true;
+}
+
+/* Index on the device of the request's page @i. */
+static u64 farswap_page_index(const struct farswap_cmd *cmd, u32 i)
+{
+	return ((u64)cmd->ext.slab << (FARSWAP_CHUNK_SHIFT -
+				       FARSWAP_PAGE_SHIFT)) +
+	       cmd->ext.first_page + i;
+}
+
+static bool farswap_tag_one(struct farswap_cmd *cmd, u32 i, const void *data)
+{
+	struct farswap_dev *dev = cmd->dev;
+	u64 idx = farswap_page_index(cmd, i);
+	/*
+	 * Writes of one page never overlap (swap writes a slot once until
+	 * it is freed), so a plain increment is enough.
+	 */
+	u32 version = READ_ONCE(dev->versions[idx]) + 1;
+
+	WRITE_ONCE(dev->versions[idx], version);
+	WRITE_ONCE(dev->tags[idx],
+		   farswap_tag_page(&dev->tag_key, idx, version, data));
+	return true;
+}
+
+/* Before a write goes out: tag each of its pages as written now. */
+static void farswap_tag_write(struct farswap_cmd *cmd, struct request *rq)
+{
+	if (cmd->dev->tags)
+		farswap_for_each_page(cmd, rq, farswap_tag_one);
+}
+
+static bool farswap_check_one(struct farswap_cmd *cmd, u32 i,
+			      const void *data)
+{
+	struct farswap_dev *dev = cmd->dev;
+	u64 idx = farswap_page_index(cmd, i);
+
+	/* Zeroed locally: never written, nothing to check. */
+	if (cmd->any_unwritten && test_bit(i, cmd->unwritten))
+		return true;
+	atomic64_inc(&dev->stats.checked);
+	if (farswap_tag_page(&dev->tag_key, idx, READ_ONCE(dev->versions[idx]),
+			     data) == READ_ONCE(dev->tags[idx]))
+		return true;
+	atomic64_inc(&dev->stats.mismatches);
+	pr_err_ratelimited("%s: page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
+			   dev->name, idx << FARSWAP_PAGE_SHIFT,
+			   cmd->copy[0].place.donor->name,
+			   farswap_tag_alg_name(dev->tag_key.alg));
+	return false;
+}
+
+/*
+ * After a read landed: every page must be the one last written there.
+ * A page that fails never reaches a process: the request fails.
+ */
+static blk_status_t farswap_check_read(struct farswap_cmd *cmd,
+				       struct request *rq)
+{
+	if (!cmd->dev->tags || farswap_for_each_page(cmd, rq, farswap_check_one))
+		return BLK_STS_OK;
+	return BLK_STS_IOERR;
+}
+
+static void farswap_cmd_unmap(struct farswap_cmd *cmd, bool write)
+{
+	unsigned int r;
+
+	for (r = 0; r < cmd->nr_copies; r++) {
+		struct farswap_cmd_copy *c = &cmd->copy[r];
+
+		if (!c->mapped_dev)
+			continue;
+		ib_dma_unmap_sg(c->mapped_dev, c->sg, c->nents,
+				write ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+		c->mapped_dev = NULL;
+	}
+}
+
+/* A write is done: it stands if one replica took it. */
+static void farswap_write_done(struct farswap_cmd *cmd, struct request *rq,
+			       struct farswap_chunk *chunk)
+{
+	struct farswap_dev *dev = cmd->dev;
+	bool ok = false, stale = false;
+	unsigned long flags;
+	unsigned int r;
+
+	for (r = 0; r < cmd->nr_copies; r++) {
+		ok |= !cmd->copy[r].failed;
+		stale |= cmd->copy[r].failed;
+	}
+	if (stale && ok) {
+		/* The replicas that missed it no longer hold the chunk. */
+		spin_lock_irqsave(&chunk->lock, flags);
+		for (r = 0; r < cmd->nr_copies; r++)
+			if (cmd->copy[r].failed)
+				farswap_chunk_stale_locked(dev, chunk,
+							   &cmd->copy[r].place);
+		spin_unlock_irqrestore(&chunk->lock, flags);
+		queue_work(dev->wq, &dev->repair_work);
+	}
+	if (ok)
+		farswap_account(cmd, true, blk_rq_bytes(rq));
+	farswap_inflight_put(&chunk->inflight_writes);
+	farswap_cmd_complete(cmd, ok ? BLK_STS_OK : BLK_STS_IOERR);
+}
+
+/*
+ * A replica that returned a damaged page is stale for its chunk, if
+ * another one serves: the repair work copies the chunk again.  The last
+ * serving replica is kept (its other pages are good).
+ */
+static void farswap_heal(struct farswap_cmd *cmd, struct farswap_chunk *chunk)
+{
+	const struct farswap_placement *bad = &cmd->copy[0].place;
+	struct farswap_dev *dev = cmd->dev;
+	bool healed = false;
+	unsigned long flags;
+	unsigned int r;
+
+	spin_lock_irqsave(&chunk->lock, flags);
+	for (r = 0; r < chunk->nr_places; r++) {
+		const struct farswap_placement *p = &chunk->place[r];
+
+		if ((chunk->uptodate & BIT(r)) && p->rslab != bad->rslab &&
+		    farswap_donor_live(p->donor, p->gen))
+			healed = true;
+	}
+	if (healed)
+		farswap_chunk_stale_locked(dev, chunk, bad);
+	spin_unlock_irqrestore(&chunk->lock, flags);
+	if (healed) {
+		atomic64_inc(&dev->stats.heals);
+		queue_work(dev->wq, &dev->repair_work);
+	}
+}
+
+/* Send a request that cannot start now back to blk-mq, to retry. */
+static void farswap_cmd_requeue(struct farswap_cmd *cmd)
+{
+	struct request *rq = blk_mq_rq_from_pdu(cmd);
+	u32 budget = cmd->write_budget;
+
+	cmd->write_budget = 0;
+	if (budget)
+		farswap_write_budget_put(cmd->dev, cmd->hctx_idx, budget);
+	blk_mq_requeue_request(rq, false);
+	blk_mq_delay_kick_requeue_list(rq->q, FARSWAP_REQUEUE_DELAY_MS);
+}
+
+/*
+ * A read is done.  If its replica failed it (the transport, or a page's
+ * integrity check), it goes to the next one before anything reaches the
+ * block layer; EIO only when no replica is left.
+ */
+static void farswap_read_done(struct farswap_cmd *cmd, struct request *rq,
+			      struct farswap_chunk *chunk)
+{
+	blk_status_t st = BLK_STS_OK;
+	bool damaged = false;
+
+	if (cmd->copy[0].failed) {
+		st = BLK_STS_IOERR;
+	} else {
+		if (cmd->any_unwritten)
+			farswap_zero_unwritten(cmd, rq);
+		st = farswap_check_read(cmd, rq);
+		damaged = st != BLK_STS_OK;
+	}
+	farswap_inflight_put(&chunk->inflight_reads);
+	if (st == BLK_STS_OK) {
+		farswap_account(cmd, false, blk_rq_bytes(rq));
+		farswap_cmd_complete(cmd, BLK_STS_OK);
+		return;
+	}
+	if (damaged) {
+		cmd->failover_why = FARSWAP_FAILOVER_INTEGRITY;
+		farswap_heal(cmd, chunk);
+	} else {
+		cmd->failover_why = READ_ONCE(cmd->copy[0].timed_out) ?
+				    FARSWAP_FAILOVER_TIMEOUT :
+				    FARSWAP_FAILOVER_TRANSPORT;
+	}
+	__set_bit(cmd->copy[0].place.donor->index, &cmd->tried);
+	cmd->nr_copies = 0;
+	if (farswap_submit(cmd) != BLK_STS_OK)
+		farswap_cmd_requeue(cmd);
 }
 
 /* The last work request of a command completed. */
@@ -83,36 +379,34 @@ static void farswap_cmd_finish(struct farswap_cmd *cmd)
 	struct farswap_chunk *chunk = farswap_chunk_of(cmd->dev, cmd->ext.slab);
 	bool write = op_is_write(req_op(rq));
 
-	if (cmd->mapped_dev) {
-		ib_dma_unmap_sg(cmd->mapped_dev, cmd->sg, cmd->nents,
-				write ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
-		cmd->mapped_dev = NULL;
-	}
-	if (cmd->status == BLK_STS_OK)
-		farswap_account(cmd, write, blk_rq_bytes(rq));
-	farswap_inflight_put(write ? &chunk->inflight_writes :
-				     &chunk->inflight_reads);
-	farswap_cmd_complete(cmd, cmd->status);
+	farswap_cmd_unmap(cmd, write);
+	if (write)
+		farswap_write_done(cmd, rq, chunk);
+	else
+		farswap_read_done(cmd, rq, chunk);
 }
 
 static void farswap_io_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct farswap_cmd *cmd =
-		container_of(wc->wr_cqe, struct farswap_cmd, cqe);
+	struct farswap_cmd_copy *c =
+		container_of(wc->wr_cqe, struct farswap_cmd_copy, cqe);
+	struct farswap_cmd *cmd = c->cmd;
 	struct farswap_queue *q = cq->cq_context;
 
 	WRITE_ONCE(q->last_progress, jiffies);
+	trace_farswap_complete(c, wc);
+	atomic_dec(&c->outstanding);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		WRITE_ONCE(cmd->status, BLK_STS_IOERR);
+		WRITE_ONCE(c->failed, true);
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			atomic64_inc(&cmd->place.donor->stats.errors);
+			atomic64_inc(&c->place.donor->stats.errors);
 		/*
 		 * A flush is usually the echo of an error already handled
 		 * (then this does nothing); a flush on a live donor means a
 		 * queue pair died unseen, and the donor must be failed too.
 		 */
-		farswap_donor_error(cmd->place.donor,
+		farswap_donor_error(c->place.donor,
 				    ib_wc_status_msg(wc->status));
 	}
 	if (atomic_dec_and_test(&cmd->pending))
@@ -120,10 +414,10 @@ static void farswap_io_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * Build the scatterlist of the request's data, merging physically
+ * Build a copy's scatterlist of the request's data, merging physically
  * contiguous pieces (a THP swap-out is one entry).
  */
-static int farswap_build_sg(struct farswap_cmd *cmd, struct request *rq)
+static int farswap_build_sg(struct farswap_cmd_copy *c, struct request *rq)
 {
 	unsigned int max = blk_rq_nr_phys_segments(rq);
 	struct scatterlist *sg = NULL;
@@ -135,7 +429,7 @@ static int farswap_build_sg(struct farswap_cmd *cmd, struct request *rq)
 	/* Merging as the block layer does never needs more entries. */
 	if (!max || max > FARSWAP_MAX_SEGS)
 		return -EINVAL;
-	sg_init_table(cmd->sg, max);
+	sg_init_table(c->sg, max);
 
 	rq_for_each_bvec(bv, rq, iter) {
 		struct page *page = nth_page(bv.bv_page,
@@ -148,7 +442,7 @@ static int farswap_build_sg(struct farswap_cmd *cmd, struct request *rq)
 		} else {
 			if (n == max)
 				return -EINVAL;
-			sg = &cmd->sg[n++];
+			sg = &c->sg[n++];
 			sg_set_page(sg, page, bv.bv_len, off);
 		}
 		end = start + bv.bv_len;
@@ -159,31 +453,32 @@ static int farswap_build_sg(struct farswap_cmd *cmd, struct request *rq)
 	return n;
 }
 
-/* Chain the RDMA work requests: at most max_sge entries each. */
-static unsigned int farswap_build_wrs(struct farswap_cmd *cmd, bool write,
-				      int nents, u32 max_sge, u32 lkey)
+/* Chain a copy's RDMA work requests: at most max_sge entries each. */
+static unsigned int farswap_build_wrs(struct farswap_cmd_copy *c, u64 off,
+				      bool write, int nents, u32 max_sge,
+				      u32 lkey)
 {
-	u64 raddr = cmd->place.addr + cmd->ext.slab_off;
+	u64 raddr = c->place.addr + off;
 	struct ib_rdma_wr *wr = NULL;
 	struct scatterlist *sg;
 	unsigned int nwr = 0;
 	int i;
 
-	for_each_sg(cmd->sg, sg, nents, i) {
-		struct ib_sge *sge = &cmd->sge[i];
+	for_each_sg(c->sg, sg, nents, i) {
+		struct ib_sge *sge = &c->sge[i];
 
 		if (!wr || wr->wr.num_sge == max_sge) {
 			if (wr)
-				wr->wr.next = &cmd->wr[nwr].wr;
-			wr = &cmd->wr[nwr++];
+				wr->wr.next = &c->wr[nwr].wr;
+			wr = &c->wr[nwr++];
 			memset(wr, 0, sizeof(*wr));
-			wr->wr.wr_cqe = &cmd->cqe;
+			wr->wr.wr_cqe = &c->cqe;
 			wr->wr.opcode = write ? IB_WR_RDMA_WRITE :
 						IB_WR_RDMA_READ;
 			wr->wr.send_flags = IB_SEND_SIGNALED;
 			wr->wr.sg_list = sge;
 			wr->remote_addr = raddr;
-			wr->rkey = cmd->place.rkey;
+			wr->rkey = c->place.rkey;
 		}
 		sge->addr = sg_dma_address(sg);
 		sge->length = sg_dma_len(sg);
@@ -194,68 +489,118 @@ static unsigned int farswap_build_wrs(struct farswap_cmd *cmd, bool write,
 	return nwr;
 }
 
-/*
- * Post the command to its placement.  Returns false, having touched
- * nothing, when the placement's session is no longer live.
- */
-static bool farswap_post(struct farswap_cmd *cmd, struct request *rq,
-			 bool write)
-{
-	struct farswap_donor *donor = cmd->place.donor;
-	enum dma_data_direction dir = write ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
-	const struct ib_send_wr *bad = NULL;
-	struct ib_device *ibdev;
-	unsigned int nwr, posted;
-	struct ib_qp *qp;
-	int nents, mapped, ret;
+enum farswap_post_result {
+	FARSWAP_POSTED,		/* the completion finishes the command */
+	FARSWAP_POST_STALE,	/* no placement's session is live: decide again */
+	FARSWAP_POST_NOMAP,	/* no DMA mapping now: retry the request later */
+};
 
-	nents = farswap_build_sg(cmd, rq);
-	if (nents < 0) {
-		pr_err_ratelimited("%s: request of %u segments exceeds the device limits\n",
-				   cmd->dev->name, blk_rq_nr_phys_segments(rq));
-		cmd->status = BLK_STS_IOERR;
-		farswap_cmd_finish(cmd);
-		return true;
+/* Map a copy's pages for its donor's device; false if it is not live. */
+static int farswap_map_copy(struct farswap_cmd_copy *c, struct request *rq,
+			    bool write)
+{
+	struct farswap_donor *donor = c->place.donor;
+	int nents, mapped;
+
+	c->mapped_dev = NULL;
+	if (!farswap_donor_live(donor, c->place.gen)) {
+		c->failed = true;
+		return 0;
 	}
+	nents = farswap_build_sg(c, rq);
+	if (nents < 0)
+		return nents;
+	/* IOMMU and swiotlb mappings fail exactly under memory pressure. */
+	mapped = ib_dma_map_sg(donor->ibdev, c->sg, nents,
+			       write ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+	if (!mapped)
+		return -ENOMEM;
+	c->mapped_dev = donor->ibdev;
+	c->nents = nents;
+	return mapped;
+}
+
+/* Post a mapped copy; returns its work requests that will complete. */
+static unsigned int farswap_post_copy(struct farswap_cmd *cmd,
+				      struct farswap_cmd_copy *c, bool write,
+				      int mapped)
+{
+	struct farswap_donor *donor = c->place.donor;
+	const struct ib_send_wr *bad = NULL;
+	unsigned int nwr, posted;
+	int ret;
+
+	nwr = farswap_build_wrs(c, cmd->ext.slab_off, write, mapped,
+				write ? donor->max_sge : donor->max_read_sge,
+				donor->pd->local_dma_lkey);
+	/* Before the post: a completion may be traced as soon as it is made. */
+	trace_farswap_post(cmd, c, nwr);
+	/* Before the post: completions may come at once. */
+	atomic_set(&c->outstanding, nwr);
+	ret = ib_post_send(donor->ioq[cmd->hctx_idx].qp, &c->wr[0].wr, &bad);
+	if (likely(!ret))
+		return nwr;
+	/* Those before @bad were posted and will complete. */
+	for (posted = 0; posted < nwr && &c->wr[posted].wr != bad; posted++)
+		;
+	atomic_sub(nwr - posted, &c->outstanding);
+	pr_err_ratelimited("%s: donor %s: posting %u work requests failed (%d)\n",
+			   cmd->dev->name, donor->name, nwr, ret);
+	c->failed = true;
+	farswap_donor_error(donor, "posting a work request failed");
+	return posted;
+}
+
+/*
+ * Post the command to its copies' placements.  Unless it returns
+ * FARSWAP_POSTED, nothing was posted and the command is still the
+ * caller's.
+ */
+static enum farswap_post_result farswap_post(struct farswap_cmd *cmd,
+					     struct request *rq, bool write)
+{
+	int mapped[FARSWAP_MAX_REPLICAS];
+	unsigned int r, live = 0, nwr = 0;
 
 	rcu_read_lock();
-	if (!farswap_donor_live(donor, cmd->place.gen)) {
-		rcu_read_unlock();
-		return false;
+	for (r = 0; r < cmd->nr_copies; r++) {
+		cmd->copy[r].failed = false;
+		cmd->copy[r].timed_out = false;
+		atomic_set(&cmd->copy[r].outstanding, 0);
+		mapped[r] = farswap_map_copy(&cmd->copy[r], rq, write);
+		if (mapped[r] < 0)
+			break;
+		live += mapped[r] > 0;
 	}
-	ibdev = donor->ibdev;
-	qp = donor->ioq[cmd->hctx_idx].qp;
-	mapped = ib_dma_map_sg(ibdev, cmd->sg, nents, dir);
-	if (!mapped) {
-		rcu_read_unlock();
-		cmd->status = BLK_STS_RESOURCE;
-		farswap_cmd_finish(cmd);
-		return true;
-	}
-	cmd->mapped_dev = ibdev;
-	cmd->nents = nents;
-	nwr = farswap_build_wrs(cmd, write, mapped, donor->max_sge,
-				donor->pd->local_dma_lkey);
-	/* One count per work request, plus ours until posting is done. */
-	atomic_set(&cmd->pending, nwr + 1);
-	ret = ib_post_send(qp, &cmd->wr[0].wr, &bad);
-	rcu_read_unlock();
+	if (r < cmd->nr_copies || !live) {
+		int err = r < cmd->nr_copies ? mapped[r] : 0;
 
-	if (unlikely(ret)) {
-		/* Those before @bad were posted and will complete. */
-		for (posted = 0; posted < nwr && &cmd->wr[posted].wr != bad;
-		     posted++)
-			;
-		pr_err_ratelimited("%s: donor %s: posting %u work requests failed (%d)\n",
-				   cmd->dev->name, donor->name, nwr, ret);
-		WRITE_ONCE(cmd->status, BLK_STS_IOERR);
-		farswap_donor_error(donor, "posting a work request failed");
-		/* Our own count keeps this above zero. */
-		atomic_sub(nwr - posted, &cmd->pending);
+		rcu_read_unlock();
+		farswap_cmd_unmap(cmd, write);
+		if (err == -EINVAL) {
+			pr_err_ratelimited("%s: request of %u segments exceeds the device limits\n",
+					   cmd->dev->name,
+					   blk_rq_nr_phys_segments(rq));
+			farswap_inflight_put(write ?
+				&farswap_chunk_of(cmd->dev, cmd->ext.slab)->inflight_writes :
+				&farswap_chunk_of(cmd->dev, cmd->ext.slab)->inflight_reads);
+			farswap_cmd_complete(cmd, BLK_STS_IOERR);
+			return FARSWAP_POSTED;
+		}
+		return err ? FARSWAP_POST_NOMAP : FARSWAP_POST_STALE;
 	}
-	if (atomic_dec_and_test(&cmd->pending))
+	/* Ours keeps the count above zero until every copy is posted. */
+	atomic_set(&cmd->pending, 1 + FARSWAP_MAX_REPLICAS * FARSWAP_MAX_SEGS);
+	for (r = 0; r < cmd->nr_copies; r++)
+		if (mapped[r] > 0)
+			nwr += farswap_post_copy(cmd, &cmd->copy[r], write,
+						 mapped[r]);
+	rcu_read_unlock();
+	/* Keep one for each posted work request and ours, drop ours. */
+	if (atomic_sub_and_test(FARSWAP_MAX_REPLICAS * FARSWAP_MAX_SEGS - nwr + 1,
+				&cmd->pending))
 		farswap_cmd_finish(cmd);
-	return true;
+	return FARSWAP_POSTED;
 }
 
 /* Zero the request's pages: a read of pages that were never written. */
@@ -268,46 +613,125 @@ static void farswap_zero_rq(struct request *rq)
 		memzero_page(bv.bv_page, bv.bv_offset, bv.bv_len);
 }
 
+/* Which pages of a read's range were never written (zeroed on landing). */
+static void farswap_note_unwritten(struct farswap_cmd *cmd,
+				   struct farswap_chunk *chunk)
+{
+	const struct farswap_extent *e = &cmd->ext;
+	u32 i;
+
+	cmd->any_unwritten = false;
+	for (i = 0; i < e->nr_pages; i++) {
+		bool unwritten = !test_bit(e->first_page + i,
+					   chunk->pages.written);
+
+		__assign_bit(i, cmd->unwritten, unwritten);
+		cmd->any_unwritten |= unwritten;
+	}
+}
+
+/* The replicas of a chunk as the I/O path sees them now. */
+static unsigned int farswap_replica_views(const struct farswap_cmd *cmd,
+					  const struct farswap_chunk *chunk,
+					  struct farswap_replica_view *v)
+{
+	unsigned int r;
+
+	for (r = 0; r < chunk->nr_places; r++) {
+		const struct farswap_placement *p = &chunk->place[r];
+
+		v[r].live = farswap_donor_live(p->donor, p->gen);
+		v[r].uptodate = chunk->uptodate & BIT(r);
+		v[r].tried = test_bit(p->donor->index, &cmd->tried);
+		v[r].lat_ns = READ_ONCE(p->donor->read_ewma_ns);
+	}
+	return chunk->nr_places;
+}
+
+/*
+ * A write goes to every live current replica; a current one whose donor
+ * died misses it, so it is current no more (the loss work drops it).
+ */
+static void farswap_claim_write(struct farswap_cmd *cmd,
+				struct farswap_chunk *chunk,
+				const struct farswap_replica_view *v,
+				unsigned int n)
+{
+	unsigned int set = farswap_replica_write_set(v, n), r;
+
+	chunk->uptodate &= set;
+	cmd->nr_copies = 0;
+	for (r = 0; r < n; r++)
+		if (set & BIT(r))
+			cmd->copy[cmd->nr_copies++].place = chunk->place[r];
+	farswap_pages_mark_written(&chunk->pages, cmd->ext.first_page,
+				   cmd->ext.nr_pages);
+	atomic_inc(&chunk->inflight_writes);
+}
+
+/* A read goes to one replica; false when none untried is left. */
+static bool farswap_claim_read(struct farswap_cmd *cmd,
+			       struct farswap_chunk *chunk,
+			       const struct farswap_replica_view *v,
+			       unsigned int n)
+{
+	int r = farswap_replica_pick_read(v, n, cmd->ext.slab ^
+					  cmd->ext.first_page);
+
+	if (r < 0)
+		return false;
+	if (cmd->tried) {
+		atomic64_inc(&cmd->dev->stats.failovers);
+		/* copy[0] still names the replica that failed it */
+		trace_farswap_failover(cmd, cmd->copy[0].place.donor,
+				       chunk->place[r].donor);
+	}
+	cmd->copy[0].place = chunk->place[r];
+	cmd->nr_copies = 1;
+	farswap_note_unwritten(cmd, chunk);
+	atomic_inc(&chunk->inflight_reads);
+	return true;
+}
+
 /*
  * Decide, under the chunk lock, what the request does with its chunk.  A
- * first write takes a free slot in a held donor slab right here; only
- * when none has room is the chunk parked for the bind work.
+ * first write takes free slots in held donor slabs right here; only when
+ * none has room is the chunk parked for the bind work.
  */
 static enum farswap_io_action farswap_claim(struct farswap_cmd *cmd,
 					    struct farswap_chunk *chunk,
 					    bool write)
 {
+	struct farswap_replica_view view[FARSWAP_MAX_REPLICAS];
 	const struct farswap_extent *e = &cmd->ext;
 	struct farswap_dev *dev = cmd->dev;
 	struct farswap_io_view v = { .write = write };
 	enum farswap_io_action act;
+	unsigned int n;
 
 	lockdep_assert_held(&chunk->lock);
 again:
+	n = farswap_replica_views(cmd, chunk, view);
 	v.state = chunk->state;
 	v.any_written = farswap_pages_any_written(&chunk->pages, e->first_page,
 						  e->nr_pages);
 	v.any_lost = farswap_pages_any_lost(&chunk->pages, e->first_page,
 					    e->nr_pages);
-	v.place_live = chunk->nr_places &&
-		       farswap_donor_live(chunk->place[0].donor,
-					  chunk->place[0].gen);
+	v.place_live = farswap_replica_serving(view, n) > 0;
 	act = farswap_io_decide(&v);
 
 	switch (act) {
 	case FARSWAP_IO_RDMA:
-		cmd->place = chunk->place[0];
-		if (write) {
-			farswap_pages_mark_written(&chunk->pages,
-						   e->first_page, e->nr_pages);
-			atomic_inc(&chunk->inflight_writes);
-		} else {
-			atomic_inc(&chunk->inflight_reads);
-		}
+		if (write)
+			farswap_claim_write(cmd, chunk, view, n);
+		else if (!farswap_claim_read(cmd, chunk, view, n))
+			act = FARSWAP_IO_FAIL;
 		break;
 	case FARSWAP_IO_BIND:
-		if (farswap_take_slot(dev, NULL, &chunk->place[0])) {
-			chunk->nr_places = 1;
+		/* Every replica from held slabs, or the bind work asks. */
+		farswap_chunk_fill_locked(dev, chunk, false);
+		if (chunk->nr_places &&
+		    chunk->nr_places >= farswap_replicas_possible(dev)) {
 			chunk->state = FARSWAP_SLAB_BOUND;
 			atomic64_inc(&dev->stats.binds);
 			goto again;
@@ -323,14 +747,31 @@ again:
 	return act;
 }
 
+/* Is a placement of the chunk on a dead session? */
+static bool farswap_chunk_any_dead(const struct farswap_chunk *chunk)
+{
+	unsigned int r;
+
+	for (r = 0; r < chunk->nr_places; r++)
+		if (!farswap_donor_live(chunk->place[r].donor,
+					chunk->place[r].gen))
+			return true;
+	return false;
+}
+
 /**
  * farswap_submit - start a read or write request
  * @cmd: the request's context
  *
- * Called from queue_rq, and again from work items for requests that were
- * held on a chunk while it was being bound or moved.
+ * Called from queue_rq, from work items for requests that were held on a
+ * chunk while it was being bound or moved, and from a read's completion
+ * to try the next replica.
+ *
+ * Return: BLK_STS_OK when the request is on its way (or done), or
+ * BLK_STS_RESOURCE when it could not be started now and nothing of it
+ * was done: the caller has it retried.
  */
-void farswap_submit(struct farswap_cmd *cmd)
+blk_status_t farswap_submit(struct farswap_cmd *cmd)
 {
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
 	struct farswap_dev *dev = cmd->dev;
@@ -339,6 +780,7 @@ void farswap_submit(struct farswap_cmd *cmd)
 	struct farswap_chunk *chunk;
 	enum farswap_io_action act;
 	unsigned long flags;
+	bool dead;
 	int n;
 
 	n = farswap_split_chunks(&dev->geo, pos, blk_rq_bytes(rq), &cmd->ext, 1);
@@ -346,47 +788,61 @@ void farswap_submit(struct farswap_cmd *cmd)
 		pr_err_ratelimited("%s: request at byte %llu, %u bytes, is misaligned or crosses a chunk\n",
 				   dev->name, pos, blk_rq_bytes(rq));
 		farswap_cmd_complete(cmd, BLK_STS_IOERR);
-		return;
+		return BLK_STS_OK;
 	}
 	chunk = farswap_chunk_of(dev, cmd->ext.slab);
+	if (write)
+		farswap_tag_write(cmd, rq);
 
 again:
 	spin_lock_irqsave(&chunk->lock, flags);
 	act = farswap_claim(cmd, chunk, write);
+	dead = farswap_chunk_any_dead(chunk);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 
 	switch (act) {
 	case FARSWAP_IO_RDMA:
-		if (farswap_post(cmd, rq, write))
-			return;
-		/* The session died between the decision and the post. */
-		farswap_inflight_put(write ? &chunk->inflight_writes :
-					     &chunk->inflight_reads);
-		goto again;
+		switch (farswap_post(cmd, rq, write)) {
+		case FARSWAP_POSTED:
+			return BLK_STS_OK;
+		case FARSWAP_POST_NOMAP:
+			farswap_inflight_put(write ? &chunk->inflight_writes :
+						     &chunk->inflight_reads);
+			return BLK_STS_RESOURCE;
+		case FARSWAP_POST_STALE:
+			/* The sessions died between the decision and the post. */
+			farswap_inflight_put(write ? &chunk->inflight_writes :
+						     &chunk->inflight_reads);
+			goto again;
+		}
+		break;
 	case FARSWAP_IO_ZERO:
 		farswap_zero_rq(rq);
 		atomic64_inc(&dev->stats.zero_reads);
 		farswap_cmd_complete(cmd, BLK_STS_OK);
-		return;
+		break;
 	case FARSWAP_IO_BIND:
 		atomic64_inc(&dev->stats.held);
 		farswap_chunk_queue_bind(dev, chunk);
-		return;
+		break;
 	case FARSWAP_IO_HOLD:
 		atomic64_inc(&dev->stats.held);
-		/* Held behind a dead placement: the loss work unbinds it. */
-		if (chunk->nr_places &&
-		    !farswap_donor_live(chunk->place[0].donor,
-					chunk->place[0].gen))
+		/* Held behind dead placements: the loss work drops them. */
+		if (dead)
 			queue_work(dev->wq, &dev->loss_work);
-		return;
+		break;
 	case FARSWAP_IO_FAIL:
-		pr_err_ratelimited("%s: read of chunk %u pages %u-%u failed: their donor is gone\n",
+		pr_err_ratelimited("%s: read of chunk %u pages %u-%u failed: %s\n",
 				   dev->name, cmd->ext.slab, cmd->ext.first_page,
-				   cmd->ext.first_page + cmd->ext.nr_pages - 1);
+				   cmd->ext.first_page + cmd->ext.nr_pages - 1,
+				   cmd->tried ? "no replica could serve it" :
+						"their donor is gone");
 		farswap_cmd_complete(cmd, BLK_STS_IOERR);
-		return;
+		break;
 	}
+	if (dead && act != FARSWAP_IO_HOLD)
+		queue_work(dev->wq, &dev->loss_work);
+	return BLK_STS_OK;
 }
 
 /**
@@ -407,11 +863,11 @@ void farswap_discard(struct farswap_cmd *cmd, struct request *rq)
 	while (start < end) {
 		u64 len = min_t(u64, end - start, FARSWAP_CHUNK_BYTES -
 				(start & (FARSWAP_CHUNK_BYTES - 1)));
-		struct farswap_placement place;
+		struct farswap_placement place[FARSWAP_MAX_REPLICAS];
+		unsigned int released = 0, r;
 		struct farswap_chunk *chunk;
 		struct farswap_extent e;
 		unsigned long flags;
-		bool released = false;
 
 		if (farswap_split_chunks(&dev->geo, start, len, &e, 1) != 1)
 			break;
@@ -420,23 +876,29 @@ void farswap_discard(struct farswap_cmd *cmd, struct request *rq)
 		if (!farswap_pages_discard(&chunk->pages, e.first_page,
 					   e.nr_pages))
 			released = farswap_chunk_release_locked(dev, chunk,
-								&place);
+								place);
 		spin_unlock_irqrestore(&chunk->lock, flags);
-		if (released)
-			farswap_put_slot(dev, &place);
+		for (r = 0; r < released; r++)
+			farswap_put_slot(dev, &place[r]);
 		start += len;
 	}
 	atomic64_inc(&dev->stats.discards);
 	farswap_cmd_complete(cmd, BLK_STS_OK);
 }
 
+/*
+ * Requests held on a chunk start again.  One that cannot start now goes
+ * back to blk-mq, as queue_rq's BLK_STS_RESOURCE would send it: its write
+ * budget is returned, as queue_rq takes it again.
+ */
 void farswap_resubmit_held(struct list_head *held)
 {
 	struct farswap_cmd *cmd, *next;
 
 	list_for_each_entry_safe(cmd, next, held, held_node) {
 		list_del_init(&cmd->held_node);
-		farswap_submit(cmd);
+		if (farswap_submit(cmd) != BLK_STS_OK)
+			farswap_cmd_requeue(cmd);
 	}
 }
 
@@ -448,6 +910,12 @@ void farswap_fail_held(struct list_head *held, blk_status_t status)
 		list_del_init(&cmd->held_node);
 		farswap_cmd_complete(cmd, status);
 	}
+}
+
+static void farswap_sync_put(struct farswap_donor *donor)
+{
+	if (atomic_dec_and_test(&donor->sync_inflight))
+		wake_up_var(&donor->sync_inflight);
 }
 
 struct farswap_sync_op {
@@ -505,6 +973,8 @@ int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
 		rcu_read_unlock();
 		return -ENOMEM;
 	}
+	/* The teardown waits for us to unmap before it lets @ibdev go. */
+	atomic_inc(&donor->sync_inflight);
 	sge.addr = dma;
 	sge.length = len;
 	sge.lkey = donor->pd->local_dma_lkey;
@@ -521,6 +991,7 @@ int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
 	rcu_read_unlock();
 	if (ret) {
 		ib_dma_unmap_single(ibdev, dma, len, dir);
+		farswap_sync_put(donor);
 		farswap_donor_error(donor, "posting a slab copy failed");
 		return ret;
 	}
@@ -530,11 +1001,16 @@ int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
 		if (time_before(jiffies, READ_ONCE(q->last_progress) +
 				msecs_to_jiffies(tmo)))
 			continue;
+		/*
+		 * A failed (or detaching) donor's teardown flushes it; the
+		 * stack frame must outlive it.  The teardown runs on a
+		 * workqueue of its own, so this wait cannot block it.
+		 */
 		farswap_donor_error(donor, "slab copy stalled");
-		/* The teardown flushes it; the stack frame must outlive it. */
 		wait_for_completion(&op.done);
 		break;
 	}
 	ib_dma_unmap_single(ibdev, dma, len, dir);
+	farswap_sync_put(donor);
 	return op.status == IB_WC_SUCCESS ? 0 : -EIO;
 }

@@ -2,9 +2,11 @@
 /*
  * farswap: swap to other machines' memory over RDMA.
  *
- * Module parameters (the defaults of new devices), the control interface
- * in /sys/kernel/farswap/, the ib_client that hears of RDMA devices going
- * away, and an optional device created at load time for boot-time swap.
+ * Module parameters (the defaults of new devices), /sys/kernel/farswap/
+ * (identity and versions, and the attach and detach files that
+ * /dev/farswap-ctl replaces: ctl.c), the ib_client that hears of RDMA
+ * devices going away, and an optional device created at load time for
+ * boot-time swap.
  */
 #include <linux/ctype.h>
 #include <linux/kobject.h>
@@ -29,8 +31,12 @@ struct farswap_params farswap_defaults = {
 	.connect_timeout_ms	= 5000,
 	.ctrl_timeout_ms	= 10000,
 	.reconnect_delay_ms	= 2000,
+	.keepalive_ms		= 10000,
 	.ack_timeout		= 17,	/* 4.096 us << 17 = 0.54 s per try */
 	.sync_io		= false,
+	.integrity		= FARSWAP_TAG_SIPHASH,
+	.replicas		= 0,	/* 2 with two donors or more, else 1 */
+	.repair_kbps		= 32768,
 };
 
 u8 farswap_host_id[FARSWAP_ID_LEN];
@@ -47,6 +53,8 @@ module_param_named(connect_timeout_ms, farswap_defaults.connect_timeout_ms, uint
 MODULE_PARM_DESC(connect_timeout_ms, "Time allowed for each connection step to a donor (default 5000)");
 module_param_named(ctrl_timeout_ms, farswap_defaults.ctrl_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(ctrl_timeout_ms, "Time a donor has to answer a control message (default 10000)");
+module_param_named(keepalive_ms, farswap_defaults.keepalive_ms, uint, 0444);
+MODULE_PARM_DESC(keepalive_ms, "Ask each live donor for its stats this often, so that one whose daemon stopped answering is failed within keepalive_ms + ctrl_timeout_ms; 0 = never (default 10000)");
 module_param_named(reconnect_delay_ms, farswap_defaults.reconnect_delay_ms, uint, 0444);
 MODULE_PARM_DESC(reconnect_delay_ms, "First delay before reconnecting to a failed donor; doubles up to 30 s (default 2000)");
 module_param_named(ack_timeout, farswap_defaults.ack_timeout, uint, 0444);
@@ -55,6 +63,13 @@ module_param_named(sync_io, farswap_defaults.sync_io, bool, 0444);
 MODULE_PARM_DESC(sync_io, "Mark new devices synchronous (SWP_SYNCHRONOUS_IO fast swap-in) (default 0)");
 
 static char *donors;
+module_param_named(replicas, farswap_defaults.replicas, uint, 0444);
+MODULE_PARM_DESC(replicas, "Copies of every chunk on distinct donors, 1 to 3; 0 = 2 when a device has two donors or more, else 1 (default 0)");
+module_param_named(repair_kbps, farswap_defaults.repair_kbps, uint, 0444);
+MODULE_PARM_DESC(repair_kbps, "Rate at which chunks that lost a replica are copied to a new one, KiB/s; 0 = no limit (default 32768)");
+static char *integrity = "siphash";
+module_param(integrity, charp, 0444);
+MODULE_PARM_DESC(integrity, "Per-page integrity check of new devices: siphash (keyed, stands against a hostile donor), crc32c (faults only) or off (default siphash)");
 module_param(donors, charp, 0444);
 MODULE_PARM_DESC(donors, "Create farswap0 at load on these donors: ADDR[:PORT][,ADDR[:PORT]...]");
 static char *size;
@@ -63,77 +78,48 @@ MODULE_PARM_DESC(size, "Size of the device created at load (e.g. 8G)");
 static char *slab_size;
 module_param(slab_size, charp, 0444);
 MODULE_PARM_DESC(slab_size, "Slab size of the device created at load (default: the donors')");
+static char *key;
+module_param(key, charp, 0444);
+MODULE_PARM_DESC(key, "Description of the logon key the device created at load authenticates its donors with (the secret stays in the keyring)");
 static char *host_id;
 module_param(host_id, charp, 0444);
 MODULE_PARM_DESC(host_id, "This host's identity shown to donors, a UUID (default: random at load)");
 
 /*
- * The reason for the last failed attach or detach, for farswapctl to show
- * with the error code the write returned.
+ * The reason the last attach or detach through sysfs failed, shared by
+ * every sysfs caller: /dev/farswap-ctl gives each caller its own.
  */
 static DEFINE_SPINLOCK(farswap_error_lock);
-static char farswap_error[FARSWAP_ERR_LEN + 64];
+static char farswap_error[sizeof_field(struct farswap_reason, msg)];
 
-void farswap_set_last_error(const char *fmt, ...)
+static void farswap_publish_error(const struct farswap_reason *why)
 {
-	va_list ap;
-
 	spin_lock(&farswap_error_lock);
-	va_start(ap, fmt);
-	vsnprintf(farswap_error, sizeof(farswap_error), fmt, ap);
-	va_end(ap);
+	strscpy(farswap_error, why->msg, sizeof(farswap_error));
 	spin_unlock(&farswap_error_lock);
 }
 
-/* Only for logging right after setting it, from the same thread. */
-const char *farswap_last_error(void)
+/* Once per load: scripts that still write the sysfs files keep working. */
+static void farswap_note_sysfs_control(void)
 {
-	return farswap_error;
-}
-
-/* Fill attach arguments with the module parameters' defaults. */
-static void farswap_default_args(struct farswap_attach_args *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->nr_queues = farswap_defaults.nr_queues ?:
-		       min_t(unsigned int, num_online_cpus(), 4);
-	a->queue_depth = farswap_defaults.queue_depth;
-	a->io_timeout_ms = farswap_defaults.io_timeout_ms;
-	a->sync_io = farswap_defaults.sync_io;
-}
-
-static int farswap_attach_cmd(char *cmd)
-{
-	struct farswap_attach_args *a;
-	char name[FARSWAP_NAME_LEN];
-	char err[FARSWAP_ERR_LEN];
-	int ret;
-
-	a = kmalloc(sizeof(*a), GFP_KERNEL);
-	if (!a)
-		return -ENOMEM;
-	farswap_default_args(a);
-	ret = farswap_parse_attach(cmd, a, err, sizeof(err));
-	if (ret) {
-		farswap_set_last_error("%s", err);
-		pr_err("attach: %s\n", err);
-	} else {
-		ret = farswap_dev_attach(a, name);
-	}
-	kfree(a);
-	return ret;
+	pr_info_once("/sys/kernel/farswap/attach and detach are deprecated: use /dev/farswap-ctl (farswapctl does)\n");
 }
 
 static ssize_t attach_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
+	struct farswap_reason why = { };
+	char name[FARSWAP_NAME_LEN];
 	char *cmd;
 	int ret;
 
+	farswap_note_sysfs_control();
 	cmd = kstrndup(buf, count, GFP_KERNEL);
 	if (!cmd)
 		return -ENOMEM;
-	ret = farswap_attach_cmd(cmd);
+	ret = farswap_ctl_attach(cmd, name, &why);
+	if (ret)
+		farswap_publish_error(&why);
 	kfree(cmd);
 	return ret ?: count;
 }
@@ -142,24 +128,27 @@ static ssize_t attach_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
 	return sysfs_emit(buf,
-			  "donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE] [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N] [sync_io=0|1]\n");
+			  "donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE] [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N] [sync_io=0|1] [integrity=siphash|crc32c|off] [replicas=N]\n");
 }
 static struct kobj_attribute attach_attr = __ATTR_RW_MODE(attach, 0600);
 
 static ssize_t detach_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
+	struct farswap_reason why = { };
 	char name[FARSWAP_NAME_LEN];
 	int ret;
 
+	farswap_note_sysfs_control();
 	if (count >= sizeof(name))
 		return -EINVAL;
 	memcpy(name, buf, count);
 	name[count] = '\0';
-	strim(name);
-	ret = farswap_dev_detach(strim(name));
-	if (ret)
-		pr_err("detach: %s\n", farswap_last_error());
+	ret = farswap_dev_detach(strim(name), &why);
+	if (ret) {
+		pr_err("detach: %s\n", why.msg);
+		farswap_publish_error(&why);
+	}
 	return ret ?: count;
 }
 static struct kobj_attribute detach_attr = __ATTR_WO(detach);
@@ -242,8 +231,22 @@ static int farswap_check_params(void)
 		pr_err("connect_timeout_ms, ctrl_timeout_ms and reconnect_delay_ms must be at least 100\n");
 		return -EINVAL;
 	}
+	if (p->keepalive_ms && p->keepalive_ms < 100) {
+		pr_err("keepalive_ms=%u: 0 (off) or at least 100\n",
+		       p->keepalive_ms);
+		return -EINVAL;
+	}
 	if (p->ack_timeout < 8 || p->ack_timeout > 31) {
 		pr_err("ack_timeout=%u: 8 to 31\n", p->ack_timeout);
+		return -EINVAL;
+	}
+	if (p->replicas > FARSWAP_MAX_REPLICAS) {
+		pr_err("replicas=%u: 0 to %d\n", p->replicas,
+		       FARSWAP_MAX_REPLICAS);
+		return -EINVAL;
+	}
+	if (farswap_tag_alg_parse(integrity, &p->integrity)) {
+		pr_err("integrity=%s: siphash, crc32c or off\n", integrity);
 		return -EINVAL;
 	}
 	if (host_id && uuid_parse(host_id, (uuid_t *)farswap_host_id)) {
@@ -256,6 +259,8 @@ static int farswap_check_params(void)
 /* donors= and size= at load: build the attach command they stand for. */
 static void farswap_attach_at_load(void)
 {
+	struct farswap_reason why = { };
+	char name[FARSWAP_NAME_LEN];
 	char *cmd, *list, *tok, *p;
 	size_t len;
 	int ret;
@@ -267,7 +272,7 @@ static void farswap_attach_at_load(void)
 		return;
 	}
 	len = 2 * strlen(donors) + strlen(size) + 128 +
-	      (slab_size ? strlen(slab_size) : 0);
+	      (slab_size ? strlen(slab_size) : 0) + (key ? strlen(key) : 0);
 	cmd = kzalloc(len, GFP_KERNEL);
 	list = kstrdup(donors, GFP_KERNEL);
 	if (!cmd || !list)
@@ -283,10 +288,11 @@ static void farswap_attach_at_load(void)
 	if (slab_size)
 		scnprintf(cmd + strlen(cmd), len - strlen(cmd),
 			  " slab_size=%s", slab_size);
-	ret = farswap_attach_cmd(cmd);
+	if (key)
+		scnprintf(cmd + strlen(cmd), len - strlen(cmd), " key=%s", key);
+	ret = farswap_ctl_attach(cmd, name, &why);
 	if (ret)
-		pr_err("no device created at load (%d): %s\n", ret,
-		       farswap_last_error());
+		pr_err("no device created at load (%d): %s\n", ret, why.msg);
 out_free:
 	kfree(list);
 	kfree(cmd);
@@ -314,12 +320,17 @@ static int __init farswap_init(void)
 	ret = sysfs_create_group(farswap_kobj, &farswap_ctl_group);
 	if (ret)
 		goto out_put_kobj;
+	ret = farswap_ctl_register();
+	if (ret)
+		goto out_remove_group;
 
 	pr_info("loaded: protocol %u-%u, host %pUb\n", FARSWAP_VERSION_MIN,
 		FARSWAP_VERSION_MAX, farswap_host_id);
 	farswap_attach_at_load();
 	return 0;
 
+out_remove_group:
+	sysfs_remove_group(farswap_kobj, &farswap_ctl_group);
 out_put_kobj:
 	kobject_put(farswap_kobj);
 out_unregister_client:
@@ -330,6 +341,7 @@ out_unregister_client:
 static void __exit farswap_exit(void)
 {
 	/* First no new attaches, then no devices, then no RDMA client. */
+	farswap_ctl_unregister();
 	sysfs_remove_group(farswap_kobj, &farswap_ctl_group);
 	kobject_put(farswap_kobj);
 	farswap_dev_destroy_all();

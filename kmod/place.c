@@ -3,7 +3,9 @@
  * Donor placement (see place.h).  Randomness comes from the caller so the
  * choice is testable.
  */
+#include <linux/bits.h>
 #include <linux/errno.h>
+#include <linux/string.h>
 
 #include "place.h"
 
@@ -112,4 +114,153 @@ int farswap_place_order(const struct farswap_place_view *v, unsigned int nr,
 		n++;
 	}
 	return n;
+}
+
+/**
+ * farswap_place_domain_ids - number the donors' failure domains
+ * @names: each donor's domain name; "" or NULL while unknown
+ * @nr: number of donors, at most FARSWAP_MAX_DONORS
+ * @ids: filled with each donor's domain number: the index of the first
+ *	donor of the same name, so equal names get equal numbers; a donor
+ *	of unknown domain is a domain of its own
+ */
+void farswap_place_domain_ids(const char *const *names, unsigned int nr,
+			      u8 *ids)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < nr; i++) {
+		ids[i] = i;
+		if (!names[i] || !names[i][0])
+			continue;
+		for (j = 0; j < i; j++) {
+			if (names[j] && !strcmp(names[i], names[j])) {
+				ids[i] = ids[j];
+				break;
+			}
+		}
+	}
+}
+
+/* How many distinct domains the known names make (unknown ones not counted). */
+unsigned int farswap_place_nr_domains(const char *const *names,
+				      unsigned int nr)
+{
+	u8 ids[FARSWAP_MAX_DONORS];
+	unsigned int i, n = 0;
+
+	if (nr > FARSWAP_MAX_DONORS)
+		nr = FARSWAP_MAX_DONORS;
+	farswap_place_domain_ids(names, nr, ids);
+	for (i = 0; i < nr; i++)
+		n += names[i] && names[i][0] && ids[i] == i;
+	return n;
+}
+
+/* @v with only the usable donors outside @avoid usable; how many are. */
+static unsigned int farswap_place_preferred(const struct farswap_place_view *v,
+					    unsigned int nr,
+					    unsigned long avoid,
+					    struct farswap_place_view *pref)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < nr; i++) {
+		pref[i] = v[i];
+		pref[i].usable = v[i].usable && !(avoid & BIT(v[i].domain));
+		n += pref[i].usable;
+	}
+	return n;
+}
+
+/**
+ * farswap_place_pick_two_dom - farswap_place_pick_two() among the donors
+ * outside the domains @avoid, or among all usable ones when none is
+ * @v: one view per donor
+ * @nr: number of donors, at most FARSWAP_MAX_DONORS
+ * @avoid: domains the chunk already has a replica in
+ * @rnd1: a random number
+ * @rnd2: another random number
+ * @cand: filled with the chosen donors' indices
+ *
+ * Return: how many were chosen (0, 1 or 2).
+ */
+int farswap_place_pick_two_dom(const struct farswap_place_view *v,
+			       unsigned int nr, unsigned long avoid, u32 rnd1,
+			       u32 rnd2, int cand[2])
+{
+	struct farswap_place_view pref[FARSWAP_MAX_DONORS];
+
+	if (nr > FARSWAP_MAX_DONORS)
+		nr = FARSWAP_MAX_DONORS;
+	if (!farswap_place_preferred(v, nr, avoid, pref))
+		return farswap_place_pick_two(v, nr, rnd1, rnd2, cand);
+	return farswap_place_pick_two(pref, nr, rnd1, rnd2, cand);
+}
+
+/**
+ * farswap_place_order_dom - the order in which to ask donors for a slab
+ * for a replica of a chunk whose other replicas are in the domains @avoid
+ * @v: one view per donor, free counts refreshed for the candidates
+ * @nr: number of donors, at most FARSWAP_MAX_DONORS
+ * @avoid: domains the chunk already has a replica in
+ * @cand: the candidates from farswap_place_pick_two_dom()
+ * @nr_cand: how many candidates
+ * @order: filled with donor indices, at most @nr
+ *
+ * As farswap_place_order() among the donors outside @avoid; behind them,
+ * the usable donors inside @avoid by room, most first: a replica shares a
+ * domain only when no donor of another domain has room.
+ *
+ * Return: the number of donors in @order.
+ */
+int farswap_place_order_dom(const struct farswap_place_view *v,
+			    unsigned int nr, unsigned long avoid,
+			    const int *cand, int nr_cand, int *order)
+{
+	struct farswap_place_view pref[FARSWAP_MAX_DONORS];
+	int n, head, i;
+
+	if (nr > FARSWAP_MAX_DONORS)
+		nr = FARSWAP_MAX_DONORS;
+	if (!farswap_place_preferred(v, nr, avoid, pref))
+		return farswap_place_order(v, nr, cand, nr_cand, order);
+	n = farswap_place_order(pref, nr, cand, nr_cand, order);
+	head = n;
+	for (i = 0; i < (int)nr; i++) {
+		if (!v[i].usable || pref[i].usable)
+			continue;
+		farswap_insert_by_free(v, order, head, n, i);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Has a usable donor outside the domains @avoid room (free slabs as last
+ * heard)?  If not, a replica may share a domain at once.
+ */
+bool farswap_place_room_outside(const struct farswap_place_view *v,
+				unsigned int nr, unsigned long avoid)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (v[i].usable && v[i].free && !(avoid & BIT(v[i].domain)))
+			return true;
+	return false;
+}
+
+/* Do two of a chunk's @n replicas (their donors' @domains) share a domain? */
+bool farswap_place_colocated(const u8 *domains, unsigned int n)
+{
+	unsigned long seen = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (seen & BIT(domains[i]))
+			return true;
+		seen |= BIT(domains[i]);
+	}
+	return false;
 }

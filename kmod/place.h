@@ -15,11 +15,32 @@
 struct farswap_place_view {
 	bool usable;		/* connected, and not the donor being left */
 	u32 free;		/* free slabs, as last heard */
+	u8 domain;		/* failure domain, from farswap_place_domain_ids() */
 };
 
 int farswap_place_pick_two(const struct farswap_place_view *v,
 			   unsigned int nr, u32 rnd1, u32 rnd2, int cand[2]);
 int farswap_place_order(const struct farswap_place_view *v, unsigned int nr,
 			const int *cand, int nr_cand, int *order);
+
+/*
+ * Failure domains.  Each donor's domain is a small number (below
+ * FARSWAP_MAX_DONORS), so a set of domains is a bitmask.  A chunk's next
+ * replica goes to a donor outside the domains its other replicas are in
+ * (@avoid) when one of those has room; only then to another domain's.
+ */
+void farswap_place_domain_ids(const char *const *names, unsigned int nr,
+			      u8 *ids);
+unsigned int farswap_place_nr_domains(const char *const *names,
+				      unsigned int nr);
+int farswap_place_pick_two_dom(const struct farswap_place_view *v,
+			       unsigned int nr, unsigned long avoid, u32 rnd1,
+			       u32 rnd2, int cand[2]);
+int farswap_place_order_dom(const struct farswap_place_view *v,
+			    unsigned int nr, unsigned long avoid,
+			    const int *cand, int nr_cand, int *order);
+bool farswap_place_room_outside(const struct farswap_place_view *v,
+				unsigned int nr, unsigned long avoid);
+bool farswap_place_colocated(const u8 *domains, unsigned int n);
 
 #endif /* FARSWAP_PLACE_H */

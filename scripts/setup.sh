@@ -12,9 +12,11 @@ PACKAGES=(
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	linux-image-amd64 linux-headers-amd64
 	dkms sparse
+	debhelper dh-dkms dpkg-dev fakeroot
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils rdmacm-utils perftest libibverbs-dev librdmacm-dev
 	libcmocka-dev clang libclang-rt-14-dev llvm
+	libsystemd-dev pkg-config groff-base cryptsetup-bin keyutils
 	fio nbd-server nbd-client gnuplot-nox
 )
 

@@ -310,6 +310,9 @@ def load_runs(data, load_log=None):
             lat[lf.name.split(".")[0]] = lf.read_text().strip()
         if lat:
             run["farswap_latency"] = lat
+        tb = rdir / "swap.trace-breakdown.txt"
+        if tb.exists():
+            run["trace_breakdown"] = tb
         load = loads.get(f"r{run['round']}/{run['system']}")
         if load:
             run["machine_load1"] = load
@@ -715,7 +718,8 @@ def comparison_section(summary, systems):
     return "\n".join(lines)
 
 
-def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled=False):
+def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled=False,
+                   traced=False):
     host, donor = info["host"], info["donor"]
     res, verdicts = bed_results(args.bed_log)
     tries = attempts(args.data)
@@ -737,6 +741,10 @@ def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled
         md.append("> **Profiled run** (BENCH_PROFILE=1): perf sampled both guests during every "
                   "measured run, which slows them; see [profiles.md](profiles.md). Use an "
                   "unprofiled run for the figures.\n")
+    if traced:
+        md.append("> **Traced run** (BENCH_TRACE=1): farswap's trace events were on during its "
+                  "swap runs, which slows them; see [traces.md](traces.md). Use an untraced run "
+                  "for the figures.\n")
     md.append(f"- date (UTC): {args.started}; {args.elapsed // 60} min {args.elapsed % 60} s "
               f"including the guests' boot")
     bins = {}
@@ -857,7 +865,7 @@ def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled
   `{host.get('zswap_enabled', '?')}`), vm.page-cluster {host.get('page_cluster', '?')}, swappiness {host.get('swappiness', '?')}.
 - Every system serves the same device size, {host.get('BENCH_DEV_MB', '?')} MiB, from RAM; only one
   runs at a time and each is torn down (modules removed, memory freed) before the next:
-  - **farswap**: donor `farswapd --listen ADDR --donate {int(host.get('BENCH_DEV_MB', 0)) + 32}M
+  - **farswap**: donor `farswapd --insecure-no-auth --listen ADDR --donate {int(host.get('BENCH_DEV_MB', 0)) + 32}M
     --slab-size {host.get('BENCH_SLAB', '?')} --headroom 64M --hysteresis 32M`; host `insmod farswap.ko;
     farswapctl attach --donor ADDR --size {host.get('BENCH_DEV_MB', '?')}M` (defaults: one read and
     one write queue per vCPU, depth 64, write in-flight cap 512 KiB per queue).
@@ -958,6 +966,33 @@ def write_profiles(out, runs, systems):
     return True
 
 
+def write_traces(out, runs, systems):
+    """traces.md and the breakdowns, when farswap's swap runs were traced."""
+    if not any(r.get("trace_breakdown") for r in runs):
+        return False
+    tdir = out / "traces"
+    tdir.mkdir(exist_ok=True)
+    md = ["# Trace breakdowns (BENCH_TRACE=1)\n",
+          "farswap's trace events (`events/farswap/enable`) during the swap workload, turned "
+          "into per-phase latencies by `tests/bench/tracebreak`: per op, count and p50/p90/p99 "
+          "in µs of queue->post, post->complete (the RDMA round trip), complete->end and total. "
+          "Tracing perturbs the figures of a traced run. JSON beside each table in `traces/`.\n"]
+    for s in systems:
+        for r in runs:
+            tb = r.get("trace_breakdown")
+            if r["system"] != s or not tb:
+                continue
+            name = f"r{r['round']}-{s}-swap"
+            shutil.copy(tb, tdir / f"{name}.txt")
+            js = tb.with_name("swap.trace-breakdown.json")
+            if js.exists():
+                shutil.copy(js, tdir / f"{name}.json")
+            md.append(f"## {LABEL.get(s, s)} (round {r['round']})\n")
+            md.append("```\n" + tb.read_text(errors="replace").rstrip() + "\n```\n")
+    (out / "traces.md").write_text("\n".join(md) + "\n")
+    return True
+
+
 def write_latest(path, out, args, info, summary, systems):
     host = info["host"]
     key = [Metric("randread-qd1", "lat_p50_us", "4K random read QD1, p50", "µs", "lower"),
@@ -1014,10 +1049,12 @@ def main():
     write_raw(args.out, runs, info, {f"{k[0]}|{k[1]}": v for k, v in summary.items()} and summary)
     plot_error = write_plots(args.out, runs, summary, systems)
     profiled = write_profiles(args.out, runs, systems)
-    ok = write_markdown(args.out, args, info, runs, summary, systems, plot_error, profiled)
+    traced = write_traces(args.out, runs, systems)
+    ok = write_markdown(args.out, args, info, runs, summary, systems, plot_error, profiled,
+                        traced)
     if args.bed_log.exists():
         shutil.copy(args.bed_log, args.out / "bed.log")
-    if args.latest and ok and not profiled:
+    if args.latest and ok and not profiled and not traced:
         write_latest(args.latest, args.out, args, info, summary, systems)
     print(f"report: {args.out}/results.md" + ("" if ok else " (the run FAILED: see its top)"))
     if plot_error:

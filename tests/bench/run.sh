@@ -17,7 +17,9 @@
 # BENCH_TIMEOUT (seconds per round), BENCH_RESULTS (output directory),
 # BENCH_RETRIES (rounds run again after a guest kernel crash, default 1),
 # BENCH_PROFILE=1 (perf on both guests around every measured run: for
-# diagnosis, the sampling perturbs the figures), BENCH_SOURCE=worktree
+# diagnosis, the sampling perturbs the figures), BENCH_TRACE=1 (farswap's
+# trace events during its swap runs, broken down by tests/bench/tracebreak
+# into traces.md: for diagnosis too), BENCH_SOURCE=worktree
 # (build the working tree, not the committed HEAD).
 #
 # Everything happens in main(), called on the last line: bash reads a
@@ -92,7 +94,8 @@ build_all() {
 	}
 	rm -rf "$bench_bin"
 	mkdir -p "$bench_bin"
-	cp "$src/daemon/farswapd" "$src/daemon/farswapctl" "$src/tests/workload/pageverify" "$bench_bin/"
+	cp "$src/daemon/farswapd" "$src/daemon/farswapctl" "$src/tests/workload/pageverify" \
+		"$src/tests/bench/tracebreak" "$bench_bin/"
 	# Not named *.ko: a kbuild clean over the checkout (make -C KDIR
 	# M=<checkout> clean) deletes every *.ko below it, build/ included,
 	# and one did so in the middle of a bench.
@@ -122,7 +125,7 @@ main() {
 	fi
 	for k in BENCH_ROUNDS BENCH_SYSTEMS BENCH_DEV_MB BENCH_FIO_MB BENCH_FIO_SECONDS \
 		BENCH_FIO_QD BENCH_SWAP_MB BENCH_SWAP_LIMIT BENCH_SWAP_PROCS BENCH_SEED \
-		BENCH_SLAB BENCH_PROFILE; do
+		BENCH_SLAB BENCH_PROFILE BENCH_TRACE; do
 		[ -z "${!k:-}" ] || overrides+=("$k=${!k}")
 	done
 	mkdir -p "$bench"

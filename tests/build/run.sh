@@ -42,6 +42,29 @@ else
 	judge daemon $? "$log"
 fi
 
+# The man pages: each renders without a single groff warning (-ww).
+log=$logs/build-man.log
+: >"$log"
+pages=$(ls "$top"/docs/man/*.[0-9] 2>/dev/null)
+if ! command -v groff >/dev/null; then
+	echo "FAIL: build/man: groff is not installed (apt-get install groff-base)"
+	failed=1
+elif [ "$(wc -w <<<"$pages")" -lt 4 ]; then
+	echo "FAIL: build/man: want 4 pages in docs/man, found: $pages"
+	failed=1
+else
+	for page in $pages; do
+		LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$page" >>"$log" 2>&1 ||
+			echo "$page: groff exited $?" >>"$log"
+	done
+	if [ -s "$log" ]; then
+		echo "FAIL: build/man: $(head -n1 "$log") (log: $log)"
+		failed=1
+	else
+		echo "PASS: build/man"
+	fi
+fi
+
 # The module, for every installed 6.1 and 6.12 kernel with headers.
 kvers=$(cd /lib/modules && ls -d 6.1.*-amd64 6.12.*-amd64 2>/dev/null | sort -V)
 if [ -z "$kvers" ]; then

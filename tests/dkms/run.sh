@@ -1,8 +1,11 @@
 #!/bin/bash
 # The `dkms` suite: farswap.ko builds and installs with DKMS against every
 # installed Debian 6.1 and 6.12 kernel, kernels outside the supported range
-# are refused with DKMS's BUILD_EXCLUSIVE message, and the userspace side
-# installs and uninstalls cleanly.  Uses private DKMS and install trees, so
+# are refused with DKMS's BUILD_EXCLUSIVE message, the userspace side
+# installs and uninstalls cleanly, and make deb builds farswap-dkms and
+# farswap-tools with what each must hold (dpkg-deb -c; lintian if there).
+# Installing the .debs is tests/vm/scenarios/deb-install's: dpkg --root
+# cannot run their maintainer scripts (DKMS, systemd) outside a system.  Uses private DKMS and install trees, so
 # the machine's own /lib/modules and /usr/src are left alone.
 set -uo pipefail
 
@@ -80,16 +83,124 @@ if make -s install DESTDIR="$dest" PREFIX=/usr >"$work/make-install.log" 2>&1 &&
    [ -f "$dest/usr/lib/systemd/system/farswapd.service" ] &&
    [ -f "$dest/usr/lib/systemd/system/farswap-swap.service" ] && [ -x "$dest/usr/sbin/farswap-swap" ] &&
    [ -f "$dest/etc/farswap/farswapd.conf.example" ] &&
-   ! grep -q '@SBINDIR@' "$dest/usr/lib/systemd/system/farswapd.service"; then
+   [ -f "$dest/usr/lib/systemd/system/farswap-metrics.service" ] &&
+   [ -f "$dest/usr/lib/systemd/system/farswap-metrics.timer" ] &&
+   [ -f "$dest/usr/share/man/man4/farswap.4" ] && [ -f "$dest/usr/share/man/man5/farswapd.conf.5" ] &&
+   [ -f "$dest/usr/share/man/man8/farswapctl.8" ] && [ -f "$dest/usr/share/man/man8/farswapd.8" ] &&
+   ! grep -q '@SBINDIR@' "$dest/usr/lib/systemd/system/farswapd.service" \
+	"$dest/usr/lib/systemd/system/farswap-metrics.service"; then
 	pass make-install
 else
-	fail make-install "make install did not install farswapd, farswapctl, the unit and the example config (log: $work/make-install.log)"
+	fail make-install "make install did not install farswapd, farswapctl, the units, the man pages and the example config (log: $work/make-install.log)"
 fi
 if make -s uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null 2>&1 &&
    [ -z "$(find "$dest" -type f)" ]; then
 	pass make-uninstall
 else
 	fail make-uninstall "files left after make uninstall: $(find "$dest" -type f | head -n3 | tr '\n' ' ')"
+fi
+
+# make deb: farswap-dkms and farswap-tools build with dpkg-buildpackage,
+# each holds what it must, and the tools run from the unpacked package.
+debdir=$work/deb
+deblog=$work/make-deb.log
+
+# deb_has DEB PATH...: every PATH is in DEB (dpkg-deb -c); prints the missing.
+deb_has() {
+	local deb=$1 list p missing=()
+
+	shift
+	list=$(dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|')
+	for p in "$@"; do
+		grep -qxF "$p" <<<"$list" || missing+=("$p")
+	done
+	echo "${missing[*]}"
+}
+
+if make -s deb DEB_DIR="$debdir" >"$deblog" 2>&1; then
+	pass deb-build
+else
+	fail deb-build "make deb failed: $(grep -m1 -E 'error|dpkg-buildpackage: error|dh_[a-z]+: error' "$deblog" || tail -n1 "$deblog") (log: $deblog)"
+fi
+
+dkms_deb=$(ls "$debdir"/farswap-dkms_"$version"_all.deb 2>/dev/null)
+if [ -z "$dkms_deb" ]; then
+	fail deb-dkms-contents "no farswap-dkms_${version}_all.deb in $debdir"
+else
+	src=/usr/src/farswap-$version
+	want=("$src/dkms.conf" "$src/Makefile" "$src/Kbuild" "$src/kmod/Kbuild"
+	      "$src/include/farswap_proto.h")
+	for f in kmod/*.c kmod/*.h; do
+		# kbuild's own output of a module built in the checkout.
+		[[ $f = *.mod.c ]] || want+=("$src/$f")
+	done
+	missing=$(deb_has "$dkms_deb" "${want[@]}")
+	# Sources only: an object or a module built here would be stale there.
+	extra=$(dpkg-deb -c "$dkms_deb" | awk '{ print $6 }' |
+		grep -E '\.(o|ko|mod|cmd)$|\.mod\.c$' | head -n3 | tr '\n' ' ')
+	ctl=$(dpkg-deb -f "$dkms_deb" Depends)
+	if [ -n "$missing" ]; then
+		fail deb-dkms-contents "farswap-dkms lacks $missing"
+	elif [ -n "$extra" ]; then
+		fail deb-dkms-contents "farswap-dkms carries build products: $extra"
+	elif ! grep -q '^dkms' <<<"$ctl"; then
+		fail deb-dkms-contents "farswap-dkms does not depend on dkms (Depends: $ctl)"
+	elif ! dpkg-deb --fsys-tarfile "$dkms_deb" |
+	     tar -xO ".$src/dkms.conf" | cmp -s - dkms.conf; then
+		fail deb-dkms-contents "farswap-dkms's dkms.conf is not the checkout's"
+	elif ! dpkg-deb -I "$dkms_deb" postinst 2>/dev/null | grep -q 'common.postinst'; then
+		fail deb-dkms-contents "farswap-dkms's postinst does not register the module with DKMS"
+	else
+		pass deb-dkms-contents
+	fi
+fi
+
+tools_deb=$(ls "$debdir"/farswap-tools_"$version"_*.deb 2>/dev/null | head -n1)
+if [ -z "$tools_deb" ]; then
+	fail deb-tools-contents "no farswap-tools_${version}_*.deb in $debdir"
+else
+	units=/lib/systemd/system
+	missing=$(deb_has "$tools_deb" /usr/sbin/farswapd /usr/sbin/farswapctl \
+		  /usr/sbin/farswap-swap "$units/farswapd.service" \
+		  "$units/farswap-swap.service" "$units/farswap-metrics.service" \
+		  "$units/farswap-metrics.timer" /usr/share/man/man4/farswap.4.gz \
+		  /usr/share/man/man5/farswapd.conf.5.gz \
+		  /usr/share/man/man8/farswapctl.8.gz \
+		  /usr/share/man/man8/farswapd.8.gz \
+		  /etc/farswap/farswapd.conf.example \
+		  /etc/farswap/swap.conf.example \
+		  /usr/lib/sysusers.d/farswap.conf \
+		  /usr/share/doc/farswap-tools/copyright)
+	unpacked=$work/deb-root
+	rm -rf "$unpacked"
+	dpkg-deb -x "$tools_deb" "$unpacked"
+	if [ -n "$missing" ]; then
+		fail deb-tools-contents "farswap-tools lacks $missing"
+	elif ! grep -q '^ExecStart=/usr/sbin/farswapd' "$unpacked$units/farswapd.service"; then
+		fail deb-tools-contents "farswapd.service does not run /usr/sbin/farswapd: $(grep ExecStart "$unpacked$units/farswapd.service")"
+	elif ! "$unpacked/usr/sbin/farswapctl" --version | grep -qx "farswapctl $version"; then
+		fail deb-tools-contents "the packaged farswapctl --version does not say $version"
+	elif ! "$unpacked/usr/sbin/farswapd" --help >/dev/null 2>&1; then
+		fail deb-tools-contents "the packaged farswapd --help failed"
+	elif ! dpkg-deb --ctrl-tarfile "$tools_deb" | tar -xO ./postinst |
+	     grep -q 'systemd-sysusers farswap.conf'; then
+		fail deb-tools-contents "farswap-tools's postinst does not create the farswap user"
+	else
+		pass deb-tools-contents
+	fi
+fi
+
+# lintian, when installed: errors fail, warnings are shown.
+if ! command -v lintian >/dev/null; then
+	echo "dkms: lintian not installed, the .debs were not linted"
+elif [ -n "${dkms_deb:-}" ] && [ -n "${tools_deb:-}" ]; then
+	lintian --tag-display-limit 0 "$dkms_deb" "$tools_deb" >"$work/lintian.log" 2>&1
+	if grep -q '^E: ' "$work/lintian.log"; then
+		fail deb-lintian "$(grep -m1 '^E: ' "$work/lintian.log") (log: $work/lintian.log)"
+	else
+		grep '^W: ' "$work/lintian.log" | sed 's/^/dkms: lintian: /'
+		pass deb-lintian
+	fi
 fi
 
 exit $failed

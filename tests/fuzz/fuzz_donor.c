@@ -17,11 +17,26 @@
  *   op 6: framed message  [sess] [type] [body bytes...] (header made valid)
  *   op 7: keepalive check [dt] [interval]
  *   op 8: send failed     [sess] [bit 0: it carried a notice]
+ *   op 9: connect from an address, as the event loop does on a CM
+ *         CONNECT_REQUEST: [family] [16 address bytes] [len] [len bytes]
+ *         (family % 3: IPv4, IPv6, neither), refusals logged and counted
+ *   op 10: the grant worker finishes the oldest grant [bit 0: it failed]
+ *   op 11: handshake check [dt], I/O queue up [sess] [qid]
+ *   op 12: limits         [acl] [cap] [per address] [rate] [revoke-after]
+ *
+ * Knobs (op 5) also make grants asynchronous (bit 5: answered by op 10)
+ * and deregistration fail (bit 6: the slab is quarantined); bit 7 gives
+ * the donor a key, so that new sessions must authenticate (AUTH_*).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "access.h"
 #include "fake_ops.h"
 #include "log.h"
 
@@ -77,6 +92,10 @@ static void check(const struct fsd_donor *d)
 		for (i = 0; i < d->pool.nr_slabs; i++)
 			if (d->pool.slabs[i].owner == s)
 				mine++;
+		/* Nothing for a host that has not proved it holds the key. */
+		if (!fsd_session_authenticated(s) &&
+		    (s->nr_slabs || s->io_attached || s->unsolicited))
+			abort();
 		if (mine != s->nr_slabs || s->unsolicited > FSD_UNSOLICITED_MAX ||
 		    s->nr_reclaiming > FSD_RECLAIMS_MAX ||
 		    s->unsolicited != s->nr_reclaiming + s->notice_in_flight)
@@ -86,11 +105,64 @@ static void check(const struct fsd_donor *d)
 	}
 	if (held != d->pool.nr_held || reclaiming != d->pool.nr_reclaiming)
 		abort();
-	/* A held slab is registered; nothing else is. */
-	for (i = 0; i < d->pool.nr_slabs; i++)
-		if ((d->pool.slabs[i].state == FSD_SLAB_HELD) !=
-		    !!d->pool.slabs[i].mr)
+	/*
+	 * A held slab is registered once granted, a quarantined one keeps
+	 * the MR that would not go; nothing else is registered.
+	 */
+	for (i = 0; i < d->pool.nr_slabs; i++) {
+		const struct fsd_slab *slab = &d->pool.slabs[i];
+		bool want = (slab->state == FSD_SLAB_HELD && !slab->granting) ||
+			    slab->state == FSD_SLAB_QUARANTINED;
+
+		if (want != !!slab->mr)
 			abort();
+	}
+	for (s = d->sessions; s; s = s->next) {
+		uint32_t granting = 0;
+
+		for (i = 0; i < d->pool.nr_slabs; i++)
+			if (d->pool.slabs[i].owner == s &&
+			    d->pool.slabs[i].granting)
+				granting++;
+		if (granting != s->grants_in_flight)
+			abort();
+	}
+}
+
+/* The fsd_addr of a CM event's peer, the way host.c gets it. */
+static const struct fsd_addr *peer_of(struct cursor *c, struct fsd_addr *a)
+{
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in in = { .sin_family = AF_INET };
+	struct sockaddr other = { .sa_family = AF_UNIX };
+	uint8_t kind = next(c), bytes[16];
+	const void *sa;
+
+	take(c, bytes, sizeof(bytes));
+	memcpy(&in.sin_addr, bytes, 4);
+	memcpy(&in6.sin6_addr, bytes, 16);
+	sa = kind % 3 == 0 ? (const void *)&in :
+	     kind % 3 == 1 ? (const void *)&in6 : (const void *)&other;
+	if (fsd_addr_from_sockaddr(sa, a))
+		return NULL;
+	return a;
+}
+
+/* A few allowed-hosts lists, from any host to naming the fuzzed ones. */
+static void set_limits(struct fsd_donor *d, struct cursor *c)
+{
+	static const char *const lists[] = {
+		"", "10.0.0.0/8", "::ffff:10.0.0.1/128 name:fuzz-a",
+		"2001:db8::/32, 0.0.0.0/0", "name:fuzz-b", "fe80::/10 id:00000000000000000000000000000000",
+	};
+	char err[128];
+
+	fsd_access_parse(lists[next(c) % 6], &d->lim.acl, err, sizeof(err));
+	d->lim.max_slabs_per_host = next(c) % 8;
+	d->lim.max_sessions_per_address = next(c) % 5;
+	d->lim.alloc_rate = next(c) % 4;
+	d->lim.alloc_burst = d->lim.alloc_rate * 2;
+	d->lim.revoke_after = next(c) % 4;
 }
 
 /* Drop sessions the logic closed, as the event loop's reaper does. */
@@ -100,8 +172,28 @@ static void reap(struct fsd_donor *d)
 
 	for (s = d->sessions; s; s = n) {
 		n = s->next;
-		if (s->closing)
+		if (fsd_session_reapable(s))
 			fsd_session_free(d, s);
+	}
+}
+
+/* What the event loop does with a connect request it decided on. */
+static void connect_request(struct fsd_donor *d, struct fsd_conn_decision *dec,
+			    uint64_t now)
+{
+	struct fsd_session *s;
+
+	if (dec->status != FARSWAP_ST_OK) {
+		fsd_conn_refused(d, dec, "fuzz", now);
+		return;
+	}
+	if (dec->qtype == FARSWAP_QT_CTRL) {
+		fsd_probe_host(d, dec->req.host_id, now);
+		s = fsd_session_new(d, dec, "fuzz", now);
+		if (s)
+			fsd_session_established(d, s, now);
+	} else if (fsd_session_attach_io(dec->session, dec->qid, now)) {
+		abort();	/* decide said it was free */
 	}
 }
 
@@ -123,7 +215,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake_session(&d, "fuzz-b", 4);
 
 	while (c.n && steps++ < 256) {
-		uint8_t buf[160], op = next(&c) % 9;
+		uint8_t buf[160], op = next(&c) % 13;
+		struct fsd_addr addr;
 		struct fsd_conn_decision dec;
 		struct fsd_session *s;
 		struct fsd_meminfo mi;
@@ -138,17 +231,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 1:
 			len = take(&c, buf, next(&c) % 80);
-			fsd_conn_decide(&d, buf, len, &dec);
-			if (dec.status != FARSWAP_ST_OK)
-				break;
-			if (dec.qtype == FARSWAP_QT_CTRL) {
-				s = fsd_session_new(&d, &dec, "fuzz");
-				if (s)
-					fsd_session_established(&d, s, now);
-			} else if (fsd_session_attach_io(dec.session,
-							 dec.qid)) {
-				abort();	/* decide said it was free */
-			}
+			fsd_conn_decide(&d, fake_peer(), buf, len, &dec);
+			connect_request(&d, &dec, now);
 			break;
 		case 2:
 			memset(&mi, 0, sizeof(mi));
@@ -177,6 +261,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			f.fail_send = (op & 2) && (op & 4);
 			f.fail_populate = op & 8;
 			d.psi_threshold = op & 16 ? 1000 : 0;
+			f.async_grant = op & 32;
+			f.fail_revoke = op & 64;
+			/* Hosts must authenticate (new sessions), or not. */
+			if (op & 128) {
+				struct fsd_auth_key k = { .len = 16 };
+
+				memcpy(k.bytes, "fuzz-key-16bytes", 16);
+				fsd_donor_set_key(&d, &k);
+			} else {
+				fsd_auth_key_clear(&d.key);
+			}
 			break;
 		case 6: {
 			union farswap_msg *m = (union farswap_msg *)buf;
@@ -204,6 +299,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (s)
 				fsd_send_failed(&d, s, next(&c) & 1,
 						"fuzz", now);
+			break;
+		case 9: {
+			const struct fsd_addr *peer = peer_of(&c, &addr);
+
+			len = take(&c, buf, next(&c) % 80);
+			fsd_conn_decide(&d, peer, buf, len, &dec);
+			connect_request(&d, &dec, now);
+			break;
+		}
+		case 10:
+			fake_grant_finish(&d, next(&c) & 1 ? -ENOMEM : 0);
+			break;
+		case 11:
+			now += 100ull * next(&c);
+			fsd_donor_handshakes(&d, now);
+			s = pick(&d, next(&c));
+			if (s)
+				fsd_session_io_established(s, next(&c) % 66);
+			break;
+		case 12:
+			set_limits(&d, &c);
+			fsd_donor_recheck_access(&d);
 			break;
 		}
 		check(&d);

@@ -30,6 +30,14 @@ def stats_req():
     return hdr(7, 16)
 
 
+def info_req(cookie=1):
+    return hdr(13, 32, cookie) + bytes(16)
+
+
+def info_rep(domain=b'rackA'):
+    return hdr(14, 64) + domain.ljust(32, b'\0') + bytes(16)
+
+
 def conn_req(qtype, qid, nr, session, depth=128, host=b'fuzz-a'):
     return struct.pack('<IBBBBHHI16sQI12s', MAGIC, 1, 1, qtype, 0, qid, nr, 3,
                        host.ljust(16, b'\0'), session, depth, bytes(12))
@@ -47,6 +55,18 @@ def tick(avail, psi=0, dt=10):
     return bytes([2, avail, psi, dt])
 
 
+def connect_from(family, addr, data):
+    return bytes([9, family]) + addr.ljust(16, b'\0') + bytes([len(data)]) + data
+
+
+def limits(acl, cap, per_addr, rate, revoke):
+    return bytes([12, acl, cap, per_addr, rate, revoke])
+
+
+V4_10_0_0_1 = bytes([10, 0, 0, 1])
+V4_OTHER = bytes([192, 0, 2, 7])
+V4_MAPPED = bytes(10) + b'\xff\xff' + V4_10_0_0_1
+
 seeds = {
     'alloc': raw(0, alloc_req()),
     'alloc_wrong_size': raw(0, alloc_req(SLAB * 2)),
@@ -54,6 +74,9 @@ seeds = {
     'free_other': raw(0, alloc_req()) + raw(1, free_req(0)),
     'double_free': raw(1, alloc_req()) + raw(1, free_req(0)) * 2,
     'stats': raw(1, stats_req()),
+    'info': raw(1, info_req()) + raw(0, info_req(2)),
+    'info_from_host': raw(0, info_rep()),
+    'type_9_unknown': raw(0, hdr(9, 16)),
     'connect_ctrl': connect(conn_req(1, 0, 2, 0)),
     'connect_io_bad_token': connect(conn_req(2, 1, 2, 12345)),
     'connect_version': connect(conn_req(1, 0, 2, 0)[:4] + b'\x09\x09' +
@@ -76,9 +99,53 @@ seeds = {
                           tick(60) + bytes([8, 0, 0]) + tick(60, 0, 100),
 }
 
+seeds.update({
+    # allowed-hosts 10.0.0.0/8: one host in, one out, one mapped IPv6 in.
+    'acl_connects': limits(1, 0, 4, 0, 3) +
+                    connect_from(0, V4_10_0_0_1, conn_req(1, 0, 2, 0)) +
+                    connect_from(0, V4_OTHER, conn_req(1, 0, 2, 0)) +
+                    connect_from(1, V4_MAPPED, conn_req(1, 0, 2, 0)) +
+                    connect_from(2, b'', conn_req(1, 0, 2, 0)),
+    # Two sessions per address at most, three slabs per host, 1 grant/s.
+    'limits_alloc': limits(0, 3, 2, 1, 3) +
+                    connect_from(0, V4_10_0_0_1, conn_req(1, 0, 2, 0)) +
+                    connect_from(0, V4_10_0_0_1, conn_req(1, 0, 2, 0)) +
+                    raw(0, alloc_req()) * 5 + bytes([2, 200, 0, 50]) +
+                    raw(0, alloc_req()),
+    # Grants on the worker; a session closes with two in flight.
+    'async_teardown': bytes([5, 32]) + raw(0, alloc_req()) * 3 +
+                      bytes([10, 0]) + bytes([3, 0]) + bytes([10, 0]) +
+                      bytes([10, 1]) + raw(1, alloc_req()),
+    # Pressure, a host that never answers: revoked after 2 deadlines.
+    'revoke': limits(0, 0, 4, 0, 2) + raw(0, alloc_req()) * 12 +
+              tick(100, 0, 10) + tick(100, 0, 110) + tick(100, 0, 110),
+    # The same with deregistration failing: quarantined.
+    'quarantine': bytes([5, 64]) + raw(0, alloc_req()) * 2 +
+                  raw(0, free_req(0)) + bytes([3, 1]),
+    # Half-made connections are closed after handshake-timeout.
+    'handshake': connect_from(0, V4_10_0_0_1, conn_req(1, 0, 2, 0)) +
+                 bytes([11, 0, 0, 1]) + bytes([11, 60, 0, 1]),
+})
+
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(os.path.abspath(__file__)), 'seeds')
 os.makedirs(out, exist_ok=True)
 for name, data in seeds.items():
     with open(os.path.join(out, name), 'wb') as f:
+        f.write(data)
+
+# fuzz_access: 16 address bytes, 16 host_id bytes, then the list.
+ACCESS = {
+    'v4': V4_MAPPED + b'host-a'.ljust(16, b'\0') + b'10.0.0.0/24, 192.168.1.1',
+    'v6': bytes.fromhex('20010db8000000000000000000000001') + bytes(16) +
+          b'2001:db8::/32 [fe80::1]/64',
+    'ids': V4_MAPPED + b'host-a'.ljust(16, b'\0') +
+           b'name:host-a id:12345678-9abc-def0-0123-456789abcdef 10.0.0.0/8',
+    'bad': bytes(32) + b'10.0.0.0/33 id:xyz',
+    'any': bytes(32) + b'any',
+}
+aout = os.path.join(os.path.dirname(os.path.abspath(out)), 'seeds-access')
+os.makedirs(aout, exist_ok=True)
+for name, data in ACCESS.items():
+    with open(os.path.join(aout, name), 'wb') as f:
         f.write(data)

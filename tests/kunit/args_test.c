@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite farswap_args: parsing of the attach command that
- * farswapctl writes to /sys/kernel/farswap/attach (kmod/args.c).
+ * KUnit suite farswap_args: parsing of the control commands that
+ * farswapctl writes to /dev/farswap-ctl (and the older
+ * /sys/kernel/farswap/attach): kmod/args.c.
  *
- * The parser sits on a root-only sysfs file, but whatever it accepts
+ * The parser sits on root-only files, but whatever it accepts
  * becomes a device: a wrong size, a donor listed twice or a name that is
  * not the device's name cause trouble far from the command that asked.
  */
@@ -26,6 +27,7 @@ struct addr_case {
 	unsigned short family;
 	u8 addr[16];		/* 4 bytes for AF_INET */
 	u16 port;
+	u32 scope_id;
 };
 
 #define V4(a, b, c, d)	{ a, b, c, d }
@@ -37,6 +39,10 @@ static const struct addr_case addr_cases[] = {
 	{ "192.168.255.254:65535", 0, AF_INET, V4(192, 168, 255, 254),
 	  65535 },
 	{ "0.0.0.0:1", 0, AF_INET, V4(0, 0, 0, 0), 1 },
+	/* Ports are decimal: no C base prefix, no sign. */
+	{ "10.0.0.1:07000", 0, AF_INET, V4(10, 0, 0, 1), 7000 },
+	{ "10.0.0.1:0x1b2f", -EINVAL },
+	{ "10.0.0.1:+7000", -EINVAL },
 	{ "10.0.0.1:0", -EINVAL },
 	{ "10.0.0.1:65536", -EINVAL },
 	{ "10.0.0.1:", -EINVAL },
@@ -69,7 +75,18 @@ static const struct addr_case addr_cases[] = {
 	{ "[10.0.0.1]:7000", -EINVAL },
 	{ "fe80::1]", -EINVAL },
 	{ "1:2:3:4:5:6:7:8:9", -EINVAL },
+	/* A link-local address may name its interface, by index here. */
+	{ "fe80::1%2", 0, AF_INET6, { 0xfe, 0x80, [15] = 1 }, DEFPORT, 2 },
+	{ "[fe80::1%3]:7000", 0, AF_INET6, { 0xfe, 0x80, [15] = 1 }, 7000,
+	  3 },
+	/* UML has no network device: no name resolves. */
 	{ "fe80::1%eth0", -EINVAL },
+	{ "fe80::1%0", -EINVAL },
+	{ "fe80::1%", -EINVAL },
+	/* A scope the address cannot use is refused, not dropped. */
+	{ "2001:db8::1%2", -EINVAL },
+	{ "[2001:db8::1%2]:7000", -EINVAL },
+	{ "10.0.0.1%2", -EINVAL },
 	{ "10.0.0.1:7000:1", -EINVAL },
 	{ ":::", -EINVAL },
 };
@@ -105,7 +122,7 @@ static void parse_addr_test(struct kunit *test)
 		KUNIT_EXPECT_MEMEQ(test, sin6->sin6_addr.s6_addr, c->addr, 16);
 		KUNIT_EXPECT_EQ(test, ntohs(sin6->sin6_port), c->port);
 		KUNIT_EXPECT_EQ(test, sin6->sin6_flowinfo, 0);
-		KUNIT_EXPECT_EQ(test, sin6->sin6_scope_id, 0);
+		KUNIT_EXPECT_EQ(test, sin6->sin6_scope_id, c->scope_id);
 	}
 }
 
@@ -123,6 +140,8 @@ static void addr_equal_test(struct kunit *test)
 		{ "fe80::1", "[fe80::1]:7000", false },
 		{ "fe80::1", "fe80::2", false },
 		{ "[::ffff:10.0.0.1]:7471", "10.0.0.1", false },
+		{ "fe80::1%2", "[fe80::1%2]:7471", true },
+		{ "fe80::1%2", "fe80::1%3", false },
 	};
 	struct sockaddr_storage a, b;
 	unsigned int i;
@@ -314,9 +333,13 @@ static const struct attach_ok_case attach_ok_cases[] = {
 	{ "lowest limits",
 	  "donor=10.0.0.1 size=2M slab_size=2M queues=1 queue_depth=1 io_timeout_ms=100 sync_io=0",
 	  1, SZ_2M, SZ_2M, "", 1, 1, 100, false },
-	{ "last of a repeated option wins",
-	  "donor=10.0.0.1 size=4G size=8G queues=3 queues=2",
-	  1, SZ_8G, 0, "", 2, 128, 30000, false },
+	/* Decimal, as sizes are: match_u64() alone reads 010 as eight. */
+	{ "numbers with a leading zero",
+	  "donor=10.0.0.1 size=4G queues=010 queue_depth=0064 io_timeout_ms=0100",
+	  1, SZ_4G, 0, "", 10, 64, 100, false },
+	{ "more leading zeros than match_u64() can hold",
+	  "donor=10.0.0.1 size=4G queue_depth=000000000000000000000000000000064",
+	  1, SZ_4G, 0, "", 4, 64, 30000, false },
 };
 
 KUNIT_ARRAY_PARAM_DESC(attach_ok, attach_ok_cases, desc);
@@ -369,19 +392,43 @@ static const struct attach_bad_case attach_bad_cases[] = {
 	  "slab_size" },
 	{ "slab_size not a power of two",
 	  "donor=10.0.0.1 size=6M slab_size=3M", "slab_size" },
-	{ "unknown option", "donor=10.0.0.1 size=4G bogus=1", "unknown" },
+	{ "unknown option", "donor=10.0.0.1 size=4G bogus=1",
+	  "unknown option 'bogus'" },
+	{ "option that only starts like one",
+	  "donor=10.0.0.1 size=4G sizes=4G", "unknown option 'sizes'" },
+	{ "option names are lower case", "donor=10.0.0.1 SIZE=4G",
+	  "unknown option 'SIZE'" },
+	{ "size given twice", "donor=10.0.0.1 size=4G size=8G",
+	  "option 'size' given twice" },
+	{ "queues given twice", "donor=10.0.0.1 size=4G queues=2 queues=2",
+	  "option 'queues' given twice" },
+	{ "name given twice",
+	  "donor=10.0.0.1 size=4G name=farswap1 name=farswap2",
+	  "option 'name' given twice" },
+	{ "sync_io given twice", "donor=10.0.0.1 size=4G sync_io=0 sync_io=1",
+	  "option 'sync_io' given twice" },
+
 	{ "key without value", "donor=10.0.0.1 size", "key=value" },
 	{ "empty value", "donor=10.0.0.1 size=", "key=value" },
 	{ "value without key", "donor=10.0.0.1 =4G", "key=value" },
 	{ "queues 0", "donor=10.0.0.1 size=4G queues=0", "queues" },
 	{ "queues 65", "donor=10.0.0.1 size=4G queues=65", "queues" },
 	{ "queues negative", "donor=10.0.0.1 size=4G queues=-1", "queues" },
+	{ "queues hexadecimal", "donor=10.0.0.1 size=4G queues=0x4",
+	  "queues" },
+	{ "queues with a sign", "donor=10.0.0.1 size=4G queues=+4",
+	  "queues" },
+	{ "queues past 2^64",
+	  "donor=10.0.0.1 size=4G queues=18446744073709551620", "queues" },
+
 	{ "queue_depth 0", "donor=10.0.0.1 size=4G queue_depth=0",
 	  "queue_depth" },
 	{ "queue_depth 1025", "donor=10.0.0.1 size=4G queue_depth=1025",
 	  "queue_depth" },
 	{ "io_timeout_ms 99", "donor=10.0.0.1 size=4G io_timeout_ms=99",
 	  "io_timeout_ms" },
+	{ "io_timeout_ms with an exponent",
+	  "donor=10.0.0.1 size=4G io_timeout_ms=1e4", "io_timeout_ms" },
 	{ "io_timeout_ms 3600001",
 	  "donor=10.0.0.1 size=4G io_timeout_ms=3600001", "io_timeout_ms" },
 	{ "sync_io 2", "donor=10.0.0.1 size=4G sync_io=2", "sync_io" },
@@ -541,6 +588,97 @@ static void attach_small_err_buffer_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, err[8], 'X');
 }
 
+/*
+ * The command word of a /dev/farswap-ctl write
+ */
+
+struct cmd_op_case {
+	const char *desc;
+	const char *cmd;
+	enum farswap_cmd_op op;
+	const char *rest;	/* where the options start */
+};
+
+static const struct cmd_op_case cmd_op_cases[] = {
+	{ "bare options attach", "donor=10.0.0.1 size=4G", FARSWAP_CMD_ATTACH,
+	  "donor=10.0.0.1 size=4G" },
+	{ "attach", "attach donor=10.0.0.1", FARSWAP_CMD_ATTACH,
+	  " donor=10.0.0.1" },
+	{ "detach", "detach name=farswap0", FARSWAP_CMD_DETACH,
+	  " name=farswap0" },
+	{ "detach after blanks", " \tdetach,name=farswap0", FARSWAP_CMD_DETACH,
+	  ",name=farswap0" },
+	{ "detach alone, as echo writes it", "detach\n", FARSWAP_CMD_DETACH,
+	  "\n" },
+	/* Not the word: left for the option parser to refuse. */
+	{ "detached", "detached name=farswap0", FARSWAP_CMD_ATTACH,
+	  "detached name=farswap0" },
+	{ "Detach", "Detach name=farswap0", FARSWAP_CMD_ATTACH,
+	  "Detach name=farswap0" },
+	{ "empty", "", FARSWAP_CMD_ATTACH, "" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(cmd_op, cmd_op_cases, desc);
+
+static void cmd_op_test(struct kunit *test)
+{
+	const struct cmd_op_case *c = test->param_value;
+	char *cmd = kunit_kstrdup(test, c->cmd, GFP_KERNEL);
+	char *rest = cmd;
+
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	KUNIT_EXPECT_EQ(test, farswap_cmd_op(&rest), c->op);
+	KUNIT_EXPECT_STREQ(test, rest, c->rest);
+}
+
+/*
+ * Detach commands: the options after the word "detach"
+ */
+
+struct detach_case {
+	const char *desc;
+	const char *opts;
+	int ret;
+	const char *want;	/* the name, or a word the reason must hold */
+};
+
+static const struct detach_case detach_cases[] = {
+	{ "name", " name=farswap0", 0, "farswap0" },
+	{ "name and newline", " name=farswap12\n", 0, "farswap12" },
+	{ "no name", "", -EINVAL, "no device" },
+	{ "blanks only", " \n", -EINVAL, "no device" },
+	{ "bare device name", " farswap0", -EINVAL, "key=value" },
+	{ "empty name", " name=", -EINVAL, "key=value" },
+	{ "not farswapN", " name=sda", -EINVAL, "bad name 'sda'" },
+	{ "name too long", " name=farswap0000000000000000000000000000001",
+	  -EINVAL, "bad name" },
+	{ "name twice", " name=farswap0 name=farswap1", -EINVAL,
+	  "given twice" },
+	{ "attach option", " name=farswap0 size=4G", -EINVAL,
+	  "unknown detach option 'size'" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(detach, detach_cases, desc);
+
+static void parse_detach_test(struct kunit *test)
+{
+	const struct detach_case *c = test->param_value;
+	char *opts = kunit_kstrdup(test, c->opts, GFP_KERNEL);
+	char name[FARSWAP_NAME_LEN];
+	char err[FARSWAP_ERR_LEN] = "";
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, opts);
+	ret = farswap_parse_detach(opts, name, err, sizeof(err));
+	KUNIT_ASSERT_EQ_MSG(test, ret, c->ret, "reason: %s", err);
+	if (!ret)
+		KUNIT_EXPECT_STREQ(test, name, c->want);
+	else
+		KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(err, c->want),
+					  "reason '%s' lacks '%s'", err,
+					  c->want);
+}
+
 static struct kunit_case farswap_args_cases[] = {
 	KUNIT_CASE_PARAM(parse_addr_test, addr_gen_params),
 	KUNIT_CASE(addr_equal_test),
@@ -551,6 +689,8 @@ static struct kunit_case farswap_args_cases[] = {
 	KUNIT_CASE(stated_range_test),
 	KUNIT_CASE(attach_donor_order_test),
 	KUNIT_CASE(attach_small_err_buffer_test),
+	KUNIT_CASE_PARAM(cmd_op_test, cmd_op_gen_params),
+	KUNIT_CASE_PARAM(parse_detach_test, detach_gen_params),
 	{}
 };
 

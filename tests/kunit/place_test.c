@@ -219,10 +219,288 @@ static void order_is_permutation_test(struct kunit *test)
 	}
 }
 
+/*
+ * Failure domains
+ */
+
+static void domain_ids_test(struct kunit *test)
+{
+	static const char *const names[] = { "rackA", "", "rackB", "rackA",
+					     NULL, "rackB", "rackC" };
+	static const u8 want[] = { 0, 1, 2, 0, 4, 2, 6 };
+	u8 ids[ARRAY_SIZE(names)];
+	unsigned int i;
+
+	farswap_place_domain_ids(names, ARRAY_SIZE(names), ids);
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		KUNIT_EXPECT_EQ_MSG(test, ids[i], want[i], "donor %u", i);
+	/* Unknown domains are not counted. */
+	KUNIT_EXPECT_EQ(test, farswap_place_nr_domains(names, ARRAY_SIZE(names)),
+			3);
+	KUNIT_EXPECT_EQ(test, farswap_place_nr_domains(names, 2), 1);
+	KUNIT_EXPECT_EQ(test, farswap_place_nr_domains(names + 1, 1), 0);
+}
+
+static void colocated_test(struct kunit *test)
+{
+	static const u8 two_apart[] = { 0, 2 }, two_same[] = { 3, 3 },
+			three_apart[] = { 0, 1, 2 }, three_two[] = { 0, 2, 0 };
+
+	KUNIT_EXPECT_FALSE(test, farswap_place_colocated(two_apart, 2));
+	KUNIT_EXPECT_TRUE(test, farswap_place_colocated(two_same, 2));
+	KUNIT_EXPECT_FALSE(test, farswap_place_colocated(three_apart, 3));
+	KUNIT_EXPECT_TRUE(test, farswap_place_colocated(three_two, 3));
+	KUNIT_EXPECT_FALSE(test, farswap_place_colocated(two_same, 1));
+	KUNIT_EXPECT_FALSE(test, farswap_place_colocated(two_same, 0));
+}
+
+/*
+ * One replica of a chunk the way chunk.c asks for a slab: two choices
+ * among the donors outside the chunk's domains (@avoid), then the order;
+ * the first donor in it with room grants.  Donors in @exclude hold the
+ * chunk already.  Returns the donor, or -1.
+ */
+static int place_one(struct farswap_place_view *v, unsigned int nr,
+		     unsigned long exclude, unsigned long avoid, u32 rnd)
+{
+	struct farswap_place_view w[FARSWAP_MAX_DONORS];
+	int cand[2], order[FARSWAP_MAX_DONORS], nc, n, i;
+
+	for (i = 0; i < (int)nr; i++) {
+		w[i] = v[i];
+		w[i].usable = v[i].usable && !(exclude & BIT(i));
+	}
+	nc = farswap_place_pick_two_dom(w, nr, avoid, rnd, rnd * 2654435761u,
+					cand);
+	n = farswap_place_order_dom(w, nr, avoid, cand, nc, order);
+	for (i = 0; i < n; i++) {
+		if (!v[order[i]].free)
+			continue;	/* NO_SPACE: the next one is asked */
+		v[order[i]].free--;
+		return order[i];
+	}
+	return -1;
+}
+
+/* Place a chunk's @want replicas; returns how many, fills @donor. */
+static unsigned int place_chunk(struct farswap_place_view *v, unsigned int nr,
+				unsigned int want, u32 rnd, int *donor)
+{
+	unsigned long exclude = 0, avoid = 0;
+	unsigned int r;
+
+	for (r = 0; r < want; r++) {
+		int d = place_one(v, nr, exclude, avoid, rnd + r);
+
+		if (d < 0)
+			break;
+		donor[r] = d;
+		exclude |= BIT(d);
+		avoid |= BIT(v[d].domain);
+	}
+	return r;
+}
+
+static void views_of(struct farswap_place_view *v, const char *const *names,
+		     unsigned int nr, u32 free)
+{
+	u8 ids[FARSWAP_MAX_DONORS];
+	unsigned int i;
+
+	farswap_place_domain_ids(names, nr, ids);
+	for (i = 0; i < nr; i++) {
+		v[i].usable = true;
+		v[i].free = free;
+		v[i].domain = ids[i];
+	}
+}
+
+/* 3 donors in 2 domains, 2 replicas: always in distinct domains. */
+static void domains_distinct_test(struct kunit *test)
+{
+	static const char *const names[] = { "rackA", "rackA", "rackB" };
+	struct farswap_place_view v[3];
+	unsigned int c, per_donor[3] = {};
+	int donor[2];
+
+	views_of(v, names, 3, 10000);
+	for (c = 0; c < 2000; c++) {
+		u8 dom[2];
+
+		KUNIT_ASSERT_EQ(test, place_chunk(v, 3, 2, c * 7919, donor), 2);
+		KUNIT_EXPECT_NE(test, donor[0], donor[1]);
+		dom[0] = v[donor[0]].domain;
+		dom[1] = v[donor[1]].domain;
+		KUNIT_EXPECT_FALSE_MSG(test, farswap_place_colocated(dom, 2),
+				       "chunk %u on donors %d and %d", c,
+				       donor[0], donor[1]);
+		per_donor[donor[0]]++;
+		per_donor[donor[1]]++;
+	}
+	/* Every chunk has its rackB replica on the one rackB donor. */
+	KUNIT_EXPECT_EQ(test, per_donor[2], 2000);
+	/* rackA's replicas still spread over both rackA donors. */
+	KUNIT_EXPECT_GT(test, per_donor[0], 500);
+	KUNIT_EXPECT_GT(test, per_donor[1], 500);
+}
+
+/* All donors in one domain: placement works as before, all colocated. */
+static void domains_one_test(struct kunit *test)
+{
+	static const char *const names[] = { "rackA", "rackA", "rackA" };
+	struct farswap_place_view v[3];
+	unsigned int c, colocated = 0;
+	int donor[3];
+
+	views_of(v, names, 3, 10000);
+	for (c = 0; c < 500; c++) {
+		u8 dom[2];
+
+		KUNIT_ASSERT_EQ(test, place_chunk(v, 3, 2, c, donor), 2);
+		KUNIT_EXPECT_NE(test, donor[0], donor[1]);
+		dom[0] = v[donor[0]].domain;
+		dom[1] = v[donor[1]].domain;
+		colocated += farswap_place_colocated(dom, 2);
+	}
+	KUNIT_EXPECT_EQ(test, colocated, 500);
+	/* Three replicas on three donors of one domain. */
+	KUNIT_ASSERT_EQ(test, place_chunk(v, 3, 3, 1, donor), 3);
+	KUNIT_EXPECT_NE(test, donor[0], donor[1]);
+	KUNIT_EXPECT_NE(test, donor[1], donor[2]);
+	KUNIT_EXPECT_NE(test, donor[0], donor[2]);
+	/* Nothing outside the one domain has room. */
+	KUNIT_EXPECT_FALSE(test, farswap_place_room_outside(v, 3, BIT(0)));
+	KUNIT_EXPECT_TRUE(test, farswap_place_room_outside(v, 3, 0));
+}
+
+/*
+ * rackB fills up: until then every chunk has a replica there; after, the
+ * second replica falls back to the other rackA donor (never the same
+ * donor), and only those chunks are colocated.
+ */
+static void domains_full_fallback_test(struct kunit *test)
+{
+	static const char *const names[] = { "rackA", "rackA", "rackB" };
+	struct farswap_place_view v[3];
+	unsigned int c, colocated = 0, fallback = 0;
+	int donor[2];
+
+	views_of(v, names, 3, 1000);
+	v[2].free = 40;
+	for (c = 0; c < 300; c++) {
+		bool b_had_room = v[2].free > 0;
+		u8 dom[2];
+
+		KUNIT_ASSERT_EQ(test, place_chunk(v, 3, 2, c * 31, donor), 2);
+		KUNIT_EXPECT_NE(test, donor[0], donor[1]);
+		dom[0] = v[donor[0]].domain;
+		dom[1] = v[donor[1]].domain;
+		if (farswap_place_colocated(dom, 2)) {
+			colocated++;
+			KUNIT_EXPECT_FALSE_MSG(test, b_had_room,
+					       "chunk %u colocated while rackB had room",
+					       c);
+		}
+		fallback += !b_had_room;
+	}
+	KUNIT_EXPECT_EQ(test, v[2].free, 0);
+	KUNIT_EXPECT_EQ(test, colocated, 300 - 40);
+	KUNIT_EXPECT_EQ(test, fallback, 300 - 40);
+	/* The other domain has no room: a replica may share one at once. */
+	KUNIT_EXPECT_FALSE(test, farswap_place_room_outside(v, 3, BIT(0)));
+	v[2].free = 1;
+	KUNIT_EXPECT_TRUE(test, farswap_place_room_outside(v, 3, BIT(0)));
+	v[2].usable = false;
+	KUNIT_EXPECT_FALSE(test, farswap_place_room_outside(v, 3, BIT(0)));
+}
+
+/*
+ * Re-replication after a donor died: the new replica goes to a domain
+ * the surviving replica is not in, when a donor there has room.
+ */
+static void domains_repair_test(struct kunit *test)
+{
+	static const char *const names[] = { "rackA", "rackA", "rackB" };
+	struct farswap_place_view v[3];
+	u32 rnd;
+
+	views_of(v, names, 3, 100);
+	/* Replicas on donor 0 (rackA) and 2 (rackB); donor 0 died. */
+	v[0].usable = false;
+	for (rnd = 0; rnd < 64; rnd++)
+		KUNIT_EXPECT_EQ(test, place_one(v, 3, BIT(2), BIT(v[2].domain),
+						rnd), 1);
+	/*
+	 * Replicas on donors 1 (rackA) and 2 (rackB); donor 2 died and
+	 * rackB has no other donor: the copy goes to rackA's donor 0.
+	 */
+	v[0].usable = true;
+	v[2].usable = false;
+	KUNIT_EXPECT_EQ(test, place_one(v, 3, BIT(1), BIT(v[1].domain), 3), 0);
+	/* A colocated chunk (donors 0 and 1) that lost donor 1 gets rackB. */
+	v[2].usable = true;
+	for (rnd = 0; rnd < 64; rnd++)
+		KUNIT_EXPECT_EQ(test, place_one(v, 3, BIT(0), BIT(v[0].domain),
+						rnd), 2);
+	/* rackB full: the copy stays in rackA rather than not being made. */
+	v[2].free = 0;
+	KUNIT_EXPECT_EQ(test, place_one(v, 3, BIT(0), BIT(v[0].domain), 5), 1);
+}
+
+/*
+ * The order for a replica of a chunk in rackA (domain 0): rackB and
+ * rackC donors first (the candidates, then by room), rackA's last, by
+ * room; unusable donors never.
+ */
+static void order_dom_test(struct kunit *test)
+{
+	static const char *const names[] = { "rackA", "rackB", "rackA",
+					     "rackC", "rackA", "rackB" };
+	struct farswap_place_view v[6];
+	static const u32 free[] = { 9, 1, 7, 5, 8, 3 };
+	/* Candidates by room (3 before 5), rackB's 1, then rackA by room. */
+	static const int want[] = { 3, 5, 1, 0, 4, 2 };
+	int cand[2] = { 5, 3 }, order[7], n, i;
+
+	views_of(v, names, 6, 0);
+	for (i = 0; i < 6; i++)
+		v[i].free = free[i];
+	order[6] = 0x7777;
+	n = farswap_place_order_dom(v, 6, BIT(0), cand, 2, order);
+	KUNIT_ASSERT_EQ(test, n, 6);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, order[i], want[i], "position %d", i);
+	KUNIT_EXPECT_EQ(test, order[6], 0x7777);
+
+	/* The two choices are drawn outside rackA whatever the numbers. */
+	for (i = 0; i < 1000; i++) {
+		int nc = farswap_place_pick_two_dom(v, 6, BIT(0), i, i * 13,
+						    cand);
+
+		KUNIT_ASSERT_EQ(test, nc, 2);
+		KUNIT_EXPECT_NE(test, v[cand[0]].domain, 0);
+		KUNIT_EXPECT_NE(test, v[cand[1]].domain, 0);
+	}
+	/* Only rackA usable: chosen there, as without domains. */
+	v[1].usable = v[3].usable = v[5].usable = false;
+	KUNIT_EXPECT_EQ(test, farswap_place_pick_two_dom(v, 6, BIT(0), 1, 2,
+							 cand), 2);
+	KUNIT_EXPECT_EQ(test, v[cand[0]].domain, 0);
+	n = farswap_place_order_dom(v, 6, BIT(0), cand, 2, order);
+	KUNIT_EXPECT_EQ(test, n, 3);
+}
+
 static struct kunit_case farswap_place_cases[] = {
 	KUNIT_CASE_PARAM(pick_two_test, usable_gen_params),
 	KUNIT_CASE_PARAM(order_test, order_gen_params),
 	KUNIT_CASE(order_is_permutation_test),
+	KUNIT_CASE(domain_ids_test),
+	KUNIT_CASE(colocated_test),
+	KUNIT_CASE(domains_distinct_test),
+	KUNIT_CASE(domains_one_test),
+	KUNIT_CASE(domains_full_fallback_test),
+	KUNIT_CASE(domains_repair_test),
+	KUNIT_CASE(order_dom_test),
 	{}
 };
 

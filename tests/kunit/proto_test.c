@@ -69,6 +69,24 @@ static void build_valid(union farswap_msg *m, unsigned int type)
 		m->stats_rep.slabs_host = cpu_to_le32(5);
 		m->stats_rep.mem_available = cpu_to_le64(SZ_8G);
 		break;
+	case FARSWAP_MSG_AUTH_REQ:
+		memset(m->auth_req.host_nonce, 0xa5, FARSWAP_AUTH_NONCE_LEN);
+		break;
+	case FARSWAP_MSG_AUTH_CHAL:
+		memset(m->auth_chal.donor_nonce, 0x5a, FARSWAP_AUTH_NONCE_LEN);
+		memset(m->auth_chal.donor_mac, 0x11, FARSWAP_AUTH_MAC_LEN);
+		break;
+	case FARSWAP_MSG_AUTH_PROOF:
+		memset(m->auth_proof.host_mac, 0x22, FARSWAP_AUTH_MAC_LEN);
+		break;
+	case FARSWAP_MSG_AUTH_REP:
+		m->auth_rep.status = cpu_to_le16(FARSWAP_ST_DENIED);
+		break;
+	case FARSWAP_MSG_INFO_REQ:
+		break;
+	case FARSWAP_MSG_INFO_REP:
+		memcpy(m->info_rep.domain, "rack-7/pdu:B", 12);
+		break;
 	}
 }
 
@@ -130,6 +148,16 @@ static const struct type_case type_cases[] = {
 	{ FARSWAP_MSG_STATS_REP,
 	  { FIELD(farswap_stats_rep, reserved0),
 	    FIELD(farswap_stats_rep, reserved1) } },
+	{ FARSWAP_MSG_AUTH_REQ, {} },
+	{ FARSWAP_MSG_AUTH_CHAL, {} },
+	{ FARSWAP_MSG_AUTH_PROOF, {} },
+	/* reserved0, reserved1 and reserved2 follow each other: one span. */
+	{ FARSWAP_MSG_AUTH_REP,
+	  { { offsetof(struct farswap_auth_rep, reserved0), 14 } } },
+	{ FARSWAP_MSG_INFO_REQ,
+	  { FIELD(farswap_info_req, reserved) } },
+	{ FARSWAP_MSG_INFO_REP,
+	  { FIELD(farswap_info_rep, reserved) } },
 };
 
 static void type_desc(const struct type_case *c, char *desc)
@@ -311,6 +339,12 @@ struct field_case {
 #define AREQ(v)	SET(farswap_slab_alloc_req, slab_size, v)
 #define AREP(f, v)	SET(farswap_slab_alloc_rep, f, v)
 #define SREP(f, v)	SET(farswap_stats_rep, f, v)
+/* Byte @i of INFO_REP's domain (built as "rack-7/pdu:B", 12 characters). */
+#define DOM(i, v) \
+	{ offsetof(struct farswap_info_rep, domain) + (i), 1, v }
+#define DOMN(i, n, v) \
+	{ offsetof(struct farswap_info_rep, domain) + (i), n, v }
+#define INFO_REP	FARSWAP_MSG_INFO_REP
 
 #define ALLOC_REQ	FARSWAP_MSG_SLAB_ALLOC_REQ
 #define ALLOC_REP	FARSWAP_MSG_SLAB_ALLOC_REP
@@ -402,6 +436,27 @@ static const struct field_case field_cases[] = {
 	{ "stats_rep free U32_MAX of U32_MAX", STATS_REP, BASE_VALID,
 	  { SREP(slabs_total, U32_MAX), SREP(slabs_free, U32_MAX),
 	    SREP(slabs_host, U32_MAX) }, OK },
+
+	{ "info_rep empty domain", INFO_REP, BASE_VALID, { DOM(0, 0) },
+	  INVALID },
+	{ "info_rep domain with a space", INFO_REP, BASE_VALID,
+	  { DOM(4, ' ') }, INVALID },
+	{ "info_rep domain with a control byte", INFO_REP, BASE_VALID,
+	  { DOM(4, 0x1f) }, INVALID },
+	{ "info_rep domain with DEL", INFO_REP, BASE_VALID,
+	  { DOM(4, 0x7f) }, INVALID },
+	{ "info_rep domain with a byte above ASCII", INFO_REP, BASE_VALID,
+	  { DOM(4, 0xc3) }, INVALID },
+	{ "info_rep bytes after the NUL", INFO_REP, BASE_VALID,
+	  { DOM(20, 'x') }, INVALID },
+	{ "info_rep last byte after the NUL", INFO_REP, BASE_VALID,
+	  { DOM(31, '~') }, INVALID },
+	{ "info_rep one character", INFO_REP, BASE_VALID,
+	  { DOMN(1, 8, 0), DOMN(9, 4, 0) }, OK },
+	{ "info_rep NUL in the middle", INFO_REP, BASE_VALID,
+	  { DOM(1, 0) }, INVALID },
+	{ "info_rep domain ending in '~'", INFO_REP, BASE_VALID,
+	  { DOM(12, '~') }, OK },
 };
 
 KUNIT_ARRAY_PARAM_DESC(msg_field, field_cases, desc);
@@ -437,6 +492,8 @@ static void msg_init_test(struct kunit *test)
 	unsigned int type, i;
 
 	for (type = 1; type <= FARSWAP_MSG_TYPE_MAX; type++) {
+		if (!farswap_msg_type_known(type))
+			continue;
 		memset(&m, 0xff, sizeof(m));
 		farswap_msg_init(&m, type, VERSION, COOKIE);
 		KUNIT_EXPECT_MEMEQ(test, &m.hdr.magic, "FSWP", 4);
@@ -496,9 +553,16 @@ static void status_and_type_names_test(struct kunit *test)
 					"unknown status", "status %u", i);
 	KUNIT_EXPECT_STREQ(test, farswap_status_str(FARSWAP_ST_COUNT),
 			   "unknown status");
-	for (i = 1; i <= FARSWAP_MSG_TYPE_MAX; i++)
+	for (i = 1; i <= FARSWAP_MSG_TYPE_MAX; i++) {
+		KUNIT_EXPECT_TRUE_MSG(test, farswap_msg_type_known(i),
+				      "type %u", i);
 		KUNIT_EXPECT_STRNEQ_MSG(test, farswap_msg_type_str(i),
 					"unknown", "type %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_AUTH_REQ, 9);
+	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_INFO_REQ, 13);
+	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_INFO_REP, 14);
+	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_TYPE_MAX, 14);
 	KUNIT_EXPECT_STREQ(test, farswap_msg_type_str(0), "unknown");
 	KUNIT_EXPECT_STREQ(test,
 			   farswap_msg_type_str(FARSWAP_MSG_TYPE_MAX + 1),

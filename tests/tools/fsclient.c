@@ -27,6 +27,10 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
 #include <rdma/rdma_cma.h>
 
 #include "farswap_proto.h"
@@ -81,6 +85,7 @@ static struct {
 	unsigned int min_notices;
 	bool keep;
 	bool quiet;
+	const char *key_file;		/* authenticate with this secret */
 } opt = {
 	.mode = "basic",
 	.host_id = "fsclient",
@@ -120,6 +125,9 @@ static struct {
 	uint64_t rdma_seq;
 	enum ibv_wc_status last_rdma_status;
 	bool rdma_done;
+	uint8_t donor_id[FARSWAP_ID_LEN];
+	uint8_t key[FARSWAP_AUTH_KEY_MAX];
+	size_t key_len;			/* 0: no --key-file */
 } c;
 
 static void say(const char *fmt, ...)
@@ -360,6 +368,82 @@ static void conn_req(struct farswap_conn_req *req, unsigned int qtype,
 {
 	farswap_conn_req_init(req, qtype, qid, opt.nr_io, session, 64);
 	memcpy(req->host_id, opt.host_id, strnlen(opt.host_id, FARSWAP_ID_LEN));
+	if (c.key_len)
+		req->features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
+}
+
+static void request_either(union farswap_msg *m, unsigned int type1,
+			   unsigned int type2, union farswap_msg *rep);
+
+/* The secret of --key-file: its bytes without trailing newlines. */
+static void load_key(void)
+{
+	FILE *f = fopen(opt.key_file, "rb");
+	uint8_t buf[FARSWAP_AUTH_KEY_MAX + 2];
+	size_t n;
+
+	if (!f)
+		fail("--key-file %s: %s", opt.key_file, strerror(errno));
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		n--;
+	if (n < FARSWAP_AUTH_KEY_MIN || n > FARSWAP_AUTH_KEY_MAX)
+		fail("--key-file %s: want %u to %u bytes", opt.key_file,
+		     FARSWAP_AUTH_KEY_MIN, FARSWAP_AUTH_KEY_MAX);
+	memcpy(c.key, buf, n);
+	c.key_len = n;
+}
+
+static void mac(enum farswap_auth_role role, const uint8_t *hn,
+		const uint8_t *dn, uint8_t *out)
+{
+	struct farswap_auth_mac_input in;
+	uint8_t hid[FARSWAP_ID_LEN] = { 0 };
+	unsigned int len = 0;
+
+	memcpy(hid, opt.host_id, strnlen(opt.host_id, FARSWAP_ID_LEN));
+	farswap_auth_mac_input_init(&in, role, hn, dn, c.token, hid,
+				    c.donor_id);
+	if (!HMAC(EVP_sha256(), c.key, (int)c.key_len,
+		  (const unsigned char *)&in, sizeof(in), out, &len) ||
+	    len != FARSWAP_AUTH_MAC_LEN)
+		fail("HMAC-SHA256 failed");
+}
+
+/*
+ * The handshake of farswap_proto.h ("Authentication").  Returns the
+ * donor's AUTH_REP status (FARSWAP_ST_OK when both sides proved the
+ * key); fails when the donor's own proof is wrong, unless @hostile (then
+ * the proof is sent all the same, to see the donor refuse it).
+ */
+static int authenticate(bool hostile)
+{
+	uint8_t hn[FARSWAP_AUTH_NONCE_LEN], want[FARSWAP_AUTH_MAC_LEN];
+	union farswap_msg m, r;
+
+	if (!(c.features & FARSWAP_FEAT_AUTH))
+		fail("donor does not offer authentication (farswapd without key-file?)");
+	do {
+		if (RAND_bytes(hn, sizeof(hn)) != 1)
+			fail("RAND_bytes failed");
+	} while (farswap_is_zero(hn, sizeof(hn)));
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_REQ, c.version, ++c.cookie);
+	memcpy(m.auth_req.host_nonce, hn, sizeof(hn));
+	request_either(&m, FARSWAP_MSG_AUTH_CHAL, FARSWAP_MSG_AUTH_REP, &r);
+	if (r.hdr.type == FARSWAP_MSG_AUTH_REP)
+		return le16_to_cpu(r.auth_rep.status);
+	mac(FARSWAP_AUTH_DONOR, hn, r.auth_chal.donor_nonce, want);
+	if (CRYPTO_memcmp(want, r.auth_chal.donor_mac, sizeof(want))) {
+		if (!hostile)
+			fail("donor failed authentication: its proof does not match --key-file");
+		say("donor's proof does not match our (wrong) key, as expected");
+	}
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_PROOF, c.version, ++c.cookie);
+	mac(FARSWAP_AUTH_HOST, hn, r.auth_chal.donor_nonce,
+	    m.auth_proof.host_mac);
+	request_either(&m, FARSWAP_MSG_AUTH_REP, FARSWAP_MSG_AUTH_REP, &r);
+	return le16_to_cpu(r.auth_rep.status);
 }
 
 static void open_session(void)
@@ -380,6 +464,15 @@ static void open_session(void)
 	c.slabs_free = le32_to_cpu(rep.slabs_free);
 	c.version = rep.version;
 	c.features = le32_to_cpu(rep.features);
+	memcpy(c.donor_id, rep.donor_id, FARSWAP_ID_LEN);
+	if (c.key_len) {
+		int st = authenticate(false);
+
+		if (st != FARSWAP_ST_OK)
+			fail("the donor refused our proof: %s",
+			     farswap_status_str((unsigned int)st));
+		say("authenticated (hmac-sha256)");
+	}
 	for (q = 1; q <= opt.nr_io; q++) {
 		conn_req(&req, FARSWAP_QT_IO, q, c.token);
 		if (connect_qp(&c.io[q], &req, NULL))
@@ -434,6 +527,13 @@ static void poll_cq(int ms)
 				c.rdma_done = true;
 				continue;
 			}
+			/*
+			 * Flushed receives of a control QP already destroyed
+			 * (a connect that was refused) share the CQ: not ours.
+			 */
+			if (wc[i].status != IBV_WC_SUCCESS &&
+			    (!c.ctrl || wc[i].qp_num != c.ctrl->qp->qp_num))
+				continue;
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				if (wc[i].status != IBV_WC_WR_FLUSH_ERR)
 					say("completion error: %s",
@@ -509,6 +609,25 @@ static void request(union farswap_msg *m, unsigned int reply_type,
 			     farswap_msg_type_str(reply_type));
 		if (now_ms() > end)
 			fail("no %s within %u s", farswap_msg_type_str(reply_type),
+			     opt.timeout);
+		poll_cq(100);
+	}
+}
+
+/* As request(), for a reply of either type (an AUTH_REP may refuse). */
+static void request_either(union farswap_msg *m, unsigned int type1,
+			   unsigned int type2, union farswap_msg *rep)
+{
+	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
+	uint64_t end = now_ms() + opt.timeout * 1000ull;
+
+	send_raw(m, le16_to_cpu(m->hdr.length));
+	while (!take_msg(type1, cookie, rep) && !take_msg(type2, cookie, rep)) {
+		if (c.disconnected)
+			fail("disconnected while waiting for %s",
+			     farswap_msg_type_str(type1));
+		if (now_ms() > end)
+			fail("no %s within %u s", farswap_msg_type_str(type1),
 			     opt.timeout);
 		poll_cq(100);
 	}
@@ -929,7 +1048,15 @@ static int mode_steal(void)
 	for (attempt = 0; attempt < 2; attempt++) {
 		bool write = attempt == 1;
 
+		/* A fresh session, with the --key-file secret kept. */
+		uint8_t key[sizeof(c.key)];
+		size_t key_len = c.key_len;
+
+		memcpy(key, c.key, sizeof(key));
 		memset(&c, 0, sizeof(c));
+		memcpy(c.key, key, sizeof(key));
+		c.key_len = key_len;
+		explicit_bzero(key, sizeof(key));
 		open_session();
 		fill(c.data, PAGE, 99);
 		st = rdma_op(1, write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ, 0,
@@ -1067,6 +1194,83 @@ static int mode_badio(void)
 	return 0;
 }
 
+/*
+ * A host that does not hold the donor's key (none, or --key-file with
+ * the wrong one) gets nothing: refused at connect without the feature;
+ * with it, every request DENIED, no I/O queue pair, and a wrong proof
+ * DENIED with the session closed.
+ */
+static int mode_hostile(void)
+{
+	struct farswap_conn_req req;
+	struct farswap_conn_rep rep;
+	struct rdma_cm_id *id = NULL;
+	size_t key_len = c.key_len;
+	union farswap_msg m, r;
+	int reason, st;
+
+	c.ch = rdma_create_event_channel();
+	if (!c.ch)
+		fail("rdma_create_event_channel: %s", strerror(errno));
+	/* 1. No authentication announced: refused at connect. */
+	c.key_len = 0;
+	conn_req(&req, FARSWAP_QT_CTRL, 0, 0);
+	reason = connect_qp(&c.ctrl, &req, &rep);
+	if (reason != FARSWAP_ST_DENIED)
+		fail("host without auth: wanted DENIED at connect, got %d",
+		     reason);
+	say("host without auth refused at connect");
+
+	/* 2. Announced, but not done: requests and I/O queues denied. */
+	c.key_len = key_len;
+	if (!c.key_len) {
+		memset(c.key, 0x5a, 32);	/* any 32 bytes: not the key */
+		c.key_len = 32;
+	}
+	conn_req(&req, FARSWAP_QT_CTRL, 0, 0);
+	if (connect_qp(&c.ctrl, &req, &rep))
+		fail("control QP with FEAT_AUTH rejected");
+	c.token = le64_to_cpu(rep.session);
+	c.version = rep.version;
+	c.features = le32_to_cpu(rep.features);
+	memcpy(c.donor_id, rep.donor_id, FARSWAP_ID_LEN);
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, c.version, ++c.cookie);
+	request_either(&m, FARSWAP_MSG_AUTH_REP, FARSWAP_MSG_STATS_REP, &r);
+	if (r.hdr.type != FARSWAP_MSG_AUTH_REP ||
+	    le16_to_cpu(r.auth_rep.status) != FARSWAP_ST_DENIED)
+		fail("STATS_REQ before authentication answered with %s",
+		     farswap_msg_type_str(r.hdr.type));
+	say("STATS_REQ before authentication: DENIED");
+	conn_req(&req, FARSWAP_QT_IO, 1, c.token);
+	reason = connect_qp(&id, &req, NULL);
+	if (reason != FARSWAP_ST_DENIED)
+		fail("I/O queue before authentication: wanted DENIED, got %d",
+		     reason);
+	say("I/O queue before authentication: DENIED");
+
+	/* 3. A proof made with the wrong key: DENIED, session closed. */
+	st = authenticate(true);
+	if (st != FARSWAP_ST_DENIED)
+		fail("wrong proof: wanted DENIED, got %s",
+		     farswap_status_str((unsigned int)st));
+	say("wrong proof: DENIED");
+	{
+		uint64_t end = now_ms() + opt.timeout * 1000ull;
+
+		while (!c.disconnected && now_ms() < end) {
+			struct event ev;
+
+			poll_cq(100);
+			get_event(&ev, 0);
+		}
+	}
+	if (!c.disconnected)
+		fail("the donor kept the session after a wrong proof");
+	say("session closed by the donor");
+	say("OK");
+	return 0;
+}
+
 static int mode_stats(void)
 {
 	open_session();
@@ -1086,6 +1290,10 @@ static void usage(void)
 	     "                      version: connect with an unknown version\n"
 	     "                      badio: wrong token / duplicate qid / intruder\n"
 	     "                      stats: STATS_REQ\n"
+	     "                      hostile: no key / wrong --key-file: refused\n"
+	     "                      at connect, then DENIED at every step\n"
+	     "  -k, --key-file F    authenticate with the secret in F (the donor's\n"
+	     "                      key-file); with --mode hostile, a wrong one\n"
 	     "  -i, --host-id ID    host identity (default fsclient)\n"
 	     "  -q, --io-queues N   I/O queue pairs (default 2, max 8)\n"
 	     "  -n, --slabs N       slabs to allocate (default 2)\n"
@@ -1135,13 +1343,14 @@ int main(int argc, char **argv)
 		{ "stop-file", required_argument, NULL, 13 },
 		{ "verify-every", required_argument, NULL, 14 },
 		{ "min-notices", required_argument, NULL, 15 },
+		{ "key-file", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int o;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((o = getopt_long(argc, argv, "m:i:q:n:p:t:h", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "m:i:q:n:p:t:k:h", lo, NULL)) != -1) {
 		switch (o) {
 		case 'm':
 			opt.mode = optarg;
@@ -1206,6 +1415,9 @@ int main(int argc, char **argv)
 		case 15:
 			opt.min_notices = (unsigned int)atoi(optarg);
 			break;
+		case 'k':
+			opt.key_file = optarg;
+			break;
 		case 'h':
 			usage();
 			return 0;
@@ -1223,6 +1435,10 @@ int main(int argc, char **argv)
 	    opt.pages < 2 || opt.pages > 4096)
 		fail("bad --io-queues, --slabs or --pages");
 	signal(SIGPIPE, SIG_IGN);
+	if (opt.key_file)
+		load_key();
+	if (!strcmp(opt.mode, "hostile"))
+		return mode_hostile();
 	if (!strcmp(opt.mode, "basic") || !strcmp(opt.mode, "reclaim"))
 		return mode_basic();
 	if (!strcmp(opt.mode, "steal"))

@@ -24,8 +24,14 @@ static int fake_grant(struct fsd_donor *d, struct fsd_session *s,
 	(void)s;
 	if (f->fail_grant)
 		return -ENOMEM;
-	if (!slab->mem || slab->mr)
+	if (!slab->mem || slab->mr || !slab->granting)
 		abort();	/* the logic must never do this */
+	if (f->async_grant) {
+		if (f->nr_pending >= FAKE_PENDING_MAX)
+			return -EAGAIN;
+		f->pending[f->nr_pending++] = slab;
+		return -EINPROGRESS;
+	}
 	slab->dirty = false;
 	slab->clean_upto = 0;
 	slab->mr = slab;
@@ -43,13 +49,46 @@ static void fake_zero(struct fsd_donor *d, struct fsd_slab *slab,
 	F(d)->zeroed += len;
 }
 
-static void fake_revoke(struct fsd_donor *d, struct fsd_slab *slab)
+/* The worker finished the oldest grant in flight (FIFO, as the real one). */
+int fake_grant_finish(struct fsd_donor *d, int ret)
 {
-	if (!slab->mr)
+	struct fake *f = F(d);
+	struct fsd_slab *slab;
+
+	if (!f->nr_pending)
+		return -ENOENT;
+	slab = f->pending[0];
+	memmove(f->pending, f->pending + 1,
+		--f->nr_pending * sizeof(f->pending[0]));
+	if (!slab->granting || slab->mr)
+		abort();
+	if (!ret) {
+		slab->dirty = false;
+		slab->clean_upto = 0;
+		slab->mr = slab;
+		slab->rkey = ++f->next_rkey;
+		f->grants++;
+	}
+	return fsd_grant_done(d, slab, ret);
+}
+
+static void fake_grant_cancel(struct fsd_donor *d, struct fsd_slab *slab)
+{
+	if (!slab->granting)
+		abort();
+	F(d)->cancels++;
+}
+
+static int fake_revoke(struct fsd_donor *d, struct fsd_slab *slab)
+{
+	if (!slab->mr || slab->granting)
 		abort();	/* revoking what was never granted */
+	if (F(d)->fail_revoke)
+		return -EIO;
 	slab->mr = NULL;
 	slab->rkey = 0;
 	F(d)->revokes++;
+	return 0;
 }
 
 static int fake_release(struct fsd_donor *d, struct fsd_slab *slab)
@@ -117,6 +156,7 @@ static int fake_random(struct fsd_donor *d, void *buf, size_t len)
 
 const struct fsd_ops fake_ops = {
 	.slab_grant = fake_grant,
+	.slab_grant_cancel = fake_grant_cancel,
 	.slab_zero = fake_zero,
 	.slab_revoke = fake_revoke,
 	.slab_release = fake_release,
@@ -150,9 +190,29 @@ int fake_donor_init(struct fsd_donor *d, struct fake *f, uint32_t nr,
 
 void fake_donor_exit(struct fsd_donor *d)
 {
+	struct fsd_session *s;
+
+	/* As the daemon's shutdown: close, let the worker finish, reap. */
+	for (s = d->sessions; s; s = s->next)
+		fsd_session_close(d, s, FSD_LOG_DEBUG, "exit");
+	while (F(d)->nr_pending)
+		fake_grant_finish(d, -ECANCELED);
 	while (d->sessions)
 		fsd_session_free(d, d->sessions);
 	fsd_donor_exit(d);
+}
+
+const struct fsd_addr *fake_peer(void)
+{
+	static struct fsd_addr a;
+
+	if (!a.family) {
+		a.family = 2;	/* AF_INET, IPv4-mapped */
+		a.bytes[10] = a.bytes[11] = 0xff;
+		a.bytes[12] = 10;
+		a.bytes[15] = 1;
+	}
+	return &a;
 }
 
 struct fsd_session *fake_session(struct fsd_donor *d, const char *host,
@@ -164,10 +224,10 @@ struct fsd_session *fake_session(struct fsd_donor *d, const char *host,
 
 	farswap_conn_req_init(&req, FARSWAP_QT_CTRL, 0, nr_io, 0, 128);
 	strncpy((char *)req.host_id, host, FARSWAP_ID_LEN);
-	fsd_conn_decide(d, &req, sizeof(req), &dec);
+	fsd_conn_decide(d, fake_peer(), &req, sizeof(req), &dec);
 	if (dec.status != FARSWAP_ST_OK)
 		return NULL;
-	s = fsd_session_new(d, &dec, "10.0.0.1:5000");
+	s = fsd_session_new(d, &dec, "10.0.0.1:5000", 0);
 	if (s)
 		fsd_session_established(d, s, 0);
 	return s;

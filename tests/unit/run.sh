@@ -1,6 +1,7 @@
 #!/bin/bash
 # Build and run the farswapd unit tests (cmocka), twice: plain, and under
-# AddressSanitizer + UndefinedBehaviorSanitizer.  Prints one line per case:
+# AddressSanitizer + UndefinedBehaviorSanitizer; then the Python tools'
+# tests (test_*.py: tests/bench/tracebreak).  Prints one line per case:
 #   PASS: unit/<suite>.<case>        FAIL: unit/<suite>.<case>: why
 # (unit-asan/... for the sanitizer build) and exits non-zero on any failure.
 set -uo pipefail
@@ -13,17 +14,24 @@ mkdir -p "$out"
 CC=${CC:-cc}
 CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$top/include -I$top/daemon -I$here"
 D=$top/daemon
-core="$D/log.c $D/config.c $D/pool.c $D/pressure.c $D/keepalive.c $D/donor.c"
+core="$D/log.c $D/access.c $D/config.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c"
 
 declare -A srcs=(
 	[proto]="test_proto.c"
-	[config]="test_config.c $D/config.c $D/log.c"
+	[config]="test_config.c $D/access.c $D/config.c $D/log.c"
+	[access]="test_access.c $D/access.c"
 	[pool]="test_pool.c $D/pool.c"
 	[pressure]="test_pressure.c $D/pressure.c"
 	[keepalive]="test_keepalive.c $D/keepalive.c"
 	[donor]="test_donor.c fake_ops.c $core"
+	[auth]="test_auth.c fake_ops.c $core"
 	[slabmem]="test_slabmem.c $D/slabmem.c"
 	[stats]="test_stats.c $D/stats.c $D/log.c"
+	[json]="test_json.c json_check.c $D/json.c"
+	[metrics]="test_metrics.c prom_check.c $D/metrics.c"
+	[report]="test_report.c fake_ops.c json_check.c prom_check.c $core $D/report.c $D/json.c $D/metrics.c $D/stats.c"
+	[devstat]="test_devstat.c json_check.c prom_check.c $D/devstat.c $D/json.c $D/metrics.c"
+	[worker]="test_worker.c $D/worker.c -pthread"
 )
 
 failed=0
@@ -69,10 +77,10 @@ for variant in plain asan; do
 		extra=""
 		prefix=unit
 	fi
-	for suite in proto config pool pressure keepalive donor slabmem stats; do
+	for suite in proto access config pool pressure keepalive donor auth slabmem stats worker json metrics devstat report; do
 		bin=$out/test_${suite}_$variant
 		# shellcheck disable=SC2086
-		if ! (cd "$here" && $CC $CFLAGS $extra -o "$bin" ${srcs[$suite]} -lcmocka) \
+		if ! (cd "$here" && $CC $CFLAGS $extra -o "$bin" ${srcs[$suite]} -lcmocka -lcrypto) \
 			>"$out/build_${suite}_$variant.log" 2>&1; then
 			echo "FAIL: $prefix/$suite: does not build: $(head -n1 "$out/build_${suite}_$variant.log")"
 			failed=1
@@ -80,6 +88,12 @@ for variant in plain asan; do
 		fi
 		run_tap "$prefix" "$suite" "$bin" "$out/test_${suite}_$variant.log" || failed=1
 	done
+done
+
+# The Python tools (stdlib only): once, there is nothing to sanitize.  Each
+# test prints TAP as the cmocka suites do.
+for suite in tracebreak; do
+	run_tap unit "$suite" "$here/test_$suite.py" "$out/test_${suite}_python.log" || failed=1
 done
 
 exit $failed

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,11 +195,12 @@ static void test_config_set(void **state)
 					    err, sizeof(err)), 0);
 	assert_int_not_equal(fsd_config_set(&c, "reclaim-deadline", "0", err,
 					    sizeof(err)), 0);
-	/* keepalive: 0 turns it off; anything else at least 100 ms. */
+	/* keepalive: at least 100 ms, and it cannot be turned off. */
 	assert_int_equal(c.keepalive_ms, 15000);
-	assert_int_equal(fsd_config_set(&c, "keepalive", "0", err,
-					sizeof(err)), 0);
-	assert_int_equal(c.keepalive_ms, 0);
+	assert_int_not_equal(fsd_config_set(&c, "keepalive", "0", err,
+					    sizeof(err)), 0);
+	assert_non_null(strstr(err, "cannot be turned off"));
+	assert_int_equal(c.keepalive_ms, 15000);
 	assert_int_equal(fsd_config_set(&c, "keepalive", "2s", err,
 					sizeof(err)), 0);
 	assert_int_equal(c.keepalive_ms, 2000);
@@ -231,6 +233,173 @@ static void test_config_set(void **state)
 					    sizeof(err)), 0);
 	assert_int_not_equal(fsd_config_set(&c, "listen", NULL, err,
 					    sizeof(err)), 0);
+}
+
+/* The limits on who may connect and how much one host may take. */
+static void test_limit_keys(void **state)
+{
+	struct fsd_config c;
+	struct fsd_limits lim;
+	char err[256];
+
+	(void)state;
+	fsd_config_defaults(&c);
+	assert_int_equal(c.allowed_hosts.nr, 0);
+	assert_int_equal(c.max_slabs_per_host, 0);
+	assert_int_equal(c.max_sessions_per_address, 4);
+	assert_int_equal(c.max_queue_depth, 1024);
+	assert_int_equal(c.handshake_timeout_ms, 5000);
+	assert_int_equal(c.alloc_rate, 0);
+	assert_int_equal(c.revoke_after, 3);
+
+	assert_int_equal(fsd_config_set(&c, "allowed_hosts",
+					"10.0.0.0/24, fd00::/8 name:host-a",
+					err, sizeof(err)), 0);
+	assert_int_equal(c.allowed_hosts.nr, 3);
+	assert_int_equal(c.allowed_hosts.nr_net, 2);
+	assert_int_equal(c.allowed_hosts.nr_id, 1);
+	/* A bad list is refused and the old one kept. */
+	assert_int_not_equal(fsd_config_set(&c, "allowed-hosts", "10.0.0.0/99",
+					    err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "allowed-hosts: '10.0.0.0/99'"));
+	assert_int_equal(c.allowed_hosts.nr, 3);
+
+	/* A count, or a size turned into whole slabs. */
+	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "12", err,
+					sizeof(err)), 0);
+	assert_int_equal(fsd_slab_cap(&c, 1ull << 30), 12);
+	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "4G", err,
+					sizeof(err)), 0);
+	assert_int_equal(fsd_slab_cap(&c, 1ull << 30), 4);
+	assert_int_equal(fsd_slab_cap(&c, 16ull << 20), 256);
+	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "5G", err,
+					sizeof(err)), 0);
+	assert_int_equal(fsd_slab_cap(&c, 2ull << 30), 2);	/* rounded down */
+	assert_int_not_equal(fsd_config_set(&c, "max-slabs-per-host", "lots",
+					    err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "max-slabs-per-host 'lots'"));
+	assert_int_not_equal(fsd_config_set(&c, "max-slabs-per-host", "0G",
+					    err, sizeof(err)), 0);
+	/* Less than one slab: refused once the slab size is known. */
+	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "512M", err,
+					sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_resolve(&c, 8ull << 30, 4ull << 30,
+						&lim, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "less than one slab"));
+	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "3", err,
+					sizeof(err)), 0);
+	assert_int_equal(fsd_config_resolve(&c, 8ull << 30, 4ull << 30, &lim,
+					    err, sizeof(err)), 0);
+	assert_int_equal(lim.max_slabs_per_host, 3);
+
+	assert_int_equal(fsd_config_set(&c, "max-sessions-per-address", "0",
+					err, sizeof(err)), 0);
+	assert_int_equal(c.max_sessions_per_address, 0);
+	assert_int_not_equal(fsd_config_set(&c, "max-sessions-per-address",
+					    "-1", err, sizeof(err)), 0);
+
+	assert_int_equal(fsd_config_set(&c, "max-queue-depth", "256", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.max_queue_depth, 256);
+	assert_int_not_equal(fsd_config_set(&c, "max-queue-depth", "0", err,
+					    sizeof(err)), 0);
+	assert_non_null(strstr(err, "max-queue-depth '0'"));
+	assert_int_not_equal(fsd_config_set(&c, "max-queue-depth", "70000",
+					    err, sizeof(err)), 0);
+
+	assert_int_equal(fsd_config_set(&c, "handshake-timeout", "2s", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.handshake_timeout_ms, 2000);
+	assert_int_not_equal(fsd_config_set(&c, "handshake-timeout", "0", err,
+					    sizeof(err)), 0);
+	assert_non_null(strstr(err, "handshake-timeout '0'"));
+
+	assert_int_equal(fsd_config_set(&c, "alloc-rate", "5", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.alloc_rate, 5);
+	assert_int_equal(c.alloc_burst, 5);
+	assert_int_equal(fsd_config_set(&c, "alloc-rate", "2/8", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.alloc_rate, 2);
+	assert_int_equal(c.alloc_burst, 8);
+	assert_int_equal(fsd_config_set(&c, "alloc-rate", "off", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.alloc_rate, 0);
+	assert_int_not_equal(fsd_config_set(&c, "alloc-rate", "2/0", err,
+					    sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_set(&c, "alloc-rate", "fast", err,
+					    sizeof(err)), 0);
+	assert_non_null(strstr(err, "alloc-rate 'fast'"));
+
+	assert_int_equal(fsd_config_set(&c, "revoke-after", "0", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.revoke_after, 0);
+	assert_int_not_equal(fsd_config_set(&c, "revoke-after", "2x", err,
+					    sizeof(err)), 0);
+	assert_non_null(strstr(err, "revoke-after '2x'"));
+
+	/* Every limit is a flag too, and --check-config prints it. */
+	{
+		char *argv[] = { "farswapd", "--allowed-hosts", "10.1.0.0/16",
+				 "--max-slabs-per-host", "8G",
+				 "--max-sessions-per-address", "2",
+				 "--max-queue-depth", "64",
+				 "--handshake-timeout", "3s",
+				 "--alloc-rate", "4/6", "--revoke-after", "5",
+				 NULL };
+		struct fsd_args a;
+		char text[2048];
+
+		assert_int_equal(fsd_parse_args((int)(sizeof(argv) / sizeof(argv[0])) - 1,
+						 argv, &a, err, sizeof(err)),
+				 0);
+		fsd_config_defaults(&c);
+		assert_int_equal(fsd_config_apply_args(&c, &a, err, sizeof(err)),
+				 0);
+		fsd_config_print(&c, text, sizeof(text));
+		assert_non_null(strstr(text, "\nallowed-hosts 10.1.0.0/16\n"));
+		assert_non_null(strstr(text, "\nmax-slabs-per-host 8G\n"));
+		assert_non_null(strstr(text, "\nmax-sessions-per-address 2\n"));
+		assert_non_null(strstr(text, "\nmax-queue-depth 64\n"));
+		assert_non_null(strstr(text, "\nhandshake-timeout 3000ms\n"));
+		assert_non_null(strstr(text, "\nalloc-rate 4/6\n"));
+		assert_non_null(strstr(text, "\nrevoke-after 5\n"));
+	}
+}
+
+/* Bad values in a file name the file and the line. */
+static void test_limit_errors_name_line(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *want;
+	} cases[] = {
+		{ "max-hosts 4\nallowed-hosts 10.0.0.0/24 bogus\n",
+		  "f.conf:2: allowed-hosts: 'bogus'" },
+		{ "\n\n\nmax-queue-depth = 0\n", "f.conf:4: max-queue-depth '0'" },
+		{ "alloc-rate 1/x\n", "f.conf:1: alloc-rate '1/x'" },
+		{ "# c\nrevoke-after many\n", "f.conf:2: revoke-after 'many'" },
+		{ "handshake-timeout 10ms\n", "f.conf:1: handshake-timeout '10ms'" },
+		{ "keepalive 0\n", "f.conf:1: keepalive '0'" },
+		{ "max-sessions-per-address x\n",
+		  "f.conf:1: max-sessions-per-address: bad value 'x'" },
+		{ "max-slabs-per-host 4Q\n", "f.conf:1: max-slabs-per-host '4Q'" },
+	};
+	struct fsd_config c;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fsd_config_defaults(&c);
+		err[0] = '\0';
+		assert_int_not_equal(fsd_config_parse(&c, cases[i].text,
+						      "f.conf", err,
+						      sizeof(err)), 0);
+		if (strncmp(err, cases[i].want, strlen(cases[i].want)))
+			fail_msg("'%s' says '%s', want '%s...'", cases[i].text,
+				 err, cases[i].want);
+	}
 }
 
 static void test_config_file(void **state)
@@ -361,6 +530,38 @@ static void test_args(void **state)
 	assert_non_null(strstr(text, "\nkeepalive 3000ms\n"));
 }
 
+/* metrics-file: an absolute path or none; --metrics-file and --json. */
+static void test_metrics_file(void **state)
+{
+	char *argv[] = { "farswapd", "--stats", "--json", "--metrics-file",
+			 "/var/lib/m.prom", NULL };
+	struct fsd_config c;
+	struct fsd_args a;
+	char err[256], text[1024];
+
+	(void)state;
+	fsd_config_defaults(&c);
+	assert_string_equal(c.metrics_file, "");
+	fsd_config_print(&c, text, sizeof(text));
+	assert_non_null(strstr(text, "\nmetrics-file none\n"));
+	assert_int_equal(fsd_config_parse(&c, "metrics_file = /run/x.prom\n",
+					  "t", err, sizeof(err)), 0);
+	assert_string_equal(c.metrics_file, "/run/x.prom");
+	assert_int_equal(fsd_config_set(&c, "metrics-file", "none", err,
+					sizeof(err)), 0);
+	assert_string_equal(c.metrics_file, "");
+	assert_int_not_equal(fsd_config_set(&c, "metrics-file", "rel.prom",
+					    err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "absolute"));
+	assert_int_equal(fsd_parse_args(5, argv, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.action, FSD_ACT_STATS);
+	assert_true(a.json);
+	assert_int_equal(fsd_config_apply_args(&c, &a, err, sizeof(err)), 0);
+	assert_string_equal(c.metrics_file, "/var/lib/m.prom");
+	fsd_config_print(&c, text, sizeof(text));
+	assert_non_null(strstr(text, "\nmetrics-file /var/lib/m.prom\n"));
+}
+
 static void test_resolve(void **state)
 {
 	struct fsd_config c;
@@ -454,6 +655,55 @@ static void test_example_config(void **state)
 	assert_int_equal(c.keepalive_ms, 15000);
 }
 
+/* failure-domain: 1 to 31 printable characters without spaces. */
+static void test_failure_domain(void **state)
+{
+	static const char *const bad[] = {
+		"", "rack A", "rack\tA", "r\x7f", "r\x01", "caf\xc3\xa9",
+		"12345678901234567890123456789012",
+	};
+	char *flag[] = { "farswapd", "--failure-domain", "rackB", NULL };
+	char err[256], text[4096], out[FSD_DOMAIN_MAX + 1];
+	struct fsd_config c;
+	struct fsd_args a;
+	size_t i;
+
+	(void)state;
+	fsd_config_defaults(&c);
+	assert_string_equal(c.failure_domain, "");
+	fsd_config_print(&c, text, sizeof(text));
+	assert_non_null(strstr(text, "\nfailure-domain (the donor id)\n"));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(fsd_parse_domain(bad[i], out, sizeof(out)),
+				 -EINVAL);
+		assert_int_not_equal(fsd_config_set(&c, "failure-domain",
+						    bad[i], err, sizeof(err)),
+				     0);
+		assert_non_null(strstr(err, "failure-domain"));
+		assert_non_null(strstr(err, "1 to 31 printable characters without spaces"));
+		assert_string_equal(c.failure_domain, "");
+	}
+	assert_int_equal(fsd_parse_domain("1234567890123456789012345678901",
+					  out, sizeof(out)), 0);
+	assert_int_equal(strlen(out), 31);
+	/* Too small an output buffer is refused, not overrun. */
+	assert_int_equal(fsd_parse_domain("rackA", out, 8), -EINVAL);
+	assert_int_equal(fsd_config_set(&c, "failure-domain", "rack-A/row:3",
+					err, sizeof(err)), 0);
+	assert_string_equal(c.failure_domain, "rack-A/row:3");
+	fsd_config_print(&c, text, sizeof(text));
+	assert_non_null(strstr(text, "\nfailure-domain rack-A/row:3\n"));
+	/* In a file, and as a flag. */
+	fsd_config_defaults(&c);
+	assert_int_equal(fsd_config_parse(&c, "failure-domain = rackA\n", "t",
+					  err, sizeof(err)), 0);
+	assert_string_equal(c.failure_domain, "rackA");
+	assert_int_equal(fsd_parse_args(3, flag, &a, err, sizeof(err)), 0);
+	assert_int_equal(fsd_config_apply_args(&c, &a, err, sizeof(err)), 0);
+	assert_string_equal(c.failure_domain, "rackB");
+}
+
 static void test_log_level(void **state)
 {
 	(void)state;
@@ -469,11 +719,14 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_failure_domain),
 		cmocka_unit_test(test_parse_amount),
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_percent100),
 		cmocka_unit_test(test_parse_listen),
 		cmocka_unit_test(test_config_set),
+		cmocka_unit_test(test_limit_keys),
+		cmocka_unit_test(test_limit_errors_name_line),
 		cmocka_unit_test(test_config_file),
 		cmocka_unit_test(test_config_load_missing),
 		cmocka_unit_test(test_flags_override_file),
@@ -482,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_format_size),
 		cmocka_unit_test(test_example_config),
 		cmocka_unit_test(test_log_level),
+		cmocka_unit_test(test_metrics_file),
 	};
 
 	fsd_log_init(FSD_LOG_ERR, false);

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <cmocka.h>
 
 #include "fake_ops.h"
@@ -245,6 +248,49 @@ static void test_stats(void **state)
 	assert_int_equal(le64_to_cpu(r->mem_available), 12345 * MiB);
 }
 
+/* INFO_REQ: the donor's failure domain, its id when none is set. */
+static void test_info(void **state)
+{
+	struct ctx *c = *state;
+	union farswap_msg m, r;
+
+	fsd_donor_set_domain(&c->d, "rackA");
+	farswap_msg_init(&m, FARSWAP_MSG_INFO_REQ, V, 31);
+	assert_int_equal(send_msg(c, c->a, &m), 0);
+	r = *fake_last(&c->f);
+	assert_int_equal(r.hdr.type, FARSWAP_MSG_INFO_REP);
+	assert_int_equal(le64_to_cpu(r.hdr.cookie), 31);
+	assert_int_equal(le16_to_cpu(r.hdr.length), 64);
+	assert_int_equal(farswap_msg_check(&r, 64, V), FARSWAP_ST_OK);
+	assert_memory_equal(r.info_rep.domain, "rackA\0\0\0", 8);
+	assert_true(farswap_is_zero(r.info_rep.domain + 5, 27));
+	assert_true(farswap_is_zero(r.info_rep.reserved,
+				    sizeof(r.info_rep.reserved)));
+
+	/* Default: the donor id as farswapd shows it (text, or hex). */
+	memset(c->d.donor_id, 0, sizeof(c->d.donor_id));
+	memcpy(c->d.donor_id, "node-7", 6);
+	fsd_donor_set_domain(&c->d, NULL);
+	assert_string_equal(c->d.domain, "node-7");
+	fsd_info_rep_build(&c->d, c->a, 5, &r);
+	assert_int_equal(farswap_msg_check(&r, 64, V), FARSWAP_ST_OK);
+	assert_memory_equal(r.info_rep.domain, "node-7\0", 7);
+	memset(c->d.donor_id, 0xab, sizeof(c->d.donor_id));
+	fsd_donor_set_domain(&c->d, "");
+	assert_int_equal(strlen(c->d.domain), 32);
+	fsd_info_rep_build(&c->d, c->a, 6, &r);
+	assert_int_equal(farswap_msg_check(&r, 64, V), FARSWAP_ST_OK);
+	assert_memory_equal(r.info_rep.domain, "abababab", 8);
+
+	/* A host may not send the reply; a bad request closes the session. */
+	farswap_msg_init(&m, FARSWAP_MSG_INFO_REP, V, 1);
+	memcpy(m.info_rep.domain, "x", 1);
+	assert_int_equal(fsd_handle_msg(&c->d, c->b, &m, 64, 0), -EPROTO);
+	farswap_msg_init(&m, FARSWAP_MSG_INFO_REQ, V, 1);
+	m.info_req.reserved[3] = 1;
+	assert_int_equal(fsd_handle_msg(&c->d, c->a, &m, 32, 0), -EPROTO);
+}
+
 static void test_bad_message_closes_only_that_session(void **state)
 {
 	struct ctx *c = *state;
@@ -388,7 +434,7 @@ static int decide(struct ctx *c, unsigned int qtype, unsigned int qid,
 
 	farswap_conn_req_init(&r, qtype, qid, nr, token, 64);
 	strncpy((char *)r.host_id, host, FARSWAP_ID_LEN);
-	fsd_conn_decide(&c->d, &r, sizeof(r), dec);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), dec);
 	return dec->status;
 }
 
@@ -402,7 +448,7 @@ static void test_conn_ctrl(void **state)
 	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 3, 0, "host-c", &dec),
 			 FARSWAP_ST_OK);
 	assert_int_equal(dec.version, 1);
-	s = fsd_session_new(&c->d, &dec, "10.0.0.9:1");
+	s = fsd_session_new(&c->d, &dec, "10.0.0.9:1", 0);
 	assert_non_null(s);
 	assert_int_not_equal(s->token, 0);
 	assert_int_not_equal(s->token, c->a->token);
@@ -415,7 +461,9 @@ static void test_conn_ctrl(void **state)
 	assert_int_equal(le64_to_cpu(rep.slab_size), SLAB);
 	assert_int_equal(le32_to_cpu(rep.slabs_total), NR);
 	assert_int_equal(le32_to_cpu(rep.slabs_free), NR);
-	assert_int_equal(le32_to_cpu(rep.features), FSD_FEATURES);
+	/* No key: the donor does not offer authentication. */
+	assert_int_equal(le32_to_cpu(rep.features),
+			 FSD_FEATURES & ~FARSWAP_FEAT_AUTH);
 	assert_memory_equal(rep.donor_id, "donor-1", 7);
 }
 
@@ -428,12 +476,12 @@ static void test_conn_io(void **state)
 				&dec), FARSWAP_ST_OK);
 	assert_ptr_equal(dec.session, c->a);
 	assert_int_equal(dec.qid, 1);
-	assert_int_equal(fsd_session_attach_io(c->a, 1), 0);
+	assert_int_equal(fsd_session_attach_io(c->a, 1, 0), 0);
 	/* Duplicate qid. */
 	assert_int_equal(decide(c, FARSWAP_QT_IO, 1, 2, c->a->token, "host-a",
 				&dec), FARSWAP_ST_INVALID);
 	assert_non_null(strstr(dec.why, "already"));
-	assert_int_equal(fsd_session_attach_io(c->a, 1), -EEXIST);
+	assert_int_equal(fsd_session_attach_io(c->a, 1, 0), -EEXIST);
 	/* The other qid is fine. */
 	assert_int_equal(decide(c, FARSWAP_QT_IO, 2, 2, c->a->token, "host-a",
 				&dec), FARSWAP_ST_OK);
@@ -461,22 +509,22 @@ static void test_conn_version(void **state)
 	farswap_conn_req_init(&r, FARSWAP_QT_CTRL, 0, 1, 0, 64);
 	r.ver_min = FARSWAP_VERSION_MAX + 1;
 	r.ver_max = FARSWAP_VERSION_MAX + 3;
-	fsd_conn_decide(&c->d, &r, sizeof(r), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
 	assert_int_equal(dec.status, FARSWAP_ST_VERSION);
 	r.ver_min = 0;
 	r.ver_max = 0;
-	fsd_conn_decide(&c->d, &r, sizeof(r), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
 	assert_int_equal(dec.status, FARSWAP_ST_VERSION);
 	/* A range that includes ours. */
 	r.ver_max = 7;
-	fsd_conn_decide(&c->d, &r, sizeof(r), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
 	assert_int_equal(dec.status, FARSWAP_ST_OK);
 	assert_int_equal(dec.version, FARSWAP_VERSION_MAX);
 	/* Garbage. */
 	memset(&r, 0xff, sizeof(r));
-	fsd_conn_decide(&c->d, &r, sizeof(r), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
 	assert_int_equal(dec.status, FARSWAP_ST_INVALID);
-	fsd_conn_decide(&c->d, NULL, 0, &dec);
+	fsd_conn_decide(&c->d, fake_peer(), NULL, 0, &dec);
 	assert_int_equal(dec.status, FARSWAP_ST_INVALID);
 }
 
@@ -496,7 +544,7 @@ static void test_conn_limits(void **state)
 	c->f.fail_random = 1;
 	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 1, 0, "h", &dec),
 			 FARSWAP_ST_OK);
-	assert_null(fsd_session_new(&c->d, &dec, "x"));
+	assert_null(fsd_session_new(&c->d, &dec, "x", 0));
 }
 
 /* Memory pressure and reclaim. */
@@ -613,6 +661,8 @@ static void test_reclaim_refused_keeps_slab(void **state)
 	static const unsigned int refusals[] = { FARSWAP_ST_NO_SPACE,
 						 FARSWAP_ST_NO_ENTRY };
 
+	c->d.lim.revoke_after = 0;	/* test_forced_revoke_* without */
+
 	for (i = 0; i < NR; i++)
 		alloc(c, c->a, SLAB);
 	for (st = 0; st < 2; st++) {
@@ -645,6 +695,7 @@ static void test_deadline_logs_never_drops(void **state)
 
 	alloc(c, c->a, SLAB);
 	c->d.reclaim_deadline_ms = 500;
+	c->d.lim.revoke_after = 0;	/* never: as before forced revoke */
 	/* Free slabs go first: use them all up. */
 	while (c->d.pool.nr_free)
 		alloc(c, c->b, SLAB);
@@ -673,6 +724,7 @@ static void test_outstanding_limit(void **state)
 	/* 40 slabs held by one host, 40 slabs short. */
 	assert_int_equal(fake_donor_init(&big, &f, 40, SLAB), 0);
 	s = fake_session(&big, "host-z", 1);
+	big.lim.revoke_after = 0;	/* slabs kept however long it takes */
 	while (big.pool.nr_free) {
 		union farswap_msg m;
 
@@ -977,7 +1029,7 @@ static void test_keepalive_off_and_not_up(void **state)
 	c->d.keepalive_ms = 1000;
 	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-c", &dec),
 			 FARSWAP_ST_OK);
-	s = fsd_session_new(&c->d, &dec, "10.0.0.3:7000");
+	s = fsd_session_new(&c->d, &dec, "10.0.0.3:7000", 0);
 	assert_non_null(s);
 	fsd_session_close(&c->d, c->a, FSD_LOG_DEBUG, "going");
 	fsd_notice_sent(&c->d, c->b, 10000000);	/* (nothing in flight) */
@@ -1066,6 +1118,632 @@ static void test_stats_text(void **state)
 	assert_int_equal(fsd_donor_stats(&c->d, buf, 64), -ENOSPC);
 }
 
+/* Limits on who may connect and how much one host may take. */
+
+static int decide_from(struct ctx *c, const char *addr, unsigned int qtype,
+		       uint64_t token, const char *host,
+		       struct fsd_conn_decision *dec)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };
+	struct farswap_conn_req r;
+	struct fsd_addr a;
+
+	if (strchr(addr, ':')) {
+		assert_int_equal(inet_pton(AF_INET6, addr, &in6.sin6_addr), 1);
+		assert_int_equal(fsd_addr_from_sockaddr(&in6, &a), 0);
+	} else {
+		assert_int_equal(inet_pton(AF_INET, addr, &in.sin_addr), 1);
+		assert_int_equal(fsd_addr_from_sockaddr(&in, &a), 0);
+	}
+	farswap_conn_req_init(&r, qtype, qtype == FARSWAP_QT_IO ? 1 : 0, 2,
+			      token, 64);
+	strncpy((char *)r.host_id, host, FARSWAP_ID_LEN);
+	fsd_conn_decide(&c->d, &a, &r, sizeof(r), dec);
+	return dec->status;
+}
+
+static void set_acl(struct ctx *c, const char *list)
+{
+	char err[128];
+
+	assert_int_equal(fsd_access_parse(list, &c->d.lim.acl, err,
+					  sizeof(err)), 0);
+}
+
+static void test_allowed_hosts(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+
+	/* Empty: anyone. */
+	assert_int_equal(decide_from(c, "192.0.2.7", FARSWAP_QT_CTRL, 0, "h",
+				     &dec), FARSWAP_ST_OK);
+	set_acl(c, "10.0.0.0/24, 2001:db8::/32");
+	assert_int_equal(decide_from(c, "192.0.2.7", FARSWAP_QT_CTRL, 0, "h",
+				     &dec), FARSWAP_ST_DENIED);
+	assert_int_equal(dec.refusal, FSD_REFUSED_NOT_ALLOWED);
+	assert_string_equal(dec.detail, "address 192.0.2.7 not in allowed-hosts");
+	assert_int_equal(decide_from(c, "10.0.0.200", FARSWAP_QT_CTRL, 0, "h",
+				     &dec), FARSWAP_ST_OK);
+	/* IPv4-mapped IPv6 (a listener on ::) matches the IPv4 rule. */
+	assert_int_equal(decide_from(c, "::ffff:10.0.0.3", FARSWAP_QT_CTRL, 0,
+				     "h", &dec), FARSWAP_ST_OK);
+	assert_int_equal(decide_from(c, "::ffff:10.0.1.3", FARSWAP_QT_CTRL, 0,
+				     "h", &dec), FARSWAP_ST_DENIED);
+	assert_int_equal(decide_from(c, "2001:db8::9", FARSWAP_QT_CTRL, 0, "h",
+				     &dec), FARSWAP_ST_OK);
+	/* Refused before the request is even parsed. */
+	{
+		struct fsd_addr a = { 0 };
+
+		fsd_conn_decide(&c->d, &a, NULL, 0, &dec);
+		assert_int_equal(dec.status, FARSWAP_ST_DENIED);
+	}
+	/* An I/O queue from outside is refused too, token or not. */
+	assert_int_equal(decide_from(c, "192.0.2.7", FARSWAP_QT_IO,
+				     c->a->token, "host-a", &dec),
+			 FARSWAP_ST_DENIED);
+	/* Identities: both kinds must match. */
+	set_acl(c, "10.0.0.0/8 name:host-a");
+	assert_int_equal(decide_from(c, "10.0.0.1", FARSWAP_QT_CTRL, 0,
+				     "host-a", &dec), FARSWAP_ST_OK);
+	assert_int_equal(decide_from(c, "10.0.0.1", FARSWAP_QT_CTRL, 0,
+				     "host-z", &dec), FARSWAP_ST_DENIED);
+	assert_string_equal(dec.detail, "host_id host-z not in allowed-hosts");
+	assert_int_equal(decide_from(c, "11.0.0.1", FARSWAP_QT_CTRL, 0,
+				     "host-a", &dec), FARSWAP_ST_DENIED);
+}
+
+static void test_refusals_logged_and_counted(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	char buf[4096];
+	int i;
+
+	set_acl(c, "10.0.0.0/24");
+	nr_logged = 0;
+	fsd_log_set_level(FSD_LOG_NOTICE);
+	fsd_log_set_hook(capture);
+	decide_from(c, "192.0.2.7", FARSWAP_QT_CTRL, 0, "h", &dec);
+	fsd_conn_refused(&c->d, &dec, "192.0.2.7:4000", 1000);
+	assert_int_equal(nr_logged, 1);
+	assert_string_equal(logged[0],
+			    "connect from 192.0.2.7:4000 rejected: address 192.0.2.7 not in allowed-hosts (denied: another host's, or a host the donor does not allow)");
+	/* A host retrying in a loop: a burst of lines, then silence. */
+	for (i = 0; i < 100; i++)
+		fsd_conn_refused(&c->d, &dec, "192.0.2.7:4000", 2000);
+	assert_int_equal(nr_logged, FSD_REFUSE_LOG_BURST);
+	/* Later, one line says how many went unlogged. */
+	fsd_conn_refused(&c->d, &dec, "192.0.2.7:4000",
+			 1000 + FSD_REFUSE_LOG_MS);
+	fsd_log_set_hook(NULL);
+	fsd_log_set_level(FSD_LOG_ERR - 1);
+	assert_int_equal(nr_logged, FSD_REFUSE_LOG_BURST + 2);
+	assert_int_equal(c->d.cnt.rejects, 102);
+	assert_int_equal(c->d.cnt.refused[FSD_REFUSED_NOT_ALLOWED], 102);
+	assert_true(fsd_donor_stats(&c->d, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " rejects=102 "));
+	assert_non_null(strstr(buf, " refused_not_allowed=102 "));
+}
+
+static void test_sessions_per_address(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s;
+
+	/* A and B come from 10.0.0.1 already. */
+	c->d.lim.max_sessions_per_address = 3;
+	assert_int_equal(decide_from(c, "10.0.0.1", FARSWAP_QT_CTRL, 0, "h",
+				     &dec), FARSWAP_ST_OK);
+	s = fsd_session_new(&c->d, &dec, "10.0.0.1:6000", 0);
+	assert_non_null(s);
+	assert_int_equal(decide_from(c, "10.0.0.1", FARSWAP_QT_CTRL, 0, "h",
+				     &dec), FARSWAP_ST_BUSY);
+	assert_int_equal(dec.refusal, FSD_REFUSED_PER_ADDRESS);
+	/* The same address written as IPv4-mapped IPv6 is the same. */
+	assert_int_equal(decide_from(c, "::ffff:10.0.0.1", FARSWAP_QT_CTRL, 0,
+				     "h", &dec), FARSWAP_ST_BUSY);
+	/* Another address is not affected. */
+	assert_int_equal(decide_from(c, "10.0.0.2", FARSWAP_QT_CTRL, 0, "h",
+				     &dec), FARSWAP_ST_OK);
+	/* A closing session does not count. */
+	fsd_session_close(&c->d, s, FSD_LOG_DEBUG, "gone");
+	assert_int_equal(decide_from(c, "10.0.0.1", FARSWAP_QT_CTRL, 0, "h",
+				     &dec), FARSWAP_ST_OK);
+	/* 0: no limit. */
+	c->d.lim.max_sessions_per_address = 0;
+	c->d.lim.max_sessions_per_address = 2;
+	assert_int_equal(decide_from(c, "10.0.0.1", FARSWAP_QT_CTRL, 0, "h",
+				     &dec), FARSWAP_ST_BUSY);
+	c->d.lim.max_sessions_per_address = 0;
+	assert_int_equal(decide_from(c, "10.0.0.1", FARSWAP_QT_CTRL, 0, "h",
+				     &dec), FARSWAP_ST_OK);
+}
+
+static void test_features_required(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct farswap_conn_req r;
+	uint32_t f;
+
+	for (f = 0; f < 4; f++) {
+		farswap_conn_req_init(&r, FARSWAP_QT_CTRL, 0, 1, 0, 64);
+		r.features = cpu_to_le32(f);
+		fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
+		assert_int_equal(dec.status, f == FSD_FEATURES_REQUIRED ?
+					     FARSWAP_ST_OK : FARSWAP_ST_INVALID);
+		if (f != FSD_FEATURES_REQUIRED) {
+			assert_int_equal(dec.refusal, FSD_REFUSED_FEATURES);
+			assert_non_null(strstr(dec.detail, "keepalive"));
+		}
+	}
+}
+
+static void test_queue_depth_clamped(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct farswap_conn_req r;
+	struct fsd_session *s;
+
+	c->d.lim.max_queue_depth = 256;
+	farswap_conn_req_init(&r, FARSWAP_QT_CTRL, 0, 1, 0, 100000);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
+	assert_int_equal(dec.status, FARSWAP_ST_OK);	/* cut, not refused */
+	s = fsd_session_new(&c->d, &dec, "10.0.0.1:1", 0);
+	assert_non_null(s);
+	assert_int_equal(s->queue_depth, 256);
+	assert_int_equal(c->d.cnt.depth_clamped, 1);
+	farswap_conn_req_init(&r, FARSWAP_QT_CTRL, 0, 1, 0, 200);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
+	s = fsd_session_new(&c->d, &dec, "10.0.0.1:2", 0);
+	assert_int_equal(s->queue_depth, 200);
+	assert_int_equal(c->d.cnt.depth_clamped, 1);
+}
+
+static void test_io_from_another_address(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+
+	assert_int_equal(decide_from(c, "10.0.0.1", FARSWAP_QT_IO, c->a->token,
+				     "host-a", &dec), FARSWAP_ST_OK);
+	assert_int_equal(decide_from(c, "::ffff:10.0.0.1", FARSWAP_QT_IO,
+				     c->a->token, "host-a", &dec),
+			 FARSWAP_ST_OK);
+	assert_int_equal(decide_from(c, "10.0.0.66", FARSWAP_QT_IO,
+				     c->a->token, "host-a", &dec),
+			 FARSWAP_ST_DENIED);
+	assert_non_null(strstr(dec.why, "another address"));
+}
+
+static void test_handshake_timeout(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s;
+
+	c->d.lim.handshake_timeout_ms = 5000;
+	/* A control QP accepted at 1 s that never comes up. */
+	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-c", &dec),
+			 FARSWAP_ST_OK);
+	s = fsd_session_new(&c->d, &dec, "10.0.0.1:9", 1000);
+	fsd_donor_handshakes(&c->d, 5999);
+	assert_false(s->closing);
+	fsd_donor_handshakes(&c->d, 6000);
+	assert_true(s->closing);
+	assert_int_equal(c->d.cnt.handshake_timeouts, 1);
+	/* An I/O queue accepted at 10 s, established: fine. */
+	assert_int_equal(fsd_session_attach_io(c->a, 1, 10000), 0);
+	fsd_session_io_established(c->a, 1);
+	/* Another accepted at 12 s that never is. */
+	assert_int_equal(fsd_session_attach_io(c->a, 2, 12000), 0);
+	fsd_donor_handshakes(&c->d, 16999);
+	assert_false(c->a->closing);
+	fsd_donor_handshakes(&c->d, 17000);
+	assert_true(c->a->closing);
+	assert_int_equal(c->d.cnt.handshake_timeouts, 2);
+	/* Established sessions are left alone however old (B). */
+	fsd_donor_handshakes(&c->d, 10000000);
+	assert_false(c->b->closing);
+	/* 0: no limit. */
+	c->d.lim.handshake_timeout_ms = 0;
+	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-d", &dec),
+			 FARSWAP_ST_OK);
+	s = fsd_session_new(&c->d, &dec, "10.0.0.1:10", 0);
+	fsd_donor_handshakes(&c->d, 10000000);
+	assert_false(s->closing);
+}
+
+static void test_reload_closes_no_longer_allowed(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s;
+
+	assert_int_equal(decide_from(c, "10.0.9.9", FARSWAP_QT_CTRL, 0,
+				     "host-c", &dec), FARSWAP_ST_OK);
+	s = fsd_session_new(&c->d, &dec, "10.0.9.9:1", 0);
+	fsd_session_established(&c->d, s, 0);
+	set_acl(c, "10.0.0.0/24");
+	fsd_donor_recheck_access(&c->d);
+	assert_false(c->a->closing);
+	assert_false(c->b->closing);
+	assert_true(s->closing);
+	assert_int_equal(c->d.cnt.closed_not_allowed, 1);
+	set_acl(c, "10.0.0.0/24 name:host-a");
+	fsd_donor_recheck_access(&c->d);
+	assert_false(c->a->closing);
+	assert_true(c->b->closing);
+}
+
+static void test_slab_cap_per_host(void **state)
+{
+	struct ctx *c = *state;
+	const struct farswap_slab_alloc_rep *r;
+	struct fsd_session *a2;
+	union farswap_msg m;
+
+	c->d.lim.max_slabs_per_host = 3;
+	assert_int_equal(le16_to_cpu(alloc(c, c->a, SLAB)->status), 0);
+	assert_int_equal(le16_to_cpu(alloc(c, c->a, SLAB)->status), 0);
+	/* The last one of its share: nothing more is offered to it. */
+	r = alloc(c, c->a, SLAB);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_OK);
+	assert_int_equal(le32_to_cpu(r->slabs_free), 0);
+	r = alloc(c, c->a, SLAB);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_NO_SPACE);
+	assert_int_equal(c->d.cnt.alloc_capped, 1);
+	assert_int_equal(c->a->nr_slabs, 3);
+	/* Its stats say the same; another host's do not. */
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, V, 5);
+	assert_int_equal(send_msg(c, c->a, &m), 0);
+	assert_int_equal(le32_to_cpu(fake_last(&c->f)->stats_rep.slabs_free),
+			 0);
+	assert_int_equal(send_msg(c, c->b, &m), 0);
+	assert_int_equal(le32_to_cpu(fake_last(&c->f)->stats_rep.slabs_free),
+			 NR - 3);
+	assert_int_equal(le16_to_cpu(alloc(c, c->b, SLAB)->status), 0);
+	/* A second session of the same host shares the cap. */
+	a2 = fake_session(&c->d, "host-a", 1);
+	assert_non_null(a2);
+	assert_int_equal(le16_to_cpu(alloc(c, a2, SLAB)->status),
+			 FARSWAP_ST_NO_SPACE);
+	/* Freeing one makes room. */
+	free_slab(c, c->a, 0);
+	assert_int_equal(le16_to_cpu(alloc(c, a2, SLAB)->status), 0);
+}
+
+static void test_alloc_rate(void **state)
+{
+	struct ctx *c = *state;
+	union farswap_msg m;
+	int i, ok = 0, busy = 0;
+
+	c->d.lim.alloc_rate = 2;
+	c->d.lim.alloc_burst = 3;
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, V, 1);
+	m.alloc_req.slab_size = cpu_to_le64(SLAB);
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(fsd_handle_msg(&c->d, c->a, &m, 48, 1000), 0);
+		if (fake_last(&c->f)->alloc_rep.status == 0)
+			ok++;
+		else if (le16_to_cpu(fake_last(&c->f)->alloc_rep.status) ==
+			 FARSWAP_ST_BUSY)
+			busy++;
+	}
+	assert_int_equal(ok, 3);
+	assert_int_equal(busy, 3);
+	assert_int_equal(c->d.cnt.alloc_rate_limited, 3);
+	/* Per host: B is not slowed by A. */
+	assert_int_equal(fsd_handle_msg(&c->d, c->b, &m, 48, 1000), 0);
+	assert_int_equal(fake_last(&c->f)->alloc_rep.status, 0);
+	/* Half a second later A has one token again. */
+	assert_int_equal(fsd_handle_msg(&c->d, c->a, &m, 48, 1500), 0);
+	assert_int_equal(fake_last(&c->f)->alloc_rep.status, 0);
+	assert_int_equal(fsd_handle_msg(&c->d, c->a, &m, 48, 1500), 0);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->alloc_rep.status),
+			 FARSWAP_ST_BUSY);
+	/* Refusals for other reasons cost no token. */
+	c->d.under_pressure = true;
+	assert_int_equal(fsd_handle_msg(&c->d, c->a, &m, 48, 2000), 0);
+	c->d.under_pressure = false;
+	assert_int_equal(fsd_handle_msg(&c->d, c->a, &m, 48, 2000), 0);
+	assert_int_equal(fake_last(&c->f)->alloc_rep.status, 0);
+}
+
+/* Forced revoke. */
+
+static void hold_everything(struct ctx *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < 5; i++)
+		alloc(c, c->a, SLAB);
+	for (i = 0; i < 3; i++)
+		alloc(c, c->b, SLAB);
+}
+
+static void test_forced_revoke_ignored(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(c->d.headroom - SLAB / 2);
+	const union farswap_msg *req;
+	union farswap_msg rep;
+	struct fsd_slab *slab;
+	unsigned int held;
+
+	hold_everything(c);
+	c->d.reclaim_deadline_ms = 10000;
+	fsd_donor_tick(&c->d, &mi, 1000);
+	req = fake_last(&c->f);
+	assert_int_equal(req->hdr.type, FARSWAP_MSG_RECLAIM_REQ);
+	slab = fsd_pool_get(&c->d.pool, le32_to_cpu(req->reclaim_req.slab_id));
+	held = c->a->nr_slabs;
+	/* Two deadlines pass without a word: logged, kept. */
+	fsd_donor_tick(&c->d, &mi, 11000);
+	fsd_donor_tick(&c->d, &mi, 30999);
+	assert_int_equal(slab->state, FSD_SLAB_HELD);
+	assert_int_equal(c->d.cnt.reclaim_late, 1);
+	/* The third: revoked, deregistered, its memory given back. */
+	nr_logged = 0;
+	fsd_log_set_level(FSD_LOG_WARN);
+	fsd_log_set_hook(capture);
+	fsd_donor_tick(&c->d, &mi, 31000);
+	fsd_log_set_hook(NULL);
+	fsd_log_set_level(FSD_LOG_ERR - 1);
+	assert_int_equal(slab->state, FSD_SLAB_RELEASED);
+	assert_null(slab->mr);
+	assert_int_equal(c->f.revokes, 1);
+	assert_int_equal(c->f.releases, 1);
+	assert_int_equal(c->d.cnt.revoked, 1);
+	assert_int_equal(c->a->nr_slabs, held - 1);
+	assert_int_equal(c->a->nr_reclaiming, 0);
+	assert_int_equal(c->a->unsolicited, 0);
+	assert_false(c->a->closing);	/* the session lives on */
+	assert_int_equal(nr_logged, 1);
+	assert_non_null(strstr(logged[0], "host 1 (host-a, 10.0.0.1:5000): slab "));
+	assert_non_null(strstr(logged[0], " revoked: not given back 30.0 s (3 deadlines of 10000 ms)"));
+	/* A late answer to the old request is ignored. */
+	farswap_msg_init(&rep, FARSWAP_MSG_RECLAIM_REP, V,
+			 slab->reclaim_cookie);
+	rep.reclaim_rep.slab_id = cpu_to_le32(slab->id);
+	assert_int_equal(send_msg(c, c->a, &rep), 0);
+	assert_int_equal(c->d.cnt.reclaim_ok, 0);
+	{
+		char buf[4096];
+
+		fsd_donor_stats(&c->d, buf, sizeof(buf));
+		assert_non_null(strstr(buf, " revoked_slabs=1 "));
+	}
+}
+
+static void test_forced_revoke_refused(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(c->d.headroom - SLAB / 2);
+	struct fsd_slab *slab = NULL;
+	uint64_t t;
+
+	hold_everything(c);
+	c->d.reclaim_deadline_ms = 10000;
+	c->d.lim.revoke_after = 2;
+	/* Asked, refused at once, asked again after a deadline... */
+	for (t = 1000; t <= 11000; t += 10000) {
+		const union farswap_msg *req;
+		union farswap_msg rep;
+		unsigned int before = c->f.nr_sent;
+
+		fsd_donor_tick(&c->d, &mi, t);
+		assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ,
+					    NULL), 1);
+		req = fake_last(&c->f);
+		slab = fsd_pool_get(&c->d.pool,
+				    le32_to_cpu(req->reclaim_req.slab_id));
+		farswap_msg_init(&rep, FARSWAP_MSG_RECLAIM_REP, V,
+				 le64_to_cpu(req->hdr.cookie));
+		rep.reclaim_rep.slab_id = req->reclaim_req.slab_id;
+		rep.reclaim_rep.status = cpu_to_le16(FARSWAP_ST_NO_SPACE);
+		assert_int_equal(send_msg(c, slab->owner, &rep), 0);
+		assert_int_equal(slab->state, FSD_SLAB_HELD);
+	}
+	/* ...until revoke-after deadlines since the first request. */
+	fsd_donor_tick(&c->d, &mi, 20999);
+	assert_int_equal(slab->state, FSD_SLAB_HELD);
+	fsd_donor_tick(&c->d, &mi, 21000);
+	assert_int_equal(slab->state, FSD_SLAB_RELEASED);
+	assert_int_equal(c->d.cnt.revoked, 1);
+	assert_int_equal(c->d.cnt.reclaim_refused, 2);
+}
+
+static void test_no_revoke_once_pressure_is_over(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo low = mem(c->d.headroom - SLAB / 2);
+	struct fsd_meminfo plenty = mem(c->d.headroom + c->d.hysteresis + 1);
+	unsigned int i;
+
+	hold_everything(c);
+	c->d.reclaim_deadline_ms = 10000;
+	fsd_donor_tick(&c->d, &low, 1000);
+	assert_int_equal(c->d.pool.nr_reclaiming, 1);
+	/* Pressure passes: an ignored request is no reason to revoke. */
+	fsd_donor_tick(&c->d, &plenty, 20000);
+	assert_false(c->d.under_pressure);
+	fsd_donor_tick(&c->d, &plenty, 100000);
+	/* It comes back: deadlines count from the new spell's requests. */
+	fsd_donor_tick(&c->d, &low, 110000);
+	assert_true(c->d.under_pressure);
+	fsd_donor_tick(&c->d, &low, 110001);
+	for (i = 0; i < NR; i++)
+		assert_int_not_equal(c->d.pool.slabs[i].state,
+				     FSD_SLAB_RELEASED);
+	assert_int_equal(c->d.cnt.revoked, 0);
+}
+
+static void test_quarantine(void **state)
+{
+	struct ctx *c = *state;
+	uint32_t id = le32_to_cpu(alloc(c, c->a, SLAB)->slab_id);
+	const struct farswap_slab_free_rep *r;
+	char buf[4096];
+	unsigned int i;
+
+	c->f.fail_revoke = 1;
+	r = free_slab(c, c->a, id);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_OK);
+	assert_int_equal(fsd_pool_get(&c->d.pool, id)->state,
+			 FSD_SLAB_QUARANTINED);
+	assert_int_equal(c->d.pool.nr_quarantined, 1);
+	assert_int_equal(c->d.cnt.quarantined, 1);
+	assert_int_equal(c->a->nr_slabs, 0);
+	c->f.fail_revoke = 0;
+	/* Never handed out again, zeroed or released. */
+	for (i = 0; i < NR - 1; i++)
+		assert_int_not_equal(le32_to_cpu(alloc(c, c->b, SLAB)->slab_id),
+				     id);
+	assert_int_equal(le16_to_cpu(alloc(c, c->b, SLAB)->status),
+			 FARSWAP_ST_NO_SPACE);
+	fsd_donor_tick(&c->d, &(struct fsd_meminfo){ .mem_available = 1 },
+		       1000);
+	assert_int_equal(fsd_pool_get(&c->d.pool, id)->state,
+			 FSD_SLAB_QUARANTINED);
+	assert_true(fsd_donor_stats(&c->d, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "\nslabs_quarantined 1\n"));
+	assert_non_null(strstr(buf, " quarantined_slabs=1 "));
+	/* A session teardown that fails to deregister quarantines too. */
+	c->f.fail_revoke = 1;
+	fsd_session_close(&c->d, c->b, FSD_LOG_DEBUG, "gone");
+	fsd_session_free(&c->d, c->b);
+	c->b = NULL;
+	c->f.fail_revoke = 0;
+	assert_int_equal(c->d.pool.nr_quarantined, NR);
+	assert_true(fsd_pool_consistent(&c->d.pool));
+}
+
+/* Grants off the loop (fake ops: -EINPROGRESS, finished by the test). */
+
+static void test_async_grants_in_order(void **state)
+{
+	struct ctx *c = *state;
+	union farswap_msg m;
+	unsigned int before = c->f.nr_sent;
+
+	c->f.async_grant = 1;
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, V, 11);
+	m.alloc_req.slab_size = cpu_to_le64(SLAB);
+	assert_int_equal(send_msg(c, c->a, &m), 0);
+	m.hdr.cookie = cpu_to_le64(12);
+	assert_int_equal(send_msg(c, c->a, &m), 0);
+	/* Nothing answered yet, but the slabs are the host's. */
+	assert_int_equal(c->f.nr_sent, before);
+	assert_int_equal(c->a->grants_in_flight, 2);
+	assert_int_equal(c->a->nr_slabs, 2);
+	assert_int_equal(c->d.pool.nr_free, NR - 2);
+	/* Other hosts are served meanwhile. */
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, V, 99);
+	assert_int_equal(send_msg(c, c->b, &m), 0);
+	assert_int_equal(c->f.nr_sent, before + 1);
+	/* A free of an id not granted yet is refused. */
+	assert_int_equal(le16_to_cpu(free_slab(c, c->a, 0)->status),
+			 FARSWAP_ST_NO_ENTRY);
+	/* Answers come in request order. */
+	assert_int_equal(fake_grant_finish(&c->d, 0), 0);
+	assert_int_equal(le64_to_cpu(fake_last(&c->f)->hdr.cookie), 11);
+	assert_int_equal(fake_last(&c->f)->alloc_rep.status, 0);
+	assert_int_equal(fake_grant_finish(&c->d, -ENOMEM), 0);
+	assert_int_equal(le64_to_cpu(fake_last(&c->f)->hdr.cookie), 12);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->alloc_rep.status),
+			 FARSWAP_ST_INTERNAL);
+	assert_int_equal(c->a->grants_in_flight, 0);
+	assert_int_equal(c->a->nr_slabs, 1);
+	assert_int_equal(c->d.pool.nr_free, NR - 1);
+}
+
+static void test_async_grant_pressure_skips_it(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(c->d.headroom - 4 * SLAB);
+	unsigned int i, before;
+
+	c->f.async_grant = 1;
+	for (i = 0; i < NR; i++) {
+		union farswap_msg m;
+
+		farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, V, i);
+		m.alloc_req.slab_size = cpu_to_le64(SLAB);
+		assert_int_equal(send_msg(c, c->a, &m), 0);
+	}
+	before = c->f.nr_sent;
+	/* Grants in flight are neither released nor asked back. */
+	fsd_donor_tick(&c->d, &mi, 1000);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, NULL),
+			 0);
+	assert_int_equal(c->f.releases, 0);
+	assert_true(fsd_pool_consistent(&c->d.pool));
+}
+
+static void test_teardown_with_grant_in_flight(void **state)
+{
+	struct ctx *c = *state;
+	union farswap_msg m;
+	struct fsd_slab *slab;
+	unsigned int before;
+
+	alloc(c, c->a, SLAB);	/* one granted the plain way */
+	c->f.async_grant = 1;
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, V, 21);
+	m.alloc_req.slab_size = cpu_to_le64(SLAB);
+	assert_int_equal(send_msg(c, c->a, &m), 0);
+	assert_int_equal(send_msg(c, c->a, &m), 0);
+	slab = c->f.pending[0];
+	assert_true(slab->granting);
+	/* The host goes away while the worker works. */
+	fsd_session_close(&c->d, c->a, FSD_LOG_DEBUG, "gone");
+	assert_int_equal(c->f.cancels, 2);	/* queued grants skipped */
+	assert_false(fsd_session_reapable(c->a));
+	/* What the loop does before freeing: drop what is granted. */
+	fsd_session_drop_slabs(&c->d, c->a);
+	assert_int_equal(c->f.revokes, 1);
+	assert_int_equal(c->a->nr_slabs, 2);
+	/* The first grant had started: it finishes and is deregistered. */
+	before = c->f.nr_sent;
+	assert_int_equal(fake_grant_finish(&c->d, 0), -ESHUTDOWN);
+	assert_int_equal(c->f.revokes, 2);
+	assert_null(slab->mr);
+	assert_int_equal(slab->state, FSD_SLAB_FREE);
+	assert_false(fsd_session_reapable(c->a));
+	/* The second was cancelled before it started. */
+	assert_int_equal(fake_grant_finish(&c->d, -ECANCELED), -ESHUTDOWN);
+	assert_int_equal(c->f.revokes, 2);
+	assert_int_equal(c->f.nr_sent, before);	/* nothing to a gone host */
+	assert_true(fsd_session_reapable(c->a));
+	fsd_session_free(&c->d, c->a);
+	c->a = NULL;
+	assert_int_equal(c->d.pool.nr_free, NR);
+	assert_true(fsd_pool_consistent(&c->d.pool));
+}
+
+static void test_stats_text_new_fields(void **state)
+{
+	struct ctx *c = *state;
+	char buf[4096];
+	const char *counters;
+
+	assert_true(fsd_donor_stats(&c->d, buf, sizeof(buf)) > 0);
+	counters = strstr(buf, "\ncounters sessions=2 rejects=0 bad_msgs=0 ");
+	assert_non_null(counters);
+	/* Old fields first and unchanged, new ones appended. */
+	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0\n"));
+	assert_non_null(strstr(buf, "\nslabs_quarantined 0\n"));
+	assert_non_null(strstr(buf, "\nauth none\n"));
+	assert_non_null(strstr(buf, "io_queues 0/2 state up granting 0\n"));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1081,6 +1759,7 @@ int main(void)
 		T(test_dirty_slab_zeroed_on_regrant),
 		T(test_freed_slabs_zeroed_in_background),
 		T(test_stats),
+		T(test_info),
 		T(test_bad_message_closes_only_that_session),
 		T(test_every_malformed_kind_closes),
 		T(test_donor_only_types_close),
@@ -1106,6 +1785,24 @@ int main(void)
 		T(test_keepalive_dead_host_freed),
 		T(test_send_failure_kinds),
 		T(test_stats_text),
+		T(test_allowed_hosts),
+		T(test_refusals_logged_and_counted),
+		T(test_sessions_per_address),
+		T(test_features_required),
+		T(test_queue_depth_clamped),
+		T(test_io_from_another_address),
+		T(test_handshake_timeout),
+		T(test_reload_closes_no_longer_allowed),
+		T(test_slab_cap_per_host),
+		T(test_alloc_rate),
+		T(test_forced_revoke_ignored),
+		T(test_forced_revoke_refused),
+		T(test_no_revoke_once_pressure_is_over),
+		T(test_quarantine),
+		T(test_async_grants_in_order),
+		T(test_async_grant_pressure_skips_it),
+		T(test_teardown_with_grant_in_flight),
+		T(test_stats_text_new_fields),
 	};
 
 	fsd_log_init(FSD_LOG_ERR - 1, false);	/* quiet */

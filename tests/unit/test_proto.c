@@ -49,6 +49,14 @@ static const struct msg_case cases[] = {
 	{ FARSWAP_MSG_STATS_REP, 56,
 	  { R(farswap_stats_rep, reserved0),
 	    R(farswap_stats_rep, reserved1) } },
+	{ FARSWAP_MSG_AUTH_REQ, 32, { { 0, 0 } } },
+	{ FARSWAP_MSG_AUTH_CHAL, 64, { { 0, 0 } } },
+	{ FARSWAP_MSG_AUTH_PROOF, 48, { { 0, 0 } } },
+	{ FARSWAP_MSG_AUTH_REP, 32,
+	  { R(farswap_auth_rep, reserved0), R(farswap_auth_rep, reserved1),
+	    R(farswap_auth_rep, reserved2) } },
+	{ FARSWAP_MSG_INFO_REQ, 32, { R(farswap_info_req, reserved) } },
+	{ FARSWAP_MSG_INFO_REP, 64, { R(farswap_info_rep, reserved) } },
 };
 
 /* A valid message of @type, the way a correct sender fills it. */
@@ -84,6 +92,19 @@ static void build(union farswap_msg *m, unsigned int type)
 		m->stats_rep.slab_size = cpu_to_le64(4 << 20);
 		m->stats_rep.slabs_total = cpu_to_le32(16);
 		m->stats_rep.slabs_free = cpu_to_le32(5);
+		break;
+	case FARSWAP_MSG_AUTH_REQ:
+		memset(m->auth_req.host_nonce, 0xa5, FARSWAP_AUTH_NONCE_LEN);
+		break;
+	case FARSWAP_MSG_AUTH_CHAL:
+		memset(m->auth_chal.donor_nonce, 0x5a, FARSWAP_AUTH_NONCE_LEN);
+		memset(m->auth_chal.donor_mac, 0x11, FARSWAP_AUTH_MAC_LEN);
+		break;
+	case FARSWAP_MSG_AUTH_PROOF:
+		memset(m->auth_proof.host_mac, 0x22, FARSWAP_AUTH_MAC_LEN);
+		break;
+	case FARSWAP_MSG_INFO_REP:
+		memcpy(m->info_rep.domain, "rackA", 5);
 		break;
 	}
 }
@@ -189,7 +210,7 @@ static void test_bad_type(void **state)
 	for (t = 0; t < 256; t++) {
 		size_t len;
 
-		if (t >= FARSWAP_MSG_SLAB_ALLOC_REQ && t <= FARSWAP_MSG_TYPE_MAX)
+		if (farswap_msg_type_known(t))
 			continue;
 		build(&m, FARSWAP_MSG_STATS_REQ);
 		m.hdr.type = (uint8_t)t;
@@ -221,8 +242,8 @@ static void test_reserved_bytes(void **state)
 			}
 		}
 	}
-	/* Every reserved byte of every type: 16+2+8+4+8+2+4+8+2+8+4+8 */
-	assert_int_equal(checked, 74);
+	/* Every reserved byte of every type: 16+2+8+4+8+2+4+8+2+8+4+8, AUTH_REP 2+4+8, INFO 16+16 */
+	assert_int_equal(checked, 120);
 }
 
 static void test_body_ranges(void **state)
@@ -279,8 +300,94 @@ static void test_status_strings(void **state)
 					"unknown status");
 	assert_string_equal(farswap_status_str(FARSWAP_ST_COUNT),
 			    "unknown status");
-	for (st = 1; st <= FARSWAP_MSG_TYPE_MAX; st++)
+	for (st = 1; st <= FARSWAP_MSG_TYPE_MAX; st++) {
+		assert_true(farswap_msg_type_known(st));
 		assert_string_not_equal(farswap_msg_type_str(st), "unknown");
+	}
+	assert_int_equal(FARSWAP_MSG_INFO_REQ, 13);
+	assert_int_equal(FARSWAP_MSG_INFO_REP, 14);
+	assert_int_equal(FARSWAP_MSG_TYPE_MAX, 14);
+	assert_string_equal(farswap_msg_type_str(FARSWAP_MSG_INFO_REP),
+			    "INFO_REP");
+}
+
+/* INFO_REP's domain: 1 to 32 printable characters, no space, NUL-padded. */
+static void test_info_domain(void **state)
+{
+	union farswap_msg m;
+	unsigned int c;
+
+	(void)state;
+	build(&m, FARSWAP_MSG_INFO_REP);
+	assert_int_equal(farswap_msg_check(&m, 64, V), FARSWAP_ST_OK);
+	/* Empty. */
+	memset(m.info_rep.domain, 0, sizeof(m.info_rep.domain));
+	assert_int_equal(farswap_msg_check(&m, 64, V), FARSWAP_ST_INVALID);
+	/* Exactly 32 characters: no NUL needed. */
+	memset(m.info_rep.domain, 'x', sizeof(m.info_rep.domain));
+	assert_int_equal(farswap_msg_check(&m, 64, V), FARSWAP_ST_OK);
+	/* Something after the NUL. */
+	build(&m, FARSWAP_MSG_INFO_REP);
+	m.info_rep.domain[10] = 'y';
+	assert_int_equal(farswap_msg_check(&m, 64, V), FARSWAP_ST_INVALID);
+	/* Every byte that is not printable, or a space. */
+	for (c = 1; c < 256; c++) {
+		build(&m, FARSWAP_MSG_INFO_REP);
+		m.info_rep.domain[2] = (uint8_t)c;
+		assert_int_equal(farswap_msg_check(&m, 64, V),
+				 c >= 0x21 && c <= 0x7e ? FARSWAP_ST_OK :
+							  FARSWAP_ST_INVALID);
+	}
+	/* The setter refuses what the check would. */
+	assert_int_equal(farswap_info_rep_set_domain(&m.info_rep, "rack B"), -1);
+	assert_true(farswap_is_zero(m.info_rep.domain,
+				    sizeof(m.info_rep.domain)));
+	assert_int_equal(farswap_info_rep_set_domain(&m.info_rep, ""), -1);
+	assert_int_equal(farswap_info_rep_set_domain(
+				 &m.info_rep,
+				 "123456789012345678901234567890123"), -1);
+	assert_int_equal(farswap_info_rep_set_domain(&m.info_rep, "rack-B"), 0);
+	assert_memory_equal(m.info_rep.domain, "rack-B\0\0", 8);
+	assert_int_equal(farswap_msg_check(&m, 64, V), FARSWAP_ST_OK);
+}
+
+/* Nonces must not be all zero; AUTH_REP's status must be a known one. */
+static void test_auth_fields(void **state)
+{
+	struct farswap_auth_mac_input in;
+	union farswap_msg m;
+	uint8_t hn[16], dn[16], hid[16], did[16];
+
+	(void)state;
+	build(&m, FARSWAP_MSG_AUTH_REQ);
+	memset(m.auth_req.host_nonce, 0, sizeof(m.auth_req.host_nonce));
+	assert_int_equal(farswap_msg_check(&m, 32, V), FARSWAP_ST_INVALID);
+	build(&m, FARSWAP_MSG_AUTH_CHAL);
+	memset(m.auth_chal.donor_nonce, 0, sizeof(m.auth_chal.donor_nonce));
+	assert_int_equal(farswap_msg_check(&m, 64, V), FARSWAP_ST_INVALID);
+	build(&m, FARSWAP_MSG_AUTH_REP);
+	m.auth_rep.status = cpu_to_le16(FARSWAP_ST_DENIED);
+	assert_int_equal(farswap_msg_check(&m, 32, V), FARSWAP_ST_OK);
+	m.auth_rep.status = cpu_to_le16(FARSWAP_ST_COUNT);
+	assert_int_equal(farswap_msg_check(&m, 32, V), FARSWAP_ST_INVALID);
+
+	/* The MAC input: labels, then each field at its offset. */
+	memset(hn, 1, 16);
+	memset(dn, 2, 16);
+	memset(hid, 3, 16);
+	memset(did, 4, 16);
+	memset(&in, 0xff, sizeof(in));
+	farswap_auth_mac_input_init(&in, FARSWAP_AUTH_HOST, hn, dn,
+				    0x0807060504030201ull, hid, did);
+	assert_memory_equal(in.label, "farswap host v1\0", 16);
+	assert_memory_equal((uint8_t *)&in + 16, hn, 16);
+	assert_memory_equal((uint8_t *)&in + 32, dn, 16);
+	assert_memory_equal((uint8_t *)&in + 48, "\1\2\3\4\5\6\7\10", 8);
+	assert_memory_equal((uint8_t *)&in + 56, hid, 16);
+	assert_memory_equal((uint8_t *)&in + 72, did, 16);
+	farswap_auth_mac_input_init(&in, FARSWAP_AUTH_DONOR, hn, dn, 1, hid,
+				    did);
+	assert_memory_equal(in.label, "farswap donor v1", 16);
 }
 
 static void conn_req(struct farswap_conn_req *r, unsigned int qtype,
@@ -466,10 +573,12 @@ int main(void)
 		cmocka_unit_test(test_reserved_bytes),
 		cmocka_unit_test(test_body_ranges),
 		cmocka_unit_test(test_status_strings),
+		cmocka_unit_test(test_info_domain),
 		cmocka_unit_test(test_conn_req_check),
 		cmocka_unit_test(test_conn_rep_check),
 		cmocka_unit_test(test_conn_rej),
 		cmocka_unit_test(test_negotiate),
+		cmocka_unit_test(test_auth_fields),
 	};
 
 	return cmocka_run_group_tests_name("proto", tests, NULL, NULL);

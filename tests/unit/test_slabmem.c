@@ -5,6 +5,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +35,34 @@ static long kb(const char *file, const char *key)
 	return v;
 }
 
+/*
+ * The VmFlags of the mapping at @addr in /proc/self/smaps contain @flag
+ * ("dd": no core dump, "dc": not copied on fork).
+ */
+static bool vm_flag(const void *addr, const char *flag)
+{
+	char line[512], want[32];
+	bool in = false, found = false;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return false;
+	snprintf(want, sizeof(want), " %s", flag);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+		else if (in && !strncmp(line, "VmFlags:", 8))
+			found = strstr(line, want) != NULL;
+		if (found)
+			break;
+	}
+	fclose(f);
+	return found;
+}
+
 static void test_anon_slab(void **state)
 {
 	long locked0 = kb("/proc/self/status", "VmLck"), locked1;
@@ -53,6 +82,8 @@ static void test_anon_slab(void **state)
 #endif
 	for (i = 0; i < 4 * MiB; i += 4096)
 		assert_int_equal(((volatile uint8_t *)mem)[i], 0);
+	assert_true(vm_flag(mem, "dd"));
+	assert_true(vm_flag(mem, "dc"));
 	memset(mem, 0xab, 4 * MiB);
 	fsd_slab_mem_free(mem, 4 * MiB);
 	assert_true(kb("/proc/self/status", "VmLck") <= locked0);
@@ -72,6 +103,9 @@ static void test_hugetlb_always(void **state)
 	if (free_huge * huge_kb >= 4096 && huge_kb == 2048) {
 		assert_int_equal(ret, 0);
 		assert_int_equal(kind, FSD_MEM_HUGE_2M);
+		/* hugetlb slabs stay out of core dumps too. */
+		assert_true(vm_flag(mem, "dd"));
+		assert_true(vm_flag(mem, "dc"));
 		fsd_slab_mem_free(mem, 4 * MiB);
 	} else if (free_huge == 0 &&
 		   kb("/proc/sys/vm/nr_overcommit_hugepages", "x") <= 0) {

@@ -20,6 +20,7 @@ Python standard library only: this runs on a bare Debian with python3.
 """
 
 import argparse
+import base64
 import ctypes
 import fcntl
 import hashlib
@@ -321,6 +322,7 @@ class Guest:
         self.up_after = None
         self.exited_after = None
         self.killed = False
+        self.power_cut = False  # killed on a peer's request (bed_cut_power)
         self.console = None
 
 
@@ -446,6 +448,13 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
     shutil.rmtree(rundir, ignore_errors=True)
     shared = rundir / "shared"
     (shared / ".bed").mkdir(parents=True)
+    # The secret donors and hosts share (farswapd key-file, the host's
+    # logon key): made afresh for every run, as a deployment makes one.
+    # Text (base64 of 32 random bytes): farswapd drops a key file's
+    # trailing newline, a logon key keeps every byte, so none may end so.
+    key = shared / "bed.key"
+    key.write_bytes(base64.b64encode(os.urandom(32)))
+    key.chmod(0o600)
 
     for r in roles:
         guests.append(Guest(r, conf_int(conf, f"MEM_{r}", 512), conf_int(conf, f"SMP_{r}", 1)))
@@ -500,7 +509,10 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
     for s in socks:
         s.close()
     for g in guests:
-        launch(g, vmlinuz, initramfs, shared, logdir, cmdline_extra)
+        # EXTRA_CMDLINE for every guest, EXTRA_CMDLINE_<role> for one.
+        role_extra = conf.get(f"EXTRA_CMDLINE_{g.role}", "")
+        launch(g, vmlinuz, initramfs, shared, logdir,
+               f"{cmdline_extra} {role_extra}".strip())
     t_launch = time.monotonic()
     log(f"booting {len(guests)} guest(s); console logs in {logdir}")
 
@@ -511,7 +523,7 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
     reasons = [reason] if reason else []
     for g in guests:
         rcf = shared / f"{g.role}.rc"
-        if g.killed:
+        if g.killed or g.power_cut:
             continue
         if not rcf.exists():
             fatal = [l for l in read_lines(logdir / f"{g.role}.console") if "farswap-bed: FATAL" in l]
@@ -529,7 +541,11 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
         elif rc == "124":
             reasons.append(f"{g.role}: role script timed out in the guest after {timeout} s")
         elif rc != "0":
-            reasons.append(f"{g.role}: role script exited {rc}")
+            # The scenario's own words, from bed_fail, when it gave them.
+            said = [l.split(": FAILED: ", 1)[1].strip()
+                    for l in read_lines(logdir / f"{g.role}.console") if ": FAILED: " in l]
+            reasons.append(f"{g.role}: role script exited {rc}"
+                           + (f" ({said[0]})" if said else ""))
 
     for g in guests:
         bad = scan_log(logdir / f"{g.role}.console", pats, allow_re, True)
@@ -606,6 +622,15 @@ def watch(guests, shared, timeout, t_launch):
         now = time.monotonic()
         running = []
         for g in guests:
+            cut = shared / f"cut-power.{g.role}"
+            if not g.power_cut and g.exited_after is None and cut.exists():
+                # Power gone: no FIN, no disconnect, nothing flushed.
+                g.power_cut = True
+                if g.proc is not None and g.proc.poll() is None:
+                    g.proc.kill()
+                    g.proc.wait()
+                (shared / f"cut-power.{g.role}.done").write_text("")
+                log(f"{g.role}: power cut on request")
             if g.up_after is None and (shared / ".bed" / f"{g.role}.up").exists():
                 g.up_after = now - g.started
                 log(f"{g.role} up after {g.up_after:.1f} s")
@@ -614,7 +639,7 @@ def watch(guests, shared, timeout, t_launch):
                 rcf = shared / f"{g.role}.rc"
                 rc = rcf.read_text().strip() if rcf.exists() else "none"
                 log(f"{g.role} powered off after {g.exited_after:.1f} s (role exit code {rc})")
-                if rc != "0" and failed_at is None:
+                if rc != "0" and failed_at is None and not g.power_cut:
                     failed_at, failed_role = now, g.role
             if g.exited_after is None:
                 running.append(g)

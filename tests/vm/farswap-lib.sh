@@ -6,12 +6,22 @@
 # Donor side:
 #   fs_start_donor ARGS...     start farswapd on this guest's address with
 #                              ARGS, wait until it listens; sets FS_DONOR_PID,
-#                              logs to $BED/<role>-farswapd.log
+#                              logs to $BED/<role>-farswapd.log.  Hosts
+#                              must authenticate with the run's key
+#                              ($BED/bed.key), or with FS_KEY_FILE's;
+#                              FS_KEY_FILE=none: no authentication
 #   fs_stop_donor              SIGTERM farswapd, require exit status 0
+#   fs_no_host_left            within 60 s, farswapd has no host session up
+#                              and holds no slab
 #
 # Host side:
-#   fs_load_module [PARAMS]    insmod the freshly built farswap.ko
-#   fs_attach ARGS...          farswapctl attach ARGS; prints /dev/farswapN
+#   fs_load_module [PARAMS]    insmod the freshly built farswap.ko, then
+#                              fs_add_key
+#   fs_add_key                 the run's key ($BED/bed.key) becomes the
+#                              logon key $FS_KEY
+#   fs_attach ARGS...          farswapctl attach ARGS (with --key $FS_KEY
+#                              unless ARGS name a key or FS_KEY is empty);
+#                              prints /dev/farswapN
 #   fs_vmstat NAME             the /proc/vmstat counter NAME
 #   fs_dev_stat DEV KEY        a key=value from /sys/block/DEV/farswap/stat
 #   fs_donor_field DEV ADDR KEY  a key of ADDR's line in .../farswap/donors
@@ -25,6 +35,12 @@
 #                              pageverify, require every page to verify
 #   fs_unlimit_workload        lift the cgroup's memory limit (before
 #                              swapoff, which must bring every page back)
+#   fs_doomed_start MB LIMIT TAG
+#                              a workload that will lose a donor mid-run
+#   fs_wait_swapping           until it swapped in 2000 pages
+#   fs_doomed_end              end it; no worker may have seen a wrong page
+#   fs_workload_release_doomed release held workers whose pages were lost;
+#                              they may die, never see a wrong page
 
 FS_CTL=$FARSWAP_SRC/daemon/farswapctl
 FS_FARSWAPD=$FARSWAP_SRC/daemon/farswapd
@@ -33,12 +49,38 @@ FS_CGROUP=/sys/fs/cgroup/farswap-workload
 
 fs_start_donor() {
 	local log=$BED/$FARSWAP_ROLE-farswapd.log
+	local key=${FS_KEY_FILE:-/run/farswap-bed.key} auth
 
-	"$FS_FARSWAPD" --config /dev/null --listen "$FARSWAP_ADDR" "$@" \
+	# As deployed: hosts prove they hold the donor's key.  The run's key
+	# is copied out of the shared directory to a file root alone reads
+	# (farswapd refuses any other).
+	if [ "$key" = none ]; then
+		auth=(--insecure-no-auth)
+	else
+		[ -n "${FS_KEY_FILE:-}" ] || install -m 600 "$BED/bed.key" "$key" ||
+			bed_fail "no key for farswapd ($BED/bed.key)"
+		auth=(--key-file "$key")
+	fi
+	"$FS_FARSWAPD" --config /dev/null --listen "$FARSWAP_ADDR" \
+		"${auth[@]}" "$@" \
 		>"$log" 2>&1 &
 	FS_DONOR_PID=$!
 	bed_wait_rdma_listen 7471 60 "$FS_DONOR_PID"
 	bed_log "farswapd listening on $FARSWAP_ADDR (pid $FS_DONOR_PID)"
+}
+
+# The host's sessions ended and every slab they held is free again.
+fs_no_host_left() {
+	local end=$((SECONDS + 60))
+
+	# Connections a host gave up on while they were being made hold
+	# nothing; only sessions that are up, and slabs, count.
+	until ! "$FS_FARSWAPD" --stats | grep -q '^host .* state up$' &&
+	      "$FS_FARSWAPD" --stats | grep -qx 'slabs_used 0'; do
+		[ $SECONDS -lt $end ] || bed_fail "host sessions or slabs left 60 s after detach: $("$FS_FARSWAPD" --stats | grep -E '^(host|slabs_used) ' | tr '\n' ';')"
+		sleep 1
+	done
+	bed_log "no host session or held slab left"
 }
 
 fs_stop_donor() {
@@ -52,15 +94,31 @@ fs_stop_donor() {
 
 fs_load_module() {
 	[ -f "$FARSWAP_KO" ] || bed_fail "no module at $FARSWAP_KO"
+	# insmod loads no dependencies: what modules.dep would bring.
 	modprobe rdma_cm || bed_fail "modprobe rdma_cm failed"
+	modprobe libcrc32c || bed_fail "modprobe libcrc32c failed"
 	insmod "$FARSWAP_KO" "$@" || bed_fail "insmod $FARSWAP_KO $* failed"
 	[ -d /sys/kernel/farswap ] || bed_fail "no /sys/kernel/farswap after insmod"
+	fs_add_key
 }
 
-fs_attach() {
-	local dev
+# The donors' key as logon key $FS_KEY: the kernel reads it, no process can.
+fs_add_key() {
+	command -v keyctl >/dev/null || bed_fail "keyctl is not installed (make setup installs keyutils)"
+	keyctl padd logon "$FS_KEY" @u <"$BED/bed.key" >/dev/null ||
+		bed_fail "keyctl padd logon $FS_KEY failed"
+}
 
-	dev=$("$FS_CTL" attach "$@") || bed_fail "farswapctl attach $* failed"
+# The logon key fs_attach authenticates with ("" for none).
+FS_KEY=farswap:bed
+
+fs_attach() {
+	local dev key=()
+
+	if [ -n "$FS_KEY" ] && ! grep -qw -- --key <<<"$*"; then
+		key=(--key "$FS_KEY")
+	fi
+	dev=$("$FS_CTL" attach "$@" "${key[@]}") || bed_fail "farswapctl attach $* ${key[*]} failed"
 	[ -b "$dev" ] || bed_fail "farswapctl printed '$dev', not a block device"
 	echo "$dev"
 }
@@ -137,6 +195,65 @@ fs_workload_release() {
 	grep -q 'phase=verify-after-hold.*bad=0' "$FS_WL_LOG" ||
 		bed_fail "pageverify did not verify after the hold"
 	bed_log "pageverify: every page verified again after the hold"
+}
+
+# A workload that is to lose a donor mid-run: MB MiB, memory.high LIMIT,
+# TAG names its log.  Its workers may die (SIGBUS on pages that died with
+# the donor); none may ever see a wrong page.  Sets FS_WL_PID, FS_WL_LOG.
+fs_doomed_start() {
+	mkdir -p "$FS_CGROUP"
+	# memory.high throttles instead of OOM-killing while swap-out fails.
+	echo max >"$FS_CGROUP/memory.max"
+	echo "$2" >"$FS_CGROUP/memory.high"
+	FS_WL_LOG=$BED/$FARSWAP_ROLE-doomed-$3.log
+	(echo $BASHPID >"$FS_CGROUP/cgroup.procs" &&
+		exec "$FS_PAGEVERIFY" --mb "$1" --procs 2 --passes 20 --no-fork \
+			--seed "${FARSWAP_SEED:-$RANDOM}") >"$FS_WL_LOG" 2>&1 &
+	FS_WL_PID=$!
+}
+
+# Until the doomed workload swapped in 2000 pages (it must still run).
+fs_wait_swapping() {
+	local end=$((SECONDS + 300)) in0
+
+	in0=$(fs_vmstat pswpin)
+	until [ $(($(fs_vmstat pswpin) - in0)) -ge 2000 ]; do
+		[ $SECONDS -lt $end ] || bed_fail "no swap traffic"
+		kill -0 "$FS_WL_PID" || bed_fail "the workload died early"
+		sleep 1
+	done
+}
+
+# End the doomed workload (survivors would go on for 20 passes: the point
+# is made) and require that no worker saw a wrong page.
+fs_doomed_end() {
+	local rc=0
+
+	pkill -TERM -P "$FS_WL_PID" || true
+	kill -TERM "$FS_WL_PID" 2>/dev/null || true
+	wait "$FS_WL_PID" || rc=$?
+	echo max >"$FS_CGROUP/memory.high"
+	if grep -q MISMATCH "$FS_WL_LOG"; then
+		grep MISMATCH "$FS_WL_LOG" | head -n 10
+		bed_fail "a process saw a wrong page after its donor failed"
+	fi
+	bed_log "the workload that lost its donor ended (exit $rc), no wrong page seen"
+}
+
+# Release held workers whose pages may have died with their donors: they
+# may die of it, but none may see a wrong page.
+fs_workload_release_doomed() {
+	local rc=0 pid
+
+	for pid in $(sed -n 's/^HOLD //p' "$FS_WL_LOG"); do
+		kill -USR1 "$pid" 2>/dev/null || true
+	done
+	wait "$FS_WL_PID" || rc=$?
+	if grep -q MISMATCH "$FS_WL_LOG"; then
+		grep MISMATCH "$FS_WL_LOG" | head -n 10
+		bed_fail "a process saw a wrong page after its donors failed"
+	fi
+	bed_log "the held workload whose pages were lost or damaged ended (exit $rc), no wrong page seen"
 }
 
 # On a failure, what every farswap device and its queues looked like.

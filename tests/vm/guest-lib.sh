@@ -20,6 +20,7 @@
 #                              fails at once if ROLE's script already ended
 #                              without signalling (its .rc exists), and with
 #                              a clear message on timeout
+#   bed_cut_power ROLE         the bed kills ROLE's QEMU (a power cut)
 #   bed_result KEY VALUE       report a measurement: appended to
 #                              $BED/results, printed by bed.py at the end
 #   bed_wait_rdma_listen PORT [SECS [PID]]
@@ -52,6 +53,19 @@ bed_fail() {
 bed_signal() {
 	[ $# -eq 1 ] || bed_fail "usage: bed_signal NAME"
 	: >"$BED/$FARSWAP_ROLE.$1"
+}
+
+# bed_cut_power ROLE: the bed kills ROLE's QEMU at once (a power cut: no
+# FIN, no disconnect); returns once it is gone.
+bed_cut_power() {
+	local end=$((SECONDS + 30))
+
+	: >"$BED/cut-power.$1"
+	while [ ! -e "$BED/cut-power.$1.done" ]; do
+		[ $SECONDS -lt $end ] || bed_fail "the bed did not cut $1's power in 30 s"
+		sleep 0.2
+	done
+	bed_log "$1's power cut"
 }
 
 bed_wait() {

@@ -26,11 +26,13 @@ set -euo pipefail
 . "$BED_SCENARIO_DIR/bench-lib.sh"
 # tests/bench/run.sh builds once and passes copies (BENCH_BIN), so every
 # round runs the same programs whatever happens to the checkout meanwhile.
+tracebreak=$FARSWAP_SRC/tests/bench/tracebreak
 if [ -n "${BENCH_BIN:-}" ]; then
 	FS_CTL=$BENCH_BIN/farswapctl
 	FS_FARSWAPD=$BENCH_BIN/farswapd
 	FS_PAGEVERIFY=$BENCH_BIN/pageverify
 	FARSWAP_KO=$BENCH_BIN/farswap.ko.bench
+	tracebreak=$BENCH_BIN/tracebreak
 fi
 
 donor=$FARSWAP_PEER_donor
@@ -148,6 +150,43 @@ teardown_zram() {
 
 # Measurements --------------------------------------------------------------
 
+# BENCH_TRACE=1: farswap's trace events during the swap workload, turned
+# into a per-phase breakdown (tests/bench/tracebreak) once it is over.
+# The ring buffer is enlarged for the run (a swap-in is four events) and
+# given back after.  Tracing costs CPU: a traced run is for diagnosis.
+tracefs=/sys/kernel/tracing
+trace_saved_kb=
+
+trace_wanted() {
+	[ "${BENCH_TRACE:-0}" = 1 ] && [[ $dev == /dev/farswap* ]]
+}
+
+trace_start() {
+	mountpoint -q "$tracefs" || mount -t tracefs nodev "$tracefs"
+	[ -d "$tracefs/events/farswap" ] || bed_fail "no farswap trace events in $tracefs"
+	# "7 (expanded: 1408)" until the buffer is first used
+	trace_saved_kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/; s/ .*//' "$tracefs/buffer_size_kb")
+	echo 32768 >"$tracefs/buffer_size_kb"
+	: >"$tracefs/trace"
+	echo 1 >"$tracefs/events/farswap/enable"
+}
+
+trace_stop() {
+	echo 0 >"$tracefs/events/farswap/enable"
+}
+
+# After the counters are taken: parsing the trace is not measured.
+trace_report() {
+	local run=$1
+
+	"$tracebreak" --json-out "$BENCH_OUT/$run/swap.trace-breakdown.json" \
+		"$tracefs/trace" >"$BENCH_OUT/$run/swap.trace-breakdown.txt" ||
+		bed_fail "$run: tracebreak failed"
+	sed 's/^/  trace: /' "$BENCH_OUT/$run/swap.trace-breakdown.txt"
+	: >"$tracefs/trace"
+	echo "$trace_saved_kb" >"$tracefs/buffer_size_kb"
+}
+
 # The fio jobs, in order, as NAME:OPTIONS.
 fio_jobs() {
 	local qd rw
@@ -218,12 +257,15 @@ run_swap() {
 	echo max >"$cgroup/memory.swap.max"
 
 	bench_snap "$run/swap" start
+	! trace_wanted || trace_start
 	(echo $BASHPID >"$cgroup/cgroup.procs" &&
 		exec "$FS_PAGEVERIFY" --mb "$BENCH_SWAP_MB" --procs "$BENCH_SWAP_PROCS" \
 			--seed "$seed" --bench --passes 1) >"$BENCH_OUT/$run/pageverify.log" 2>&1 &
 	pid=$!
 	wait "$pid" || rc=$?
+	! trace_wanted || trace_stop
 	bench_snap "$run/swap" end
+	! trace_wanted || trace_report "$run"
 	cp "$cgroup/memory.events" "$BENCH_OUT/$run/memory.events"
 	cp "$cgroup/memory.peak" "$BENCH_OUT/$run/memory.peak" 2>/dev/null || true
 	swapoff "$dev"

@@ -23,7 +23,10 @@ headroom 32M
 hysteresis=16M
 reclaim-deadline "5s"
 log-level debug
+key-file = /run/farswap-bed.key
 EOF_CONF
+# The run's key, readable by root alone (farswapd refuses any other).
+install -m 600 "$BED/bed.key" /run/farswap-bed.key
 before=$(avail)
 "$fsd" --config "$conf" --listen "$FARSWAP_ADDR" --slab-size 4M \
 	--donor-id e2e-donor >"$log" 2>&1 &
@@ -31,7 +34,9 @@ pid=$!
 bed_wait_rdma_listen 7471 60 $pid
 pinned=$(avail)
 bed_log "farswapd up (pid $pid); MemAvailable ${before} kB -> ${pinned} kB"
-[ $((before - pinned)) -ge $((60 * 1024)) ] ||
+# Most of it, not all: the page cache moves under MemAvailable meanwhile
+# (seen: 59.9 of 64 MiB); memory that is not pinned would not show at all.
+[ $((before - pinned)) -ge $((48 * 1024)) ] ||
 	bed_fail "64M donated but MemAvailable fell only $((before - pinned)) kB: not pinned?"
 bed_signal ready
 

@@ -19,8 +19,9 @@ stat_of() { awk -v k="$1" '$1 == k {print $2}' <<<"$2"; }
 counter() { grep -o "$1=[0-9]*" <<<"$2" | cut -d= -f2; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
+install -m 600 "$BED/bed.key" /run/farswap-bed.key
 "$fsd" --config /dev/null --listen "$FARSWAP_ADDR" --donate 64M --slab-size 4M \
-	--headroom 16M --keepalive ${keepalive_s}s --log-level debug >"$log" 2>&1 &
+	--key-file /run/farswap-bed.key --headroom 16M --keepalive ${keepalive_s}s --log-level debug >"$log" 2>&1 &
 pid=$!
 bed_wait_rdma_listen 7471 60 $pid
 grep -q "keepalive 2000 ms: a host gone without a word loses its slabs within 17.5 s" "$log" ||

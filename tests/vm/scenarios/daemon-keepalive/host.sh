@@ -7,7 +7,12 @@
 set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
 
-fsc=$FARSWAP_SRC/tests/tools/fsclient
+# The client holds the donor's key.
+install -m 600 "$BED/bed.key" /run/farswap-bed.key
+fsc=/tmp/fsclient-keyed
+printf '#!/bin/sh\nexec %s --key-file /run/farswap-bed.key "$@"\n' \
+	"$FARSWAP_SRC/tests/tools/fsclient" >"$fsc"
+chmod 755 "$fsc"
 donor=$FARSWAP_PEER_donor
 
 bed_wait donor ready 120

@@ -19,8 +19,9 @@ avail_mb() {
 }
 stat_of() { awk -v k="$1" '$1 == k {print $2}' <<<"$2"; }
 
+install -m 600 "$BED/bed.key" /run/farswap-bed.key
 "$fsd" --config /dev/null --listen "$FARSWAP_ADDR" --donate 128M --slab-size 4M \
-	--headroom ${headroom_mb}M --hysteresis 32M --pressure-interval 500ms \
+	--key-file /run/farswap-bed.key --headroom ${headroom_mb}M --hysteresis 32M --pressure-interval 500ms \
 	--reclaim-deadline 5s --log-level debug >"$log" 2>&1 &
 pid=$!
 bed_wait_rdma_listen 7471 60 $pid

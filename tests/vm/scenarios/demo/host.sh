@@ -13,7 +13,8 @@ limit=${FARSWAP_DEMO_LIMIT:-96M}
 
 fs_load_module
 bed_wait donor ready 120
-say "host: farswapctl attach --donor $donor --size 512M"
+say "host: keyctl padd logon $FS_KEY @u < the donor's key  (the kernel keeps it; no process can read it back)"
+say "host: farswapctl attach --donor $donor --size 512M --key $FS_KEY"
 dev=$(fs_attach --donor "$donor" --size 512M)
 name=${dev#/dev/}
 say "host: created $dev; mkswap $dev; swapon $dev"
@@ -32,7 +33,9 @@ fs_workload_wait_hold 2 1000
 secs=$((SECONDS - t0))
 pswpout=$(($(fs_vmstat pswpout) - out0))
 pswpin=$(($(fs_vmstat pswpin) - in0))
-"$FARSWAP_SRC/daemon/farswapd" --stats >"$BED/donor-stats.txt" 2>&1 || true
+# The donor's view, taken there while the host's pages are on it.
+bed_signal filled
+bed_wait donor stats-taken 120
 say "host: every page verified after ${secs} s:"
 sed -n 's/^RESULT /demo:   /p' "$FS_WL_LOG"
 say "host: pages swapped out $pswpout ($((pswpout / 256)) MiB), swapped in $pswpin ($((pswpin / 256)) MiB)"

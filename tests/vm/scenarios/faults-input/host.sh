@@ -15,11 +15,12 @@ no_devices() {
 }
 
 # expect_refused PATTERN MAXSECS ARGS...: attach must fail, saying PATTERN.
+# The attach holds the donors' key: what fails is the input, not that.
 expect_refused() {
 	local pat=$1 max=$2 out rc=0 t0=$SECONDS
 
 	shift 2
-	out=$("$ctl" attach "$@" 2>&1) || rc=$?
+	out=$("$ctl" attach "$@" --key "$FS_KEY" 2>&1) || rc=$?
 	[ $rc -ne 0 ] || bed_fail "attach $* succeeded: $out"
 	grep -Eq "$pat" <<<"$out" || bed_fail "attach $*: want '$pat', got: $out"
 	[ $((SECONDS - t0)) -le "$max" ] || bed_fail "attach $* took $((SECONDS - t0)) s (limit $max)"
@@ -71,6 +72,8 @@ expect_refused "refused the connection: donor is short of memory" 20 --donor "$d
 # time; the host stays up and the device can be detached.
 expect_write_fails() {
 	local port=$1 pat=$2 dev name t0
+	# fakedonor authenticates nobody: attach without a key.
+	local FS_KEY=
 
 	dev=$(fs_attach --donor "$donor:$port" --size 64M)
 	name=${dev#/dev/}
@@ -85,6 +88,9 @@ expect_write_fails() {
 	no_devices || bed_fail "detach of $name left it behind"
 	bed_log "donor on port $port: write failed in $((SECONDS - t0)) s as expected"
 }
+# A host with a key never uses a donor that cannot prove it holds it
+# (someone answering at a donor's address).
+expect_refused "failed authentication: it does not offer it" 20 --donor "$donor:7484" --size 64M
 expect_write_fails 7484 "malformed control message"
 expect_write_fails 7485 "no reply to SLAB_ALLOC_REQ within 3000 ms"
 expect_write_fails 7486 "granted a slab of the wrong size"
@@ -95,7 +101,7 @@ name=${dev#/dev/}
 expect_refused_dup() {
 	local out rc=0
 
-	out=$("$ctl" attach --donor "$donor" --size 64M 2>&1) || rc=$?
+	out=$("$ctl" attach --donor "$donor" --size 64M --key "$FS_KEY" 2>&1) || rc=$?
 	[ $rc -ne 0 ] && grep -q "already serves $name" <<<"$out" ||
 		bed_fail "duplicate attach: $out"
 	[ "$(ls -d /sys/block/farswap* | wc -l)" -eq 1 ] ||
@@ -116,6 +122,7 @@ cat >/tmp/swap.conf <<CONF
 DONORS="$donor"
 SIZE=64M
 PRIORITY=7
+OPTIONS="--key $FS_KEY"
 CONF
 PATH=$FARSWAP_SRC/daemon:$PATH FARSWAP_SWAP_CONF=/tmp/swap.conf \
 	"$FARSWAP_SRC/daemon/farswap-swap" start
@@ -127,8 +134,8 @@ no_devices || bed_fail "farswap-swap stop left the device"
 
 # Module parameters make a device at load time.
 rmmod farswap
-insmod "$FARSWAP_KO" donors="$donor" size=64M
-[ -b /dev/farswap0 ] || bed_fail "no /dev/farswap0 after insmod donors=... size=..."
+insmod "$FARSWAP_KO" donors="$donor" size=64M key="$FS_KEY"
+[ -b /dev/farswap0 ] || bed_fail "no /dev/farswap0 after insmod donors=... size=... key=..."
 "$ctl" status farswap0 | sed 's/^/  /'
 rmmod farswap
 no_devices || bed_fail "rmmod left a device"

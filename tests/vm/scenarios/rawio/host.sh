@@ -24,12 +24,29 @@ for d in "$FARSWAP_PEER_donor" "$FARSWAP_PEER_donor2"; do
 done
 
 # Data in every slab survives its neighbours' traffic: fill the whole
-# device, then read it all back.
+# device, then read it all back.  Traced: the data path's events fire,
+# and tests/bench/tracebreak reads them.
+tracefs=/sys/kernel/tracing
+mountpoint -q "$tracefs" || mount -t tracefs nodev "$tracefs"
+: >"$tracefs/trace"
+echo 1 >"$tracefs/events/farswap/enable"
 head -c 64M /dev/urandom >/tmp/fill
 dd if=/tmp/fill of="$dev" bs=1M oflag=direct status=none
 dd if="$dev" of=/tmp/back bs=1M iflag=direct status=none
+echo 0 >"$tracefs/events/farswap/enable"
 cmp /tmp/fill /tmp/back || bed_fail "the whole-device read differs from what was written"
 bed_log "64 MiB written and read back through every slab"
+cp "$tracefs/trace" /tmp/farswap.trace
+for ev in farswap_queue_rq farswap_post farswap_complete farswap_end; do
+	grep -q ": $ev: dev=$name " /tmp/farswap.trace || bed_fail "no $ev event in the trace"
+done
+python3 "$FARSWAP_SRC/tests/bench/tracebreak" /tmp/farswap.trace >/tmp/breakdown ||
+	bed_fail "tracebreak failed"
+sed 's/^/  /' /tmp/breakdown
+for op in read write; do
+	grep -Eq "^$op +total +[1-9]" /tmp/breakdown || bed_fail "tracebreak: no $op request ended"
+done
+bed_log "trace events seen on the data path: $(grep -c ': farswap_end: ' /tmp/farswap.trace) requests ended"
 
 # Discard everything: every chunk lets go, every donor slab goes back.
 blkdiscard "$dev"
@@ -48,6 +65,24 @@ done
 dd if="$dev" bs=1M count=64 iflag=direct status=none | cmp -s - <(head -c 64M /dev/zero) ||
 	bed_fail "a discarded device does not read as zeros"
 bed_log "discarding everything gave every slab back; the device reads as zeros"
+
+# A slot that held another chunk's pages: a read that spans written and
+# never-written pages returns only the written ones, zeros for the rest.
+chunk=$((2 << 20))
+head -c "$chunk" /dev/zero | tr '\0' '\252' >/tmp/old
+dd if=/tmp/old of="$dev" bs=1M count=2 oflag=direct status=none
+dd if=/tmp/old of="$dev" bs=4K count=1 seek=$((chunk / 4096)) oflag=direct status=none
+held=$(sed 's/^held=\([0-9]*\) .*/\1/' "/sys/block/$name/farswap/slabs")
+blkdiscard -o 0 -l "$chunk" "$dev"
+head -c 4096 /dev/urandom >/tmp/page
+dd if=/tmp/page of="$dev" bs=4K count=1 seek=$((2 * chunk / 4096)) oflag=direct status=none
+[ "$(sed 's/^held=\([0-9]*\) .*/\1/' "/sys/block/$name/farswap/slabs")" = "$held" ] ||
+	bed_fail "the new chunk took a new slab, not the discarded chunk's slot"
+dd if="$dev" of=/tmp/back bs=256K count=8 skip=$((2 * chunk / 262144)) iflag=direct status=none
+cmp <(head -c 4096 /tmp/back) /tmp/page || bed_fail "the written page of a reused slot reads wrong"
+cmp <(tail -c +4097 /tmp/back) <(head -c $((chunk - 4096)) /dev/zero) ||
+	bed_fail "never-written pages of a reused slot return the old chunk's data"
+bed_log "a reused slot returns zeros for the pages its new chunk never wrote"
 
 "$FS_CTL" detach "$name"
 rmmod farswap

@@ -27,9 +27,12 @@ hog_pid=$!
 bed_wait host moved 600
 bed_log "MemAvailable now $(avail_mb) MiB"
 grep -i "reclaim" "$log" | sed 's/^/  farswapd: /' | head -n 20
-bed_wait host done 600
+# The host swaps off: room again, for the chunks the other donor gives up.
+bed_wait host swapped-off 600
 for pid in $(sed -n 's/^HOLD //p' "$BED/donor-hog.log"); do kill -USR1 "$pid"; done
 wait "$hog_pid" || bed_fail "the memory hog's own pages did not verify"
+bed_wait host done 600
+fs_no_host_left
 "$FS_FARSWAPD" --stats | sed 's/^/  farswapd: /'
 fs_stop_donor
 check_kernel_log

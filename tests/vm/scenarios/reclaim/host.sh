@@ -13,7 +13,7 @@ d2=$FARSWAP_PEER_donor2
 fs_load_module
 bed_wait donor ready 120
 bed_wait donor2 ready 120
-dev=$(fs_attach --donor "$d1" --donor "$d2" --size 512M)
+dev=$(fs_attach --donor "$d1" --donor "$d2" --size 512M --replicas 1)
 name=${dev#/dev/}
 mkswap "$dev" >/dev/null
 swapon "$dev"
@@ -54,8 +54,26 @@ fs_workload_release
 bed_result reclaim.pswpin_after_move $(($(fs_vmstat pswpin) - in0))
 [ $(($(fs_vmstat pswpin) - in0)) -gt 1000 ] || bed_fail "the final verify did not swap in"
 
+# Detach while a donor asks for slabs back.  swapoff keeps the chunks
+# bound (no discards), so the slabs stay held; the second donor comes
+# under pressure and sends reclaim requests, which the host works on
+# (moving chunks back to the first donor) as the device goes away.
 swapoff "$dev"
-"$FS_CTL" detach "$name"
+held=$(fs_donor_field "$name" "$d2" slabs)
+[ "$held" -gt 0 ] || bed_fail "no slab held on $d2 after swapoff"
+asked() { dmesg | grep -c "donor $d2:7471 reclaims its slab" || true; }
+n0=$(asked)
+bed_signal swapped-off
+t0=$SECONDS
+until [ "$(asked)" -gt "$n0" ]; do
+	[ $((SECONDS - t0)) -le 300 ] || bed_fail "no reclaim request from $d2 in 300 s"
+	sleep 0.5
+done
+t0=$SECONDS
+"$FS_CTL" detach "$name" || bed_fail "detach while $d2 reclaims failed"
+bed_result reclaim.detach_during_reclaim_s $((SECONDS - t0))
+bed_log "detached after $(($(asked) - n0)) reclaim requests from $d2 ($held slabs held)"
+bed_signal detached
 rmmod farswap
 check_kernel_log
 bed_signal done

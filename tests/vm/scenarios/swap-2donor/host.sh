@@ -21,7 +21,7 @@ swapon "$dev"
 out0=$(fs_vmstat pswpout)
 in0=$(fs_vmstat pswpin)
 t0=$SECONDS
-fs_workload_start 192 96M --procs 3 --seed "$seed"
+fs_workload_start 128 64M --procs 3 --seed "$seed"
 fs_workload_wait_hold 3 900
 bed_result swap2.seconds_first_round $((SECONDS - t0))
 pswpout=$(($(fs_vmstat pswpout) - out0))
@@ -45,13 +45,16 @@ swapoff "$dev"
 fs_workload_release
 
 # swapon --discard discards the whole device: every chunk but the one with
-# the swap header lets go, and every donor slab but the one holding it
-# goes back to its donor.  Then a second workload binds chunks again.
+# the swap header lets go, and every donor slab but those holding its
+# replicas (one on each donor) goes back to its donor.  Then a second
+# workload binds chunks again.
+replicas=$(tr ' ' '\n' <"/sys/block/$name/farswap/replicas" | sed -n 's/^replicas=//p')
+[ "$replicas" = 2 ] || bed_fail "two donors, yet $replicas replicas by default"
 held=$(sed -n 's/.*held=\([0-9]*\).*/\1/p' "/sys/block/$name/farswap/slabs")
 rel0=$(fs_dev_stat "$name" releases)
 swapon --discard "$dev"
 end=$((SECONDS + 60))
-until [ "$(sed -n 's/.*held=\([0-9]*\).*/\1/p' "/sys/block/$name/farswap/slabs")" -le 1 ]; do
+until [ "$(sed -n 's/.*held=\([0-9]*\).*/\1/p' "/sys/block/$name/farswap/slabs")" -le "$replicas" ]; do
 	[ $SECONDS -lt $end ] || bed_fail "slabs not given back after swapon --discard: $(cat "/sys/block/$name/farswap/slabs")"
 	sleep 1
 done
@@ -59,8 +62,8 @@ bound=$(sed -n 's/.*bound=\([0-9]*\).*/\1/p' "/sys/block/$name/farswap/chunks")
 [ "$bound" -le 1 ] || bed_fail "$bound chunks still bound after swapon --discard"
 released=$(($(fs_dev_stat "$name" releases) - rel0))
 bed_result swap2.slabs_released_on_discard "$released"
-[ "$released" -ge $((held - 1)) ] || bed_fail "$held slabs were held, only $released given back"
-fs_workload_start 96 48M --procs 2 --seed "$((seed + 1))" --no-fork
+[ "$released" -ge $((held - replicas)) ] || bed_fail "$held slabs were held, only $released given back"
+fs_workload_start 64 32M --procs 2 --seed "$((seed + 1))" --no-fork
 fs_workload_wait_hold 2 600
 fs_workload_release
 "$FS_CTL" status "$name"
@@ -68,8 +71,8 @@ swapoff "$dev"
 "$FS_CTL" detach "$name"
 
 # The synchronous swap-in option (on 6.12 it also makes every swap-out
-# wait for its completion, so a smaller run).
-dev=$(fs_attach --donor "$d1" --donor "$d2" --size 256M --sync-io)
+# wait for its completion, so a smaller run, and one replica).
+dev=$(fs_attach --donor "$d1" --donor "$d2" --size 256M --sync-io --replicas 1)
 name=${dev#/dev/}
 [ "$(cat "/sys/block/$name/farswap/sync_io")" = 1 ] || bed_fail "sync_io not set"
 mkswap "$dev" >/dev/null

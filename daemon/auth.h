@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The donor's half of host authentication: the MAC of the handshake
+ * (include/farswap_proto.h, "Authentication") and the key file.  No
+ * verbs, no sessions: donor.c runs the handshake, this computes.
+ */
+#ifndef FSD_AUTH_H
+#define FSD_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "farswap_proto.h"
+
+struct fsd_auth_key {
+	uint8_t bytes[FARSWAP_AUTH_KEY_MAX];
+	size_t len;			/* 0: no key, no authentication */
+};
+
+/*
+ * HMAC-SHA256(@key, farswap_auth_mac_input of @role and the rest) into
+ * @mac.  Returns 0, or -EIO when libcrypto fails.
+ */
+int fsd_auth_mac(const struct fsd_auth_key *key, enum farswap_auth_role role,
+		 const uint8_t *host_nonce, const uint8_t *donor_nonce,
+		 uint64_t session, const uint8_t *host_id,
+		 const uint8_t *donor_id, uint8_t mac[FARSWAP_AUTH_MAC_LEN]);
+
+/* Constant-time comparison of two MACs. */
+bool fsd_auth_mac_equal(const uint8_t *a, const uint8_t *b);
+
+/*
+ * Read the secret of @path into @key: the file's bytes, without trailing
+ * newlines (so `printf %s "$(cat FILE)"` is the same secret, as given to
+ * keyctl on the host).  Refuses a file group or others may read, or a
+ * secret shorter than FARSWAP_AUTH_KEY_MIN or longer than
+ * FARSWAP_AUTH_KEY_MAX bytes.  Returns 0, or -errno with why in @err.
+ * Never puts any byte of the secret in @err.
+ */
+int fsd_auth_load_key(const char *path, struct fsd_auth_key *key, char *err,
+		      size_t errlen);
+
+/* Forget the secret (explicit_bzero). */
+void fsd_auth_key_clear(struct fsd_auth_key *key);
+
+#endif /* FSD_AUTH_H */

@@ -1,0 +1,940 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * farswap devices from sysfs to JSON and Prometheus metrics (devstat.h).
+ *
+ * The keys of the module's key=value files are listed once, in the
+ * tables below, with the metric each one becomes: the JSON document and
+ * the metrics cannot drift apart, and a key the module stops printing
+ * shows up as null (JSON) or a missing sample (metrics), never as a
+ * made-up zero.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "devstat.h"
+
+#define FSH_FILE_MAX (256 * 1024)
+#define FSH_PATH_LEN 4096
+#define FSH_SCHEMA_VERSION 1
+
+struct fsh_field {
+	const char *key;	/* in sysfs and in the JSON document */
+	const char *metric;	/* consecutive fields may share a family */
+	const char *state;	/* the family's "state" label, if it has one */
+	enum fsm_type type;
+	const char *help;
+};
+
+static const char *const file_names[FSH_NR_FILES] = {
+	[FSH_SLAB_SIZE] = "slab_size",
+	[FSH_SLABS] = "slabs",
+	[FSH_CHUNKS] = "chunks",
+	[FSH_STAT] = "stat",
+	[FSH_LATENCY] = "latency",
+	[FSH_DONORS] = "donors",
+	[FSH_SYNC_IO] = "sync_io",
+	[FSH_IO_TIMEOUT_MS] = "io_timeout_ms",
+	[FSH_REPLICAS] = "replicas",
+	[FSH_AUTH] = "auth",
+};
+
+/* The replicas file, in JSON only (its counters are not metrics yet). */
+static const char *const replicas_keys[] = {
+	"replicas", "degraded", "repaired", "repair_bytes", "repair_failures",
+	"failovers", "heals", "lost_pages", "colocated", "domains",
+};
+
+static const struct fsh_field slabs_fields[] = {
+	{ "held", "farswap_host_slabs_held", NULL, FSM_GAUGE,
+	  "Donor slabs the device holds." },
+	{ "slots", "farswap_host_slab_slots", NULL, FSM_GAUGE,
+	  "2 MiB chunk slots in the donor slabs held." },
+	{ "used", "farswap_host_slab_slots_used", NULL, FSM_GAUGE,
+	  "Chunk slots in use in the donor slabs held." },
+	{ "reclaiming", "farswap_host_slabs_reclaiming", NULL, FSM_GAUGE,
+	  "Donor slabs the donors asked back, being moved." },
+};
+
+static const struct fsh_field chunks_fields[] = {
+	{ "total", "farswap_host_device_chunks", NULL, FSM_GAUGE,
+	  "2 MiB chunks of the device." },
+	{ "unbound", "farswap_host_chunks", "unbound", FSM_GAUGE,
+	  "The device's 2 MiB chunks by state." },
+	{ "binding", "farswap_host_chunks", "binding", FSM_GAUGE, NULL },
+	{ "bound", "farswap_host_chunks", "bound", FSM_GAUGE, NULL },
+	{ "migrating", "farswap_host_chunks", "migrating", FSM_GAUGE, NULL },
+};
+
+static const struct fsh_field stat_fields[] = {
+	{ "reads", "farswap_host_reads_total", NULL, FSM_COUNTER,
+	  "Read requests." },
+	{ "writes", "farswap_host_writes_total", NULL, FSM_COUNTER,
+	  "Write requests." },
+	{ "discards", "farswap_host_discards_total", NULL, FSM_COUNTER,
+	  "Discard requests." },
+	{ "read_bytes", "farswap_host_read_bytes_total", NULL, FSM_COUNTER,
+	  "Bytes read (swapped in)." },
+	{ "write_bytes", "farswap_host_write_bytes_total", NULL, FSM_COUNTER,
+	  "Bytes written (swapped out)." },
+	{ "zero_reads", "farswap_host_zero_reads_total", NULL, FSM_COUNTER,
+	  "Reads of never-written pages, zero-filled without the network." },
+	{ "errors", "farswap_host_errors_total", NULL, FSM_COUNTER,
+	  "Requests failed with an I/O error." },
+	{ "binds", "farswap_host_chunk_binds_total", NULL, FSM_COUNTER,
+	  "Chunks bound to a slot in a donor slab." },
+	{ "bind_failures", "farswap_host_chunk_bind_failures_total", NULL,
+	  FSM_COUNTER, "Chunk binds that failed." },
+	{ "slab_allocs", "farswap_host_slab_allocs_total", NULL, FSM_COUNTER,
+	  "Donor slabs taken." },
+	{ "releases", "farswap_host_slab_releases_total", NULL, FSM_COUNTER,
+	  "Donor slabs given back." },
+	{ "migrations", "farswap_host_chunk_migrations_total", NULL,
+	  FSM_COUNTER, "Chunks moved to another donor on reclaim." },
+	{ "lost_pages", "farswap_host_lost_pages_total", NULL, FSM_COUNTER,
+	  "Pages lost with a failed donor." },
+	{ "write_throttled", "farswap_host_write_throttled_total", NULL,
+	  FSM_COUNTER, "Writes that waited for the in-flight cap (write_inflight_kb)." },
+	{ "held", "farswap_host_held_requests_total", NULL, FSM_COUNTER,
+	  "Requests that waited for a chunk bind or move." },
+	{ "write_inflight_bytes", "farswap_host_write_inflight_bytes", NULL,
+	  FSM_GAUGE, "Swap-out bytes posted and not yet completed." },
+};
+
+static const struct fsh_field donor_fields[] = {
+	{ "slabs", "farswap_host_donor_slabs", NULL, FSM_GAUGE,
+	  "Slabs of this donor the device holds." },
+	{ "free", "farswap_host_donor_free_slabs", NULL, FSM_GAUGE,
+	  "Free slabs the donor last reported." },
+	{ "total", "farswap_host_donor_total_slabs", NULL, FSM_GAUGE,
+	  "Slabs the donor last reported in all." },
+	{ "reads", "farswap_host_donor_reads_total", NULL, FSM_COUNTER,
+	  "Reads from this donor." },
+	{ "writes", "farswap_host_donor_writes_total", NULL, FSM_COUNTER,
+	  "Writes to this donor." },
+	{ "read_bytes", "farswap_host_donor_read_bytes_total", NULL,
+	  FSM_COUNTER, "Bytes read from this donor." },
+	{ "write_bytes", "farswap_host_donor_write_bytes_total", NULL,
+	  FSM_COUNTER, "Bytes written to this donor." },
+	{ "errors", "farswap_host_donor_errors_total", NULL, FSM_COUNTER,
+	  "Failed work requests on this donor's queues." },
+	{ "reconnects", "farswap_host_donor_reconnects_total", NULL,
+	  FSM_COUNTER, "Reconnections to this donor." },
+	{ "migrated_out", "farswap_host_donor_migrated_out_total", NULL,
+	  FSM_COUNTER, "Chunks moved off this donor." },
+};
+
+/*
+ * Percentile keys of the latency files, in the module's order, and their
+ * Prometheus quantile; the donors file has the first two only.
+ */
+static const struct {
+	const char *key;
+	const char *quantile;
+} percentiles[] = {
+	{ "p50_us", "0.5" },
+	{ "p99_us", "0.99" },
+	{ "p90_us", "0.9" },
+	{ "p999_us", "0.999" },
+};
+#define DONOR_PERCENTILES 2
+
+static const char *const directions[] = { "read", "write" };
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+bool fsh_kv_u64(const char *line, const char *key, uint64_t *v)
+{
+	size_t klen = strlen(key);
+	const char *p = line;
+
+	while (p && *p && *p != '\n') {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, key, klen) && p[klen] == '=') {
+			char *end;
+
+			p += klen + 1;
+			/* Digits only: strtoull would take "-1" as 2^64-1. */
+			if (!isdigit((unsigned char)*p))
+				return false;
+			errno = 0;
+			*v = strtoull(p, &end, 10);
+			return !errno && (!*end || *end == ' ' || *end == '\n');
+		}
+		p += strcspn(p, " \n");
+	}
+	return false;
+}
+
+/* A file holding one number ("4194304\n"). */
+static bool file_u64(const char *text, uint64_t *v)
+{
+	char *end;
+
+	if (!text || !isdigit((unsigned char)*text))
+		return false;
+	errno = 0;
+	*v = strtoull(text, &end, 10);
+	return !errno && (!*end || *end == '\n');
+}
+
+static char *read_text(const char *path)
+{
+	char *buf;
+	size_t len;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return NULL;
+	buf = malloc(FSH_FILE_MAX);
+	if (!buf) {
+		fclose(f);
+		return NULL;
+	}
+	len = fread(buf, 1, FSH_FILE_MAX - 1, f);
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+static char *read_at(const char *root, const char *fmt, const char *a,
+		     const char *b)
+{
+	char path[FSH_PATH_LEN], rel[FSH_PATH_LEN];
+
+	snprintf(rel, sizeof(rel), fmt, a, b);
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	return read_text(path);
+}
+
+static bool is_farswap_disk(const char *root, const char *name)
+{
+	char path[FSH_PATH_LEN];
+	struct stat st;
+
+	if (strncmp(name, "farswap", 7) || !name[7] ||
+	    strlen(name) >= FSH_NAME_LEN)
+		return false;
+	snprintf(path, sizeof(path), "%s/sys/block/%s/farswap", root, name);
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* farswap2 before farswap10. */
+static int device_cmp(const void *a, const void *b)
+{
+	const struct fsh_device *x = a, *y = b;
+	unsigned long nx = strtoul(x->name + 7, NULL, 10);
+	unsigned long ny = strtoul(y->name + 7, NULL, 10);
+
+	if (nx != ny)
+		return nx < ny ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int add_device(struct fsh_host *h, const char *name)
+{
+	struct fsh_device *nd;
+
+	nd = realloc(h->devices, (h->nr_devices + 1) * sizeof(*nd));
+	if (!nd)
+		return -ENOMEM;
+	h->devices = nd;
+	nd = &h->devices[h->nr_devices++];
+	memset(nd, 0, sizeof(*nd));
+	snprintf(nd->name, sizeof(nd->name), "%s", name);
+	return 0;
+}
+
+static int list_devices(struct fsh_host *h, const char *root)
+{
+	char path[FSH_PATH_LEN];
+	struct dirent *e;
+	DIR *d;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/sys/block", root);
+	d = opendir(path);
+	if (!d)
+		return 0;	/* no block devices at all: none of ours */
+	while (!ret && (e = readdir(d)))
+		if (is_farswap_disk(root, e->d_name))
+			ret = add_device(h, e->d_name);
+	closedir(d);
+	if (h->nr_devices)
+		qsort(h->devices, h->nr_devices, sizeof(*h->devices),
+		      device_cmp);
+	return ret;
+}
+
+/* /proc/swaps: "Filename Type Size Used Priority", sizes in KiB. */
+static void read_swaps(struct fsh_host *h, const char *root)
+{
+	char *swaps = read_at(root, "/proc/swaps", NULL, NULL);
+	char *line, *save = NULL;
+	size_t i;
+
+	if (!swaps)
+		return;
+	for (line = strtok_r(swaps, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char path[256], type[32];
+		unsigned long long size, used;
+		int prio;
+
+		if (sscanf(line, "%255s %31s %llu %llu %d", path, type, &size,
+			   &used, &prio) != 5 || strncmp(path, "/dev/", 5))
+			continue;
+		for (i = 0; i < h->nr_devices; i++) {
+			struct fsh_device *dev = &h->devices[i];
+
+			if (strcmp(path + 5, dev->name))
+				continue;
+			dev->swap_active = true;
+			dev->swap_used_bytes = used * 1024;
+			dev->swap_priority = prio;
+		}
+	}
+	free(swaps);
+}
+
+static void read_device(struct fsh_device *dev, const char *root)
+{
+	int i;
+
+	dev->size = read_at(root, "/sys/block/%s/size", dev->name, NULL);
+	for (i = 0; i < FSH_NR_FILES; i++)
+		dev->file[i] = read_at(root, "/sys/block/%s/farswap/%s",
+				       dev->name, file_names[i]);
+}
+
+static void chomp(char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+}
+
+int fsh_read(struct fsh_host *h, const char *root, const char *only,
+	     char *err, size_t errlen)
+{
+	char path[FSH_PATH_LEN];
+	struct stat st;
+	size_t i;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	if (!root || !strcmp(root, "/"))
+		root = "";
+	snprintf(path, sizeof(path), "%s/sys/kernel/farswap", root);
+	h->module_loaded = !stat(path, &st);
+	h->version = read_at(root, "/sys/kernel/farswap/version", NULL, NULL);
+	h->host_id = read_at(root, "/sys/kernel/farswap/host_id", NULL, NULL);
+	chomp(h->version);
+	chomp(h->host_id);
+	if (only) {
+		if (!is_farswap_disk(root, only)) {
+			snprintf(err, errlen, "%s: not a farswap device", only);
+			return -ENOENT;
+		}
+		ret = add_device(h, only);
+	} else {
+		ret = list_devices(h, root);
+	}
+	if (ret) {
+		snprintf(err, errlen, "%s", strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < h->nr_devices; i++)
+		read_device(&h->devices[i], root);
+	read_swaps(h, root);
+	return 0;
+}
+
+void fsh_free(struct fsh_host *h)
+{
+	size_t i;
+	int f;
+
+	for (i = 0; i < h->nr_devices; i++) {
+		free(h->devices[i].size);
+		for (f = 0; f < FSH_NR_FILES; f++)
+			free(h->devices[i].file[f]);
+	}
+	free(h->devices);
+	free(h->version);
+	free(h->host_id);
+	memset(h, 0, sizeof(*h));
+}
+
+/* The line of @text whose first word is @word ("read ..."), or NULL. */
+static const char *line_of(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, word, n) && (p[n] == ' ' || p[n] == '\n' ||
+					      !p[n]))
+			return p;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+/* The module's version file: "module=0.1 protocol=1-1". */
+static bool parse_version(const char *text, char *module, size_t len,
+			  unsigned int *pmin, unsigned int *pmax)
+{
+	char fmt[48];
+
+	if (!text || len < 2)
+		return false;
+	snprintf(fmt, sizeof(fmt), "module=%%%zus protocol=%%u-%%u", len - 1);
+	return sscanf(text, fmt, module, pmin, pmax) == 3;
+}
+
+/* --- JSON --- */
+
+static void json_num_or_null(struct fsj *j, const char *key, bool ok,
+			     uint64_t v)
+{
+	if (ok)
+		fsj_u64(j, key, v);
+	else
+		fsj_null(j, key);
+}
+
+/* Member @key: the value of @skey in @line, or null. */
+static void json_kv(struct fsj *j, const char *key, const char *line,
+		    const char *skey)
+{
+	uint64_t v = 0;
+	bool ok = line && fsh_kv_u64(line, skey, &v);
+
+	json_num_or_null(j, key, ok, v);
+}
+
+/* Member @key: the number a one-number file holds, times @mul, or null. */
+static void json_file_u64(struct fsj *j, const char *key, const char *text,
+			  uint64_t mul)
+{
+	uint64_t v = 0;
+	bool ok = file_u64(text, &v);
+
+	json_num_or_null(j, key, ok, v * mul);
+}
+
+static void json_fields(struct fsj *j, const char *key, const char *text,
+			const struct fsh_field *f, size_t n)
+{
+	size_t i;
+
+	fsj_object_begin(j, key);
+	for (i = 0; i < n; i++)
+		json_kv(j, f[i].key, text, f[i].key);
+	fsj_object_end(j);
+}
+
+/* {"count": N, "p50_us": N, ...}: @prefix is "" or "read_"/"write_". */
+static void json_latency_one(struct fsj *j, const char *key,
+			     const char *line, const char *prefix,
+			     size_t nr_percentiles)
+{
+	char k[32];
+	size_t i;
+
+	fsj_object_begin(j, key);
+	snprintf(k, sizeof(k), "%scount", prefix);
+	json_kv(j, "count", line, k);
+	for (i = 0; i < nr_percentiles; i++) {
+		snprintf(k, sizeof(k), "%s%s", prefix, percentiles[i].key);
+		json_kv(j, percentiles[i].key, line, k);
+	}
+	fsj_object_end(j);
+}
+
+static void json_latency(struct fsj *j, const char *text)
+{
+	size_t i;
+
+	fsj_object_begin(j, "latency");
+	for (i = 0; i < ARRAY_SIZE(directions); i++)
+		json_latency_one(j, directions[i],
+				 text ? line_of(text, directions[i]) : NULL,
+				 "", ARRAY_SIZE(percentiles));
+	fsj_object_end(j);
+}
+
+/* Copy @n bytes of @s to @out as a string, cut to fit. */
+static void copy_word(char *out, size_t len, const char *s, size_t n)
+{
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+/* The word after " @key=" in the first line of @line, or "". */
+static void line_word(const char *line, const char *key, char *out,
+		      size_t len)
+{
+	size_t eol = strcspn(line, "\n"), klen = strlen(key);
+	const char *s = line;
+
+	out[0] = '\0';
+	while ((s = strstr(s, key)) && s < line + eol) {
+		if (s > line && s[-1] == ' ' && s[klen] == '=') {
+			s += klen + 1;
+			copy_word(out, len, s, strcspn(s, " \n"));
+			return;
+		}
+		s += klen;
+	}
+}
+
+/* The first word of a donors line and its state= value. */
+static void donor_words(const char *line, char *addr, size_t alen,
+			char *state, size_t slen)
+{
+	copy_word(addr, alen, line, strcspn(line, " \n"));
+	line_word(line, "state", state, slen);
+}
+
+static void json_donor(struct fsj *j, const char *line)
+{
+	static const struct {
+		const char *key;
+		const char *prefix;
+	} dirs[] = { { "read", "read_" }, { "write", "write_" } };
+	char addr[128], state[32], domain[40];
+	size_t i;
+
+	donor_words(line, addr, sizeof(addr), state, sizeof(state));
+	line_word(line, "domain", domain, sizeof(domain));
+	fsj_object_begin(j, NULL);
+	fsj_string(j, "address", addr);
+	fsj_string(j, "state", state[0] ? state : NULL);
+	/* "-": the donor has not told its domain yet. */
+	fsj_string(j, "domain",
+		   domain[0] && strcmp(domain, "-") ? domain : NULL);
+	for (i = 0; i < ARRAY_SIZE(donor_fields); i++)
+		json_kv(j, donor_fields[i].key, line, donor_fields[i].key);
+	/* The donors file's latency is brief: count, p50 and p99 only. */
+	fsj_object_begin(j, "latency");
+	for (i = 0; i < ARRAY_SIZE(dirs); i++)
+		json_latency_one(j, dirs[i].key, line, dirs[i].prefix,
+				 DONOR_PERCENTILES);
+	fsj_object_end(j);
+	fsj_object_end(j);
+}
+
+static void json_donors(struct fsj *j, const char *text)
+{
+	const char *line = text;
+
+	if (!text) {
+		fsj_null(j, "donors");
+		return;
+	}
+	fsj_array_begin(j, "donors");
+	while (line && *line) {
+		if (*line != '\n')
+			json_donor(j, line);
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	fsj_array_end(j);
+}
+
+/* "auth=hmac-sha256" or "auth=none" as the bare name; NULL if unread. */
+static const char *auth_name(const char *file, char *out, size_t outlen)
+{
+	size_t n;
+
+	if (!file || strncmp(file, "auth=", 5))
+		return NULL;
+	n = strcspn(file + 5, " \n");
+	if (!n || n >= outlen)
+		return NULL;
+	memcpy(out, file + 5, n);
+	out[n] = '\0';
+	return out;
+}
+
+static void json_device(struct fsj *j, const struct fsh_device *dev)
+{
+	const char *const *f = (const char *const *)dev->file;
+	uint64_t v = 0;
+	bool ok;
+
+	fsj_object_begin(j, NULL);
+	fsj_string(j, "name", dev->name);
+	json_file_u64(j, "size_bytes", dev->size, 512);
+	json_file_u64(j, "slab_size", f[FSH_SLAB_SIZE], 1);
+	ok = file_u64(f[FSH_SYNC_IO], &v);
+	if (ok)
+		fsj_bool(j, "sync_io", v != 0);
+	else
+		fsj_null(j, "sync_io");
+	json_file_u64(j, "io_timeout_ms", f[FSH_IO_TIMEOUT_MS], 1);
+	{
+		char auth[32];
+
+		fsj_string(j, "auth", auth_name(f[FSH_AUTH], auth,
+						sizeof(auth)));
+	}
+	fsj_object_begin(j, "swap");
+	fsj_bool(j, "active", dev->swap_active);
+	fsj_u64(j, "used_bytes", dev->swap_active ? dev->swap_used_bytes : 0);
+	if (dev->swap_active)
+		fsj_i64(j, "priority", dev->swap_priority);
+	else
+		fsj_null(j, "priority");
+	fsj_object_end(j);
+	json_fields(j, "slabs", f[FSH_SLABS], slabs_fields,
+		    ARRAY_SIZE(slabs_fields));
+	json_fields(j, "chunks", f[FSH_CHUNKS], chunks_fields,
+		    ARRAY_SIZE(chunks_fields));
+	json_fields(j, "stat", f[FSH_STAT], stat_fields,
+		    ARRAY_SIZE(stat_fields));
+	json_latency(j, f[FSH_LATENCY]);
+	if (f[FSH_REPLICAS]) {
+		size_t i;
+
+		fsj_object_begin(j, "replicas");
+		for (i = 0; i < ARRAY_SIZE(replicas_keys); i++)
+			json_kv(j, replicas_keys[i], f[FSH_REPLICAS],
+				replicas_keys[i]);
+		fsj_object_end(j);
+	} else {
+		fsj_null(j, "replicas");
+	}
+	json_donors(j, f[FSH_DONORS]);
+	fsj_object_end(j);
+}
+
+void fsh_json(const struct fsh_host *h, const char *ctl_version,
+	      struct fsj *j)
+{
+	unsigned int pmin, pmax;
+	char module[32];
+	bool have_version;
+	size_t i;
+
+	have_version = parse_version(h->version, module, sizeof(module),
+				     &pmin, &pmax);
+	fsj_object_begin(j, NULL);
+	fsj_u64(j, "schema_version", FSH_SCHEMA_VERSION);
+	fsj_string(j, "farswapctl_version", ctl_version);
+	fsj_object_begin(j, "module");
+	fsj_bool(j, "loaded", h->module_loaded);
+	fsj_string(j, "version", have_version ? module : NULL);
+	json_num_or_null(j, "protocol_min", have_version, pmin);
+	json_num_or_null(j, "protocol_max", have_version, pmax);
+	fsj_string(j, "host_id", h->host_id);
+	fsj_object_end(j);
+	fsj_array_begin(j, "devices");
+	for (i = 0; i < h->nr_devices; i++)
+		json_device(j, &h->devices[i]);
+	fsj_array_end(j);
+	fsj_object_end(j);
+}
+
+/* --- Prometheus --- */
+
+/*
+ * One family per run of fields with the same metric name: samples of a
+ * family must be one group, so devices are the inner loop.
+ */
+static void metrics_fields(const struct fsh_host *h, struct fsm *m,
+			   enum fsh_file file, const struct fsh_field *f,
+			   size_t n)
+{
+	size_t first, i, d;
+	uint64_t v;
+
+	for (first = 0; first < n; first = i) {
+		for (i = first + 1; i < n && !strcmp(f[i].metric,
+						     f[first].metric); i++)
+			;
+		fsm_family(m, f[first].metric, f[first].type, f[first].help);
+		for (d = 0; d < h->nr_devices; d++) {
+			const struct fsh_device *dev = &h->devices[d];
+			size_t k;
+
+			for (k = first; k < i; k++) {
+				struct fsm_label l[] = {
+					{ "device", dev->name },
+					{ "state", f[k].state },
+				};
+
+				if (!dev->file[file] ||
+				    !fsh_kv_u64(dev->file[file], f[k].key, &v))
+					continue;
+				fsm_u64(m, l, f[k].state ? 2 : 1, v);
+			}
+		}
+	}
+}
+
+/* A one-number file per device, times @mul, divided by @div. */
+static void metrics_file_value(const struct fsh_host *h, struct fsm *m,
+			       enum fsh_file file, const char *name,
+			       const char *help, double mul, double div)
+{
+	size_t d;
+	uint64_t v;
+
+	fsm_family(m, name, FSM_GAUGE, help);
+	for (d = 0; d < h->nr_devices; d++) {
+		struct fsm_label l = { "device", h->devices[d].name };
+		const char *text = file == FSH_NR_FILES ?
+			h->devices[d].size : h->devices[d].file[file];
+
+		if (file_u64(text, &v))
+			fsm_double(m, &l, 1, (double)v * mul / div);
+	}
+}
+
+static void metrics_swap(const struct fsh_host *h, struct fsm *m)
+{
+	size_t d;
+
+	fsm_family(m, "farswap_host_swap_active", FSM_GAUGE,
+		   "1 if the device is an active swap area.");
+	for (d = 0; d < h->nr_devices; d++) {
+		struct fsm_label l = { "device", h->devices[d].name };
+
+		fsm_u64(m, &l, 1, h->devices[d].swap_active);
+	}
+	fsm_family(m, "farswap_host_swap_used_bytes", FSM_GAUGE,
+		   "Swap space in use on the device.");
+	for (d = 0; d < h->nr_devices; d++) {
+		struct fsm_label l = { "device", h->devices[d].name };
+
+		if (h->devices[d].swap_active)
+			fsm_u64(m, &l, 1, h->devices[d].swap_used_bytes);
+	}
+}
+
+static void metrics_latency(const struct fsh_host *h, struct fsm *m)
+{
+	size_t d, i, p;
+	uint64_t v;
+
+	fsm_family(m, "farswap_host_latency_samples_total", FSM_COUNTER,
+		   "Requests measured in the device's latency histograms.");
+	for (d = 0; d < h->nr_devices; d++)
+		for (i = 0; i < ARRAY_SIZE(directions); i++) {
+			const char *text = h->devices[d].file[FSH_LATENCY];
+			const char *line = text ? line_of(text, directions[i]) :
+						  NULL;
+			struct fsm_label l[] = {
+				{ "device", h->devices[d].name },
+				{ "op", directions[i] },
+			};
+
+			if (line && fsh_kv_u64(line, "count", &v))
+				fsm_u64(m, l, 2, v);
+		}
+	fsm_family(m, "farswap_host_latency_seconds", FSM_GAUGE,
+		   "Request latency percentile since attach (an upper bound, within 12.5%).");
+	for (d = 0; d < h->nr_devices; d++)
+		for (i = 0; i < ARRAY_SIZE(directions); i++) {
+			const char *text = h->devices[d].file[FSH_LATENCY];
+			const char *line = text ? line_of(text, directions[i]) :
+						  NULL;
+
+			for (p = 0; line && p < ARRAY_SIZE(percentiles); p++) {
+				struct fsm_label l[] = {
+					{ "device", h->devices[d].name },
+					{ "op", directions[i] },
+					{ "quantile", percentiles[p].quantile },
+				};
+
+				if (fsh_kv_u64(line, percentiles[p].key, &v))
+					fsm_double(m, l, 3, (double)v / 1e6);
+			}
+		}
+}
+
+/* What visit_donors() calls with each donor line. */
+typedef void donor_sample_fn(struct fsm *m, const char *dev,
+			     const char *addr, const char *state,
+			     const char *line, const void *arg);
+
+/* Calls @fn for every donor line of every device. */
+static void visit_donors(const struct fsh_host *h, donor_sample_fn *fn,
+			   struct fsm *m, const void *arg)
+{
+	char addr[128], state[32];
+	const char *line;
+	size_t d;
+
+	for (d = 0; d < h->nr_devices; d++) {
+		for (line = h->devices[d].file[FSH_DONORS]; line && *line;) {
+			if (*line != '\n') {
+				donor_words(line, addr, sizeof(addr), state,
+					    sizeof(state));
+				fn(m, h->devices[d].name, addr, state, line,
+				   arg);
+			}
+			line = strchr(line, '\n');
+			if (line)
+				line++;
+		}
+	}
+}
+
+static void donor_state_sample(struct fsm *m, const char *dev,
+			       const char *addr, const char *state,
+			       const char *line, const void *arg)
+{
+	struct fsm_label l[] = {
+		{ "device", dev }, { "donor", addr }, { "state", state },
+	};
+
+	(void)line;
+	(void)arg;
+	if (state[0])
+		fsm_u64(m, l, 3, 1);
+}
+
+static void donor_field_sample(struct fsm *m, const char *dev,
+			       const char *addr, const char *state,
+			       const char *line, const void *arg)
+{
+	const struct fsh_field *f = arg;
+	struct fsm_label l[] = { { "device", dev }, { "donor", addr } };
+	uint64_t v;
+
+	(void)state;
+	if (fsh_kv_u64(line, f->key, &v))
+		fsm_u64(m, l, 2, v);
+}
+
+static void donor_latency_sample(struct fsm *m, const char *dev,
+				 const char *addr, const char *state,
+				 const char *line, const void *arg)
+{
+	static const char *const q[] = { "p50_us", "0.5", "p99_us", "0.99" };
+	bool count = arg != NULL;
+	char key[32];
+	uint64_t v;
+	size_t i, p;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(directions); i++) {
+		struct fsm_label l[] = {
+			{ "device", dev }, { "donor", addr },
+			{ "op", directions[i] }, { "quantile", NULL },
+		};
+
+		if (count) {
+			snprintf(key, sizeof(key), "%s_count", directions[i]);
+			if (fsh_kv_u64(line, key, &v))
+				fsm_u64(m, l, 3, v);
+			continue;
+		}
+		for (p = 0; p < ARRAY_SIZE(q); p += 2) {
+			snprintf(key, sizeof(key), "%s_%s", directions[i],
+				 q[p]);
+			l[3].value = q[p + 1];
+			if (fsh_kv_u64(line, key, &v))
+				fsm_double(m, l, 4, (double)v / 1e6);
+		}
+	}
+}
+
+static void metrics_donors(const struct fsh_host *h, struct fsm *m)
+{
+	size_t i;
+
+	fsm_family(m, "farswap_host_donor_state", FSM_GAUGE,
+		   "1 for the donor connection's state (new, connecting, live, failed, reconnecting, deleting).");
+	visit_donors(h, donor_state_sample, m, NULL);
+	for (i = 0; i < ARRAY_SIZE(donor_fields); i++) {
+		fsm_family(m, donor_fields[i].metric, donor_fields[i].type,
+			   donor_fields[i].help);
+		visit_donors(h, donor_field_sample, m, &donor_fields[i]);
+	}
+	fsm_family(m, "farswap_host_donor_latency_samples_total", FSM_COUNTER,
+		   "Requests measured in the donor's latency histograms.");
+	visit_donors(h, donor_latency_sample, m, m);
+	fsm_family(m, "farswap_host_donor_latency_seconds", FSM_GAUGE,
+		   "Request latency percentile on this donor (an upper bound, within 12.5%).");
+	visit_donors(h, donor_latency_sample, m, NULL);
+}
+
+static void metrics_module(const struct fsh_host *h, const char *ctl_version,
+			   struct fsm *m)
+{
+	unsigned int pmin, pmax;
+	char module[32], a[16], b[16];
+
+	fsm_family(m, "farswap_host_module_loaded", FSM_GAUGE,
+		   "1 if farswap.ko is loaded.");
+	fsm_u64(m, NULL, 0, h->module_loaded);
+	if (parse_version(h->version, module, sizeof(module), &pmin, &pmax)) {
+		struct fsm_label l[] = {
+			{ "version", module }, { "protocol_min", a },
+			{ "protocol_max", b },
+		};
+
+		snprintf(a, sizeof(a), "%u", pmin);
+		snprintf(b, sizeof(b), "%u", pmax);
+		fsm_family(m, "farswap_host_module_info", FSM_GAUGE,
+			   "farswap.ko's version and protocol versions, as labels.");
+		fsm_u64(m, l, 3, 1);
+	}
+	if (ctl_version) {
+		struct fsm_label l = { "version", ctl_version };
+
+		fsm_family(m, "farswap_host_farswapctl_info", FSM_GAUGE,
+			   "The version of farswapctl that wrote the metrics, as a label.");
+		fsm_u64(m, &l, 1, 1);
+	}
+	fsm_family(m, "farswap_host_devices", FSM_GAUGE,
+		   "farswap devices attached.");
+	fsm_u64(m, NULL, 0, h->nr_devices);
+}
+
+void fsh_metrics(const struct fsh_host *h, const char *ctl_version,
+		 struct fsm *m)
+{
+	metrics_module(h, ctl_version, m);
+	/* FSH_NR_FILES stands for /sys/block/NAME/size. */
+	metrics_file_value(h, m, FSH_NR_FILES, "farswap_host_device_size_bytes",
+			   "Size of the device.", 512, 1);
+	metrics_file_value(h, m, FSH_SLAB_SIZE, "farswap_host_slab_size_bytes",
+			   "Bytes per donor slab.", 1, 1);
+	metrics_file_value(h, m, FSH_SYNC_IO, "farswap_host_sync_io",
+			   "1 if the device is marked synchronous (sync_io).", 1, 1);
+	metrics_file_value(h, m, FSH_IO_TIMEOUT_MS,
+			   "farswap_host_io_timeout_seconds",
+			   "Time without progress after which a donor is failed.",
+			   1, 1000);
+	metrics_swap(h, m);
+	metrics_fields(h, m, FSH_SLABS, slabs_fields,
+		       ARRAY_SIZE(slabs_fields));
+	metrics_fields(h, m, FSH_CHUNKS, chunks_fields,
+		       ARRAY_SIZE(chunks_fields));
+	metrics_fields(h, m, FSH_STAT, stat_fields, ARRAY_SIZE(stat_fields));
+	metrics_latency(h, m);
+	metrics_donors(h, m);
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A host's farswap devices as the module shows them in sysfs, read once
+ * and turned into JSON (farswapctl status --json, docs/json.md) or
+ * Prometheus metrics (farswapctl metrics, docs/metrics.md).
+ *
+ * Every path is taken relative to a root directory ("/" on a real
+ * system), so that the unit tests can point it at a fake tree.
+ */
+#ifndef FSH_DEVSTAT_H
+#define FSH_DEVSTAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json.h"
+#include "metrics.h"
+
+#define FSH_NAME_LEN 32
+
+/* The files of /sys/block/farswapN/farswap/ read, in this order. */
+enum fsh_file {
+	FSH_SLAB_SIZE,
+	FSH_SLABS,
+	FSH_CHUNKS,
+	FSH_STAT,
+	FSH_LATENCY,
+	FSH_DONORS,
+	FSH_SYNC_IO,
+	FSH_IO_TIMEOUT_MS,
+	FSH_REPLICAS,
+	FSH_AUTH,
+	FSH_NR_FILES,
+};
+
+struct fsh_device {
+	char name[FSH_NAME_LEN];
+	char *size;			/* /sys/block/NAME/size, in sectors */
+	char *file[FSH_NR_FILES];	/* NULL: could not be read */
+	bool swap_active;		/* listed in /proc/swaps */
+	uint64_t swap_used_bytes;
+	int swap_priority;
+};
+
+struct fsh_host {
+	bool module_loaded;		/* /sys/kernel/farswap exists */
+	char *version;			/* "module=0.1 protocol=1-1" */
+	char *host_id;
+	size_t nr_devices;
+	struct fsh_device *devices;
+};
+
+/*
+ * Read every farswap device under @root, or only @only (a device name)
+ * if not NULL.  Returns 0, -ENOENT if @only is not a farswap device, or
+ * another -errno; @err says why.
+ */
+int fsh_read(struct fsh_host *h, const char *root, const char *only,
+	     char *err, size_t errlen);
+void fsh_free(struct fsh_host *h);
+
+/* The status document of docs/json.md. */
+void fsh_json(const struct fsh_host *h, const char *ctl_version,
+	      struct fsj *j);
+/* The farswap_host_* families of docs/metrics.md. */
+void fsh_metrics(const struct fsh_host *h, const char *ctl_version,
+		 struct fsm *m);
+
+/* "key=value" of a line of space-separated pairs, as a number. */
+bool fsh_kv_u64(const char *line, const char *key, uint64_t *v);
+
+#endif /* FSH_DEVSTAT_H */

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The donor's stats as JSON and Prometheus metrics (report.h).  The
+ * counters are listed once, with the metric each becomes; their JSON
+ * names are those of the text's "counters" line.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define FSD_SCHEMA_VERSION 1
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+	const char *key;
+	size_t offset;
+	const char *metric;
+	const char *help;
+} counters[] = {
+#define C(field, metric, help) \
+	{ #field, offsetof(struct fsd_counters, field), metric, help }
+	C(sessions, "farswapd_sessions_total", "Host sessions opened."),
+	C(rejects, "farswapd_rejects_total", "Connection requests rejected."),
+	C(bad_msgs, "farswapd_bad_messages_total",
+	  "Malformed control messages (each closes its session)."),
+	C(grants, "farswapd_grants_total", "Slabs granted to hosts."),
+	C(frees, "farswapd_frees_total", "Slabs hosts gave back."),
+	C(denied, "farswapd_denied_total", "Slab requests refused."),
+	C(reclaim_sent, "farswapd_reclaim_sent_total",
+	  "RECLAIM_REQ sent to hosts."),
+	C(reclaim_ok, "farswapd_reclaim_ok_total",
+	  "Reclaims the host completed (slab returned)."),
+	C(reclaim_refused, "farswapd_reclaim_refused_total",
+	  "Reclaims the host refused (no room elsewhere)."),
+	C(reclaim_late, "farswapd_reclaim_late_total",
+	  "Reclaims answered after their deadline."),
+	C(released, "farswapd_released_total",
+	  "Slabs whose memory was given back to the kernel under pressure."),
+	C(repopulated, "farswapd_repopulated_total",
+	  "Released slabs mapped and pinned again after pressure."),
+	C(notices, "farswapd_notices_total",
+	  "Unsolicited STATS_REP sent (offers, checks of a host that came back)."),
+	C(keepalives, "farswapd_keepalives_total", "Keepalive probes sent."),
+	C(keepalive_dead, "farswapd_keepalive_dead_total",
+	  "Sessions closed because a keepalive probe failed."),
+#define N(key, field, metric, help) \
+	{ key, offsetof(struct fsd_counters, field), metric, help }
+	C(handshake_timeouts, "farswapd_handshake_timeouts_total",
+	  "Connections closed because they did not finish their handshake in time."),
+	N("revoked_slabs", revoked, "farswapd_revoked_slabs_total",
+	  "Slabs taken back by force from hosts that did not return them under pressure."),
+	N("quarantined_slabs", quarantined, "farswapd_quarantined_slabs_total",
+	  "Slabs whose memory registration could not be removed, never reused."),
+	C(alloc_capped, "farswapd_alloc_capped_total",
+	  "Slab requests refused at a host's cap."),
+	C(alloc_rate_limited, "farswapd_alloc_rate_limited_total",
+	  "Slab requests refused by the per-host rate limit."),
+	C(depth_clamped, "farswapd_depth_clamped_total",
+	  "I/O queue pairs whose requested depth was cut to max-queue-depth."),
+	C(closed_not_allowed, "farswapd_closed_not_allowed_total",
+	  "Sessions closed on reload because allowed-hosts no longer names them."),
+	C(auth_ok, "farswapd_auth_ok_total", "Host sessions authenticated."),
+	C(auth_failed, "farswapd_auth_failed_total",
+	  "Authentication proofs that were wrong (each closes its session)."),
+	C(auth_denied_msgs, "farswapd_auth_denied_messages_total",
+	  "Control messages denied because their session was not authenticated."),
+	C(auth_timeouts, "farswapd_auth_timeouts_total",
+	  "Sessions closed because they did not authenticate in time."),
+#undef N
+#undef C
+};
+
+/* Refused connections, by reason (fsd_refusal_name()). */
+static uint64_t refused(const struct fsd_donor *d, int r)
+{
+	return d->cnt.refused[r];
+}
+
+static uint64_t counter(const struct fsd_donor *d, size_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)&d->cnt + counters[i].offset, sizeof(v));
+	return v;
+}
+
+static const char *session_state(const struct fsd_session *s)
+{
+	if (s->closing)
+		return "closing";
+	return s->established ? "up" : "connecting";
+}
+
+static unsigned int io_attached(const struct fsd_session *s)
+{
+	return (unsigned int)__builtin_popcountll(s->io_attached);
+}
+
+static void json_host(struct fsj *j, const struct fsd_donor *d,
+		      const struct fsd_session *s)
+{
+	fsj_object_begin(j, NULL);
+	fsj_u64(j, "host", s->nr);
+	fsj_string(j, "id", s->name);
+	fsj_string(j, "peer", s->peer);
+	fsj_u64(j, "slabs", s->nr_slabs);
+	fsj_u64(j, "bytes", (uint64_t)s->nr_slabs * d->pool.slab_size);
+	fsj_u64(j, "reclaiming", s->nr_reclaiming);
+	fsj_u64(j, "io_queues_attached", io_attached(s));
+	fsj_u64(j, "io_queues", s->nr_io_queues);
+	fsj_string(j, "state", session_state(s));
+	fsj_u64(j, "granting", s->grants_in_flight);
+	fsj_object_end(j);
+}
+
+void fsd_donor_json(const struct fsd_donor *d, struct fsj *j)
+{
+	const struct fsd_pool *p = &d->pool;
+	const struct fsd_session *s;
+	size_t i;
+	int r;
+
+	fsj_object_begin(j, NULL);
+	fsj_u64(j, "schema_version", FSD_SCHEMA_VERSION);
+	fsj_string(j, "failure_domain", d->domain);
+	fsj_u64(j, "slab_size", p->slab_size);
+	fsj_u64(j, "slabs_total", p->nr_slabs);
+	fsj_u64(j, "slabs_free", p->nr_free);
+	fsj_u64(j, "slabs_used", p->nr_held);
+	fsj_u64(j, "slabs_reclaiming", p->nr_reclaiming);
+	fsj_u64(j, "slabs_released", p->nr_released);
+	fsj_u64(j, "bytes_total", p->slab_size * p->nr_slabs);
+	fsj_u64(j, "bytes_used", p->slab_size * p->nr_held);
+	fsj_bool(j, "pressure", d->under_pressure);
+	fsj_u64(j, "mem_available", d->mem.mem_available);
+	fsj_u64(j, "mem_total", d->mem.mem_total);
+	fsj_double(j, "psi_some_avg10", d->mem.psi_some_avg10 / 100.0);
+	fsj_u64(j, "slabs_quarantined", p->nr_quarantined);
+	fsj_string(j, "auth", d->key.len ? "hmac-sha256" : "none");
+	fsj_object_begin(j, "counters");
+	for (i = 0; i < ARRAY_SIZE(counters); i++)
+		fsj_u64(j, counters[i].key, counter(d, i));
+	for (r = 0; r < FSD_REFUSED_COUNT; r++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "refused_%s", fsd_refusal_name(r));
+		fsj_u64(j, key, refused(d, r));
+	}
+	fsj_object_end(j);
+	fsj_array_begin(j, "hosts");
+	for (s = d->sessions; s; s = s->next)
+		json_host(j, d, s);
+	fsj_array_end(j);
+	fsj_object_end(j);
+}
+
+static void gauge(struct fsm *m, const char *name, const char *help,
+		  uint64_t v)
+{
+	fsm_family(m, name, FSM_GAUGE, help);
+	fsm_u64(m, NULL, 0, v);
+}
+
+static void slab_states(struct fsm *m, const struct fsd_pool *p)
+{
+	static const char *const state[] = {
+		"free", "used", "reclaiming", "released",
+	};
+	const uint32_t count[] = {
+		p->nr_free, p->nr_held, p->nr_reclaiming, p->nr_released,
+	};
+	size_t i;
+
+	fsm_family(m, "farswapd_slabs", FSM_GAUGE,
+		   "Slabs by state: free (populated, nobody's), used (held by hosts, reclaiming included), reclaiming, released (memory back with the kernel).");
+	for (i = 0; i < ARRAY_SIZE(state); i++) {
+		struct fsm_label l = { "state", state[i] };
+
+		fsm_u64(m, &l, 1, count[i]);
+	}
+}
+
+/* Per-host families: one sample per session, labelled by it. */
+static void host_family(struct fsm *m, const struct fsd_donor *d,
+			const char *name, const char *help,
+			uint64_t (*value)(const struct fsd_session *s))
+{
+	const struct fsd_session *s;
+	char nr[16];
+
+	fsm_family(m, name, FSM_GAUGE, help);
+	for (s = d->sessions; s; s = s->next) {
+		struct fsm_label l[] = {
+			{ "host", nr }, { "id", s->name }, { "peer", s->peer },
+		};
+
+		snprintf(nr, sizeof(nr), "%u", s->nr);
+		fsm_u64(m, l, 3, value(s));
+	}
+}
+
+static uint64_t host_slabs(const struct fsd_session *s)
+{
+	return s->nr_slabs;
+}
+
+static uint64_t host_reclaiming(const struct fsd_session *s)
+{
+	return s->nr_reclaiming;
+}
+
+static uint64_t host_io_queues(const struct fsd_session *s)
+{
+	return io_attached(s);
+}
+
+static uint64_t host_up(const struct fsd_session *s)
+{
+	return s->established && !s->closing;
+}
+
+void fsd_donor_metrics(const struct fsd_donor *d, struct fsm *m)
+{
+	const struct fsd_pool *p = &d->pool;
+	size_t i;
+	int r;
+
+	gauge(m, "farswapd_slab_size_bytes", "Bytes per slab.", p->slab_size);
+	gauge(m, "farswapd_pool_slabs", "Slabs in the pool.", p->nr_slabs);
+	slab_states(m, p);
+	gauge(m, "farswapd_donated_bytes",
+	      "Bytes of the pool (pool_slabs x slab_size).",
+	      p->slab_size * p->nr_slabs);
+	gauge(m, "farswapd_used_bytes", "Bytes of the slabs held by hosts.",
+	      p->slab_size * p->nr_held);
+	gauge(m, "farswapd_under_pressure",
+	      "1 while the donor is short of memory and reclaiming.",
+	      d->under_pressure);
+	gauge(m, "farswapd_mem_available_bytes",
+	      "MemAvailable at the last memory check.", d->mem.mem_available);
+	gauge(m, "farswapd_mem_total_bytes", "MemTotal.", d->mem.mem_total);
+	fsm_family(m, "farswapd_psi_some_avg10", FSM_GAUGE,
+		   "Memory pressure stall information, some avg10 (percent).");
+	fsm_double(m, NULL, 0, d->mem.psi_some_avg10 / 100.0);
+	gauge(m, "farswapd_quarantined_slabs",
+	      "Slabs quarantined now: their registration could not be removed.",
+	      p->nr_quarantined);
+	for (i = 0; i < ARRAY_SIZE(counters); i++) {
+		fsm_family(m, counters[i].metric, FSM_COUNTER,
+			   counters[i].help);
+		fsm_u64(m, NULL, 0, counter(d, i));
+	}
+	fsm_family(m, "farswapd_refused_total", FSM_COUNTER,
+		   "Connections refused, by reason.");
+	for (r = 0; r < FSD_REFUSED_COUNT; r++) {
+		struct fsm_label l = { "reason", fsd_refusal_name(r) };
+
+		fsm_u64(m, &l, 1, refused(d, r));
+	}
+	gauge(m, "farswapd_hosts", "Host sessions.", d->nr_sessions);
+	host_family(m, d, "farswapd_host_slabs", "Slabs the host holds.",
+		    host_slabs);
+	host_family(m, d, "farswapd_host_reclaiming_slabs",
+		    "The host's slabs asked back and not yet returned.",
+		    host_reclaiming);
+	host_family(m, d, "farswapd_host_io_queues",
+		    "I/O queue pairs the host has connected.", host_io_queues);
+	host_family(m, d, "farswapd_host_up",
+		    "1 if the host's control connection is established.",
+		    host_up);
+}
+
+char *fsd_donor_json_text(const struct fsd_donor *d, size_t *len)
+{
+	const char *text;
+	char *copy = NULL;
+	struct fsj j;
+
+	fsj_init(&j);
+	fsd_donor_json(d, &j);
+	text = fsj_finish(&j, len);
+	if (text)
+		copy = strdup(text);
+	fsj_free(&j);
+	return copy;
+}
+
+char *fsd_donor_metrics_text(const struct fsd_donor *d, size_t *len)
+{
+	const char *text;
+	char *copy = NULL;
+	struct fsm m;
+
+	fsm_init(&m);
+	fsd_donor_metrics(d, &m);
+	text = fsm_finish(&m, len);
+	if (text)
+		copy = strdup(text);
+	fsm_free(&m);
+	return copy;
+}

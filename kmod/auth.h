@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Host authentication: the host's half of the HMAC challenge-response of
+ * include/farswap_proto.h ("Authentication").  The secret comes from the
+ * kernel keyring, a key of type logon (userspace cannot read it back),
+ * named at attach with key=DESCRIPTION, as NVMe in-band authentication
+ * keeps its secrets.  It is copied into the device and wiped at detach;
+ * it never appears in logs, sysfs or stats.
+ *
+ * Free of RDMA calls, so KUnit runs it under UML.
+ */
+#ifndef FARSWAP_AUTH_H
+#define FARSWAP_AUTH_H
+
+#include <linux/types.h>
+
+#include "farswap_proto.h"
+
+/* A logon key's description: "prefix:name". */
+#define FARSWAP_KEY_DESC_LEN	128
+
+struct farswap_auth_key {
+	u8 bytes[FARSWAP_AUTH_KEY_MAX];
+	unsigned int len;		/* 0: no key, no authentication */
+};
+
+int farswap_auth_mac(const struct farswap_auth_key *key,
+		     enum farswap_auth_role role, const u8 *host_nonce,
+		     const u8 *donor_nonce, u64 session, const u8 *host_id,
+		     const u8 *donor_id, u8 mac[FARSWAP_AUTH_MAC_LEN]);
+bool farswap_auth_mac_equal(const u8 *a, const u8 *b);
+int farswap_auth_answer(const struct farswap_auth_key *key,
+			const u8 *host_nonce,
+			const struct farswap_auth_chal *chal, u64 session,
+			const u8 *host_id, const u8 *donor_id,
+			u8 host_mac[FARSWAP_AUTH_MAC_LEN]);
+bool farswap_key_desc_valid(const char *desc);
+int farswap_auth_key_lookup(const char *desc, struct farswap_auth_key *key,
+			    char *err, size_t errlen);
+void farswap_auth_key_clear(struct farswap_auth_key *key);
+void farswap_auth_nonce(u8 nonce[FARSWAP_AUTH_NONCE_LEN]);
+
+#endif /* FARSWAP_AUTH_H */

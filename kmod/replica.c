@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which copies of a chunk serve (see replica.h).
+ */
+#include <linux/bits.h>
+#include <linux/kernel.h>
+
+#include "replica.h"
+
+/**
+ * farswap_replica_pick_read - the placement a read goes to
+ * @v: one view per placement
+ * @n: placements
+ * @spread: any number that differs between reads (the chunk, the page):
+ *	among placements equally fast it picks one, so that reads spread
+ *
+ * Live, current, not tried yet, and of those the lowest recent latency;
+ * latencies within an eighth of each other count as equal.
+ *
+ * Return: the placement's index, or -1 when none can serve.
+ */
+int farswap_replica_pick_read(const struct farswap_replica_view *v,
+			      unsigned int n, unsigned int spread)
+{
+	int cand[FARSWAP_MAX_REPLICAS];
+	unsigned int i, nc = 0;
+	u64 best = U64_MAX;
+
+	for (i = 0; i < n && i < FARSWAP_MAX_REPLICAS; i++)
+		if (v[i].live && v[i].uptodate && !v[i].tried)
+			best = min(best, v[i].lat_ns);
+	if (best == U64_MAX)
+		return -1;
+	for (i = 0; i < n && i < FARSWAP_MAX_REPLICAS; i++)
+		if (v[i].live && v[i].uptodate && !v[i].tried &&
+		    v[i].lat_ns <= best + best / 8)
+			cand[nc++] = i;
+	return cand[spread % nc];
+}
+
+/* The placements a write goes to: every live current one (a bit each). */
+unsigned int farswap_replica_write_set(const struct farswap_replica_view *v,
+				       unsigned int n)
+{
+	unsigned int i, set = 0;
+
+	for (i = 0; i < n && i < FARSWAP_MAX_REPLICAS; i++)
+		if (v[i].live && v[i].uptodate)
+			set |= BIT(i);
+	return set;
+}
+
+/* How many placements can serve: live and current. */
+unsigned int farswap_replica_serving(const struct farswap_replica_view *v,
+				     unsigned int n)
+{
+	return hweight32(farswap_replica_write_set(v, n));
+}
+
+/* A donor's recent read latency: an average that weighs new samples 1/8. */
+u64 farswap_replica_lat_update(u64 ewma_ns, u64 sample_ns)
+{
+	if (!ewma_ns)
+		return sample_ns;
+	return ewma_ns - (ewma_ns >> 3) + (sample_ns >> 3);
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite farswap_auth: the host's half of authentication
+ * (kmod/auth.c) and its attach option (key= in kmod/args.c).
+ *
+ * The MAC is checked against a known answer computed apart from this
+ * code: the 88 bytes of struct farswap_auth_mac_input written out by
+ * hand and fed to `openssl dgst -sha256 -hmac KEY` (the same answer the
+ * daemon's unit test checks, so host and donor agree byte for byte).
+ * Every field the MAC binds changes it when one of its bytes flips.
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "args.h"
+#include "auth.h"
+
+#define KEY "0123456789abcdef0123456789abcdef"
+
+struct mac_in {
+	struct farswap_auth_key key;
+	u8 hn[FARSWAP_AUTH_NONCE_LEN];
+	u8 dn[FARSWAP_AUTH_NONCE_LEN];
+	u64 session;
+	u8 hid[FARSWAP_ID_LEN];
+	u8 did[FARSWAP_ID_LEN];
+};
+
+static void mac_in_init(struct mac_in *m)
+{
+	unsigned int i;
+
+	memset(m, 0, sizeof(*m));
+	memcpy(m->key.bytes, KEY, 32);
+	m->key.len = 32;
+	for (i = 0; i < FARSWAP_AUTH_NONCE_LEN; i++) {
+		m->hn[i] = i;
+		m->dn[i] = 16 + i;
+	}
+	m->session = 0x0123456789abcdefULL;
+	memcpy(m->hid, "host-a", 6);
+	memcpy(m->did, "donor-1", 7);
+}
+
+static int mac_of(const struct mac_in *m, enum farswap_auth_role role,
+		  u8 *mac)
+{
+	return farswap_auth_mac(&m->key, role, m->hn, m->dn, m->session,
+				m->hid, m->did, mac);
+}
+
+static const u8 want_donor[32] = {
+	0xe7, 0x89, 0x91, 0xed, 0xa5, 0xa6, 0xd6, 0xb1,
+	0x4e, 0x64, 0x92, 0x70, 0xa4, 0xa5, 0xa3, 0x43,
+	0x64, 0x1a, 0x75, 0xbf, 0x88, 0xf2, 0x41, 0xe8,
+	0x7d, 0xbe, 0x74, 0x77, 0xd4, 0x51, 0xab, 0x4a,
+};
+
+static const u8 want_host[32] = {
+	0x87, 0xb5, 0xd5, 0xf4, 0xdd, 0x80, 0xfd, 0xfd,
+	0xe0, 0xc7, 0x16, 0x5b, 0xaa, 0x8f, 0x6a, 0xe6,
+	0x05, 0xaf, 0x00, 0x29, 0xf0, 0x04, 0xa3, 0x0a,
+	0xeb, 0x5e, 0x9b, 0x05, 0x99, 0x5e, 0x36, 0x47,
+};
+
+static void known_answer_test(struct kunit *test)
+{
+	struct mac_in m;
+	u8 mac[32];
+
+	mac_in_init(&m);
+	KUNIT_ASSERT_EQ(test, mac_of(&m, FARSWAP_AUTH_DONOR, mac), 0);
+	KUNIT_EXPECT_MEMEQ(test, mac, want_donor, 32);
+	KUNIT_EXPECT_TRUE(test, farswap_auth_mac_equal(mac, want_donor));
+	KUNIT_ASSERT_EQ(test, mac_of(&m, FARSWAP_AUTH_HOST, mac), 0);
+	KUNIT_EXPECT_MEMEQ(test, mac, want_host, 32);
+	/* The labels keep one side's MAC from passing for the other's. */
+	KUNIT_EXPECT_FALSE(test, farswap_auth_mac_equal(mac, want_donor));
+	m.key.len = 0;
+	KUNIT_EXPECT_EQ(test, mac_of(&m, FARSWAP_AUTH_HOST, mac), -ENOKEY);
+}
+
+/* The bytes of struct mac_in each MAC binds, by field. */
+static const struct {
+	const char *name;
+	size_t off, len;
+} bound[] = {
+	{ "key", offsetof(struct mac_in, key.bytes), 32 },
+	{ "host nonce", offsetof(struct mac_in, hn), FARSWAP_AUTH_NONCE_LEN },
+	{ "donor nonce", offsetof(struct mac_in, dn), FARSWAP_AUTH_NONCE_LEN },
+	{ "session", offsetof(struct mac_in, session), sizeof(u64) },
+	{ "host_id", offsetof(struct mac_in, hid), FARSWAP_ID_LEN },
+	{ "donor_id", offsetof(struct mac_in, did), FARSWAP_ID_LEN },
+};
+
+static void flipped_byte_test(struct kunit *test)
+{
+	enum farswap_auth_role role;
+	struct mac_in m;
+	unsigned int f;
+	size_t b;
+	u8 mac[32];
+
+	for (role = FARSWAP_AUTH_DONOR; role <= FARSWAP_AUTH_HOST; role++) {
+		const u8 *want = role == FARSWAP_AUTH_DONOR ? want_donor :
+							      want_host;
+
+		for (f = 0; f < ARRAY_SIZE(bound); f++) {
+			for (b = 0; b < bound[f].len; b++) {
+				mac_in_init(&m);
+				((u8 *)&m)[bound[f].off + b] ^= 0x01;
+				KUNIT_ASSERT_EQ(test, mac_of(&m, role, mac), 0);
+				KUNIT_EXPECT_FALSE_MSG(test,
+						       farswap_auth_mac_equal(mac, want),
+						       "%s MAC unchanged by a flip in %s byte %zu",
+						       role == FARSWAP_AUTH_DONOR ?
+						       "donor" : "host",
+						       bound[f].name, b);
+			}
+		}
+	}
+	/* A longer key (same first bytes) is another key. */
+	mac_in_init(&m);
+	m.key.bytes[32] = 'x';
+	m.key.len = 33;
+	KUNIT_ASSERT_EQ(test, mac_of(&m, FARSWAP_AUTH_HOST, mac), 0);
+	KUNIT_EXPECT_FALSE(test, farswap_auth_mac_equal(mac, want_host));
+}
+
+/*
+ * The host's side of the handshake: a right challenge is answered with
+ * the host's MAC, a wrong one (another key, another session, the host's
+ * own label) gets no answer at all.
+ */
+static void answer_test(struct kunit *test)
+{
+	struct farswap_auth_chal chal;
+	struct mac_in m, other;
+	u8 proof[32];
+
+	mac_in_init(&m);
+	memset(&chal, 0, sizeof(chal));
+	memcpy(chal.donor_nonce, m.dn, sizeof(chal.donor_nonce));
+	memcpy(chal.donor_mac, want_donor, 32);
+	KUNIT_ASSERT_EQ(test, farswap_auth_answer(&m.key, m.hn, &chal,
+						  m.session, m.hid, m.did,
+						  proof), 0);
+	KUNIT_EXPECT_MEMEQ(test, proof, want_host, 32);
+
+	/* A donor with another key. */
+	other = m;
+	other.key.bytes[0] ^= 1;
+	KUNIT_ASSERT_EQ(test, mac_of(&other, FARSWAP_AUTH_DONOR,
+				     chal.donor_mac), 0);
+	KUNIT_EXPECT_EQ(test, farswap_auth_answer(&m.key, m.hn, &chal,
+						  m.session, m.hid, m.did,
+						  proof), -EACCES);
+	KUNIT_EXPECT_TRUE(test, farswap_is_zero(proof, sizeof(proof)));
+
+	/* The right key, but another session's challenge. */
+	memcpy(chal.donor_mac, want_donor, 32);
+	KUNIT_EXPECT_EQ(test, farswap_auth_answer(&m.key, m.hn, &chal,
+						  m.session + 1, m.hid, m.did,
+						  proof), -EACCES);
+
+	/* A donor echoing the host's own MAC proves nothing. */
+	memcpy(chal.donor_mac, want_host, 32);
+	KUNIT_EXPECT_EQ(test, farswap_auth_answer(&m.key, m.hn, &chal,
+						  m.session, m.hid, m.did,
+						  proof), -EACCES);
+}
+
+static void mac_equal_test(struct kunit *test)
+{
+	u8 a[32];
+	unsigned int i;
+
+	for (i = 0; i < 32; i++) {
+		memcpy(a, want_host, 32);
+		a[i] ^= 0x80;
+		KUNIT_EXPECT_FALSE(test, farswap_auth_mac_equal(a, want_host));
+	}
+	KUNIT_EXPECT_TRUE(test, farswap_auth_mac_equal(want_host, want_host));
+}
+
+static void nonce_test(struct kunit *test)
+{
+	u8 a[FARSWAP_AUTH_NONCE_LEN], b[FARSWAP_AUTH_NONCE_LEN];
+
+	farswap_auth_nonce(a);
+	farswap_auth_nonce(b);
+	KUNIT_EXPECT_FALSE(test, farswap_is_zero(a, sizeof(a)));
+	KUNIT_EXPECT_NE(test, memcmp(a, b, sizeof(a)), 0);
+}
+
+static void key_desc_test(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, farswap_key_desc_valid("farswap:donor1"));
+	KUNIT_EXPECT_TRUE(test, farswap_key_desc_valid("a:b"));
+	KUNIT_EXPECT_FALSE(test, farswap_key_desc_valid(""));
+	KUNIT_EXPECT_FALSE(test, farswap_key_desc_valid("nocolon"));
+	KUNIT_EXPECT_FALSE(test, farswap_key_desc_valid(":name"));
+	KUNIT_EXPECT_FALSE(test, farswap_key_desc_valid("prefix:"));
+	KUNIT_EXPECT_FALSE(test, farswap_key_desc_valid("a:b\x01"));
+}
+
+/* A missing key fails with -ENOKEY, naming the description. */
+static void key_missing_test(struct kunit *test)
+{
+	struct farswap_auth_key k;
+	char err[FARSWAP_ERR_LEN] = "";
+
+	memset(&k, 0xaa, sizeof(k));
+	KUNIT_EXPECT_EQ(test, farswap_auth_key_lookup("farswap:kunit-none", &k,
+						      err, sizeof(err)),
+			-ENOKEY);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(err, "farswap:kunit-none"));
+	KUNIT_EXPECT_EQ(test, k.len, 0U);
+	KUNIT_EXPECT_TRUE(test, farswap_is_zero(k.bytes, sizeof(k.bytes)));
+}
+
+static int parse(struct kunit *test, const char *cmd,
+		 struct farswap_attach_args *a, char *err)
+{
+	char *buf = kunit_kstrdup(test, cmd, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(a, 0, sizeof(*a));
+	return farswap_parse_attach(buf, a, err, FARSWAP_ERR_LEN);
+}
+
+static void key_option_test(struct kunit *test)
+{
+	struct farswap_attach_args *a = kunit_kzalloc(test, sizeof(*a),
+						      GFP_KERNEL);
+	char err[FARSWAP_ERR_LEN] = "";
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, parse(test, "donor=10.0.0.1 size=4G", a, err), 0);
+	KUNIT_EXPECT_STREQ(test, a->key_desc, "");
+	KUNIT_EXPECT_EQ_MSG(test, parse(test, "donor=10.0.0.1 size=4G key=farswap:d1",
+					a, err), 0, "refused: %s", err);
+	KUNIT_EXPECT_STREQ(test, a->key_desc, "farswap:d1");
+	KUNIT_EXPECT_EQ(test, parse(test, "donor=10.0.0.1 size=4G key=d1", a,
+				    err), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(err, "logon key"));
+	KUNIT_EXPECT_EQ(test, parse(test, "donor=10.0.0.1 size=4G key=a:b key=a:c",
+				    a, err), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(err, "given twice"));
+}
+
+static struct kunit_case farswap_auth_cases[] = {
+	KUNIT_CASE(known_answer_test),
+	KUNIT_CASE(flipped_byte_test),
+	KUNIT_CASE(answer_test),
+	KUNIT_CASE(mac_equal_test),
+	KUNIT_CASE(nonce_test),
+	KUNIT_CASE(key_desc_test),
+	KUNIT_CASE(key_missing_test),
+	KUNIT_CASE(key_option_test),
+	{}
+};
+
+static struct kunit_suite farswap_auth_suite = {
+	.name = "farswap_auth",
+	.test_cases = farswap_auth_cases,
+};
+
+kunit_test_suite(farswap_auth_suite);

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host authentication on the donor (daemon/auth.c, the AUTH_* handling of
+ * daemon/donor.c), with fake ops: the MAC against a known answer, the key
+ * file's checks, and the handshake's state machine.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "fake_ops.h"
+
+#define NR 8
+#define SLAB (2ull << 20)
+#define KEY "0123456789abcdef0123456789abcdef"
+
+struct ctx {
+	struct fsd_donor d;
+	struct fake f;
+};
+
+static void set_key(struct fsd_donor *d, const char *secret)
+{
+	struct fsd_auth_key k = { .len = strlen(secret) };
+
+	memcpy(k.bytes, secret, k.len);
+	fsd_donor_set_key(d, &k);
+}
+
+static int setup(void **state)
+{
+	static struct ctx c;
+
+	if (fake_donor_init(&c.d, &c.f, NR, SLAB))
+		return -1;
+	set_key(&c.d, KEY);
+	*state = &c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	fake_donor_exit(&c->d);
+	return 0;
+}
+
+/* A control session of @host that announces authentication (or not). */
+static struct fsd_session *session(struct ctx *c, const char *host,
+				   bool auth, struct fsd_conn_decision *dec)
+{
+	struct farswap_conn_req req;
+	struct fsd_session *s;
+
+	farswap_conn_req_init(&req, FARSWAP_QT_CTRL, 0, 2, 0, 128);
+	if (auth)
+		req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
+	strncpy((char *)req.host_id, host, FARSWAP_ID_LEN);
+	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), dec);
+	if (dec->status != FARSWAP_ST_OK)
+		return NULL;
+	s = fsd_session_new(&c->d, dec, "10.0.0.1:5000", 0);
+	if (s)
+		fsd_session_established(&c->d, s, 0);
+	return s;
+}
+
+static int io_join(struct ctx *c, struct fsd_session *s)
+{
+	struct farswap_conn_req req;
+	struct fsd_conn_decision dec;
+
+	farswap_conn_req_init(&req, FARSWAP_QT_IO, 1, 2, s->token, 128);
+	req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
+	memcpy(req.host_id, s->host_id, FARSWAP_ID_LEN);
+	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), &dec);
+	return dec.status;
+}
+
+static int handle(struct ctx *c, struct fsd_session *s, union farswap_msg *m,
+		  uint64_t now)
+{
+	return fsd_handle_msg(&c->d, s, m, farswap_msg_size(m->hdr.type), now);
+}
+
+static const uint8_t HNONCE[16] = { 0, 1, 2, 3, 4, 5, 6, 7,
+				    8, 9, 10, 11, 12, 13, 14, 15 };
+
+/* AUTH_REQ; returns the AUTH_CHAL the donor sent. */
+static const struct farswap_auth_chal *auth_req(struct ctx *c,
+						struct fsd_session *s)
+{
+	union farswap_msg m;
+
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_REQ, 1, 0x101);
+	memcpy(m.auth_req.host_nonce, HNONCE, 16);
+	assert_int_equal(handle(c, s, &m, 1), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_AUTH_CHAL);
+	assert_int_equal(le64_to_cpu(fake_last(&c->f)->hdr.cookie), 0x101);
+	return &fake_last(&c->f)->auth_chal;
+}
+
+/* The host's side: its proof for @s's challenge, with @secret. */
+static void host_mac(const char *secret, const struct fsd_session *s,
+		     const uint8_t *dnonce, uint8_t *mac)
+{
+	struct fsd_auth_key k = { .len = strlen(secret) };
+
+	memcpy(k.bytes, secret, k.len);
+	assert_int_equal(fsd_auth_mac(&k, FARSWAP_AUTH_HOST, HNONCE, dnonce,
+				      s->token, s->host_id,
+				      (const uint8_t *)"donor-1\0\0\0\0\0\0\0\0\0",
+				      mac), 0);
+}
+
+static int proof(struct ctx *c, struct fsd_session *s, const uint8_t *mac)
+{
+	union farswap_msg m;
+
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_PROOF, 1, 0x102);
+	memcpy(m.auth_proof.host_mac, mac, 32);
+	return handle(c, s, &m, 2);
+}
+
+/*
+ * Known answer, computed apart from this code: the 88 bytes of the MAC
+ * input written out by hand (Python struct) and fed to
+ *   openssl dgst -sha256 -hmac 0123456789abcdef0123456789abcdef
+ */
+static void test_mac_known_answer(void **state)
+{
+	static const uint8_t want_donor[32] = {
+		0xe7, 0x89, 0x91, 0xed, 0xa5, 0xa6, 0xd6, 0xb1,
+		0x4e, 0x64, 0x92, 0x70, 0xa4, 0xa5, 0xa3, 0x43,
+		0x64, 0x1a, 0x75, 0xbf, 0x88, 0xf2, 0x41, 0xe8,
+		0x7d, 0xbe, 0x74, 0x77, 0xd4, 0x51, 0xab, 0x4a,
+	};
+	static const uint8_t want_host[32] = {
+		0x87, 0xb5, 0xd5, 0xf4, 0xdd, 0x80, 0xfd, 0xfd,
+		0xe0, 0xc7, 0x16, 0x5b, 0xaa, 0x8f, 0x6a, 0xe6,
+		0x05, 0xaf, 0x00, 0x29, 0xf0, 0x04, 0xa3, 0x0a,
+		0xeb, 0x5e, 0x9b, 0x05, 0x99, 0x5e, 0x36, 0x47,
+	};
+	struct fsd_auth_key k = { .len = 32 };
+	uint8_t dn[16], hid[16] = "host-a", did[16] = "donor-1", mac[32];
+	unsigned int i;
+
+	(void)state;
+	memcpy(k.bytes, KEY, 32);
+	for (i = 0; i < 16; i++)
+		dn[i] = (uint8_t)(16 + i);
+	assert_int_equal(fsd_auth_mac(&k, FARSWAP_AUTH_DONOR, HNONCE, dn,
+				      0x0123456789abcdefull, hid, did, mac), 0);
+	assert_memory_equal(mac, want_donor, 32);
+	assert_true(fsd_auth_mac_equal(mac, want_donor));
+	assert_int_equal(fsd_auth_mac(&k, FARSWAP_AUTH_HOST, HNONCE, dn,
+				      0x0123456789abcdefull, hid, did, mac), 0);
+	assert_memory_equal(mac, want_host, 32);
+	assert_false(fsd_auth_mac_equal(mac, want_donor));
+	k.len = 0;
+	assert_int_equal(fsd_auth_mac(&k, FARSWAP_AUTH_HOST, HNONCE, dn, 1,
+				      hid, did, mac), -ENOKEY);
+}
+
+static int write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		close(fd);
+		return -1;
+	}
+	fchmod(fd, mode);
+	return close(fd);
+}
+
+static void test_key_file(void **state)
+{
+	char path[] = "/tmp/farswap-key-XXXXXX", err[256];
+	struct fsd_auth_key k;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(write_file(path, KEY "\n", 0600), 0);
+	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)), 0);
+	assert_int_equal(k.len, 32);
+	assert_memory_equal(k.bytes, KEY, 32);
+	/* Readable by others: refused, and the message names the mode. */
+	assert_int_equal(write_file(path, KEY, 0644), 0);
+	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)),
+			 -EPERM);
+	assert_non_null(strstr(err, "0644"));
+	assert_null(strstr(err, "0123456789"));
+	assert_int_equal(k.len, 0);
+	assert_int_equal(write_file(path, "short-secret\n", 0600), 0);
+	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "shorter"));
+	assert_null(strstr(err, "short-secret"));
+	assert_int_equal(write_file(path, KEY KEY "x", 0600), 0);
+	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)),
+			 -EINVAL);
+	/* Owned by another user (who could set the secret): refused. */
+	assert_int_equal(write_file(path, KEY, 0600), 0);
+	if (geteuid() == 0 && chown(path, 65534, (gid_t)-1) == 0) {
+		assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)),
+				 -EPERM);
+		assert_non_null(strstr(err, "owned by uid 65534"));
+		assert_int_equal(k.len, 0);
+	}
+	unlink(path);
+	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)),
+			 -ENOENT);
+}
+
+static void test_config_needs_key_or_insecure(void **state)
+{
+	struct fsd_config cfg;
+	struct fsd_args a;
+	char err[512];
+	char *argv1[] = { "farswapd", "--insecure-no-auth", NULL };
+	char *argv2[] = { "farswapd", "--key-file", "/etc/farswap/key", NULL };
+
+	(void)state;
+	fsd_config_defaults(&cfg);
+	assert_int_equal(fsd_config_check_auth(&cfg, err, sizeof(err)),
+			 -EPERM);
+	assert_non_null(strstr(err, "--insecure-no-auth"));
+	assert_int_equal(fsd_parse_args(2, argv1, &a, err, sizeof(err)), 0);
+	assert_int_equal(fsd_config_apply_args(&cfg, &a, err, sizeof(err)), 0);
+	assert_true(cfg.insecure_no_auth);
+	assert_int_equal(fsd_config_check_auth(&cfg, err, sizeof(err)), 0);
+
+	fsd_config_defaults(&cfg);
+	assert_int_equal(fsd_parse_args(3, argv2, &a, err, sizeof(err)), 0);
+	assert_int_equal(fsd_config_apply_args(&cfg, &a, err, sizeof(err)), 0);
+	assert_string_equal(cfg.key_file, "/etc/farswap/key");
+	assert_int_equal(fsd_config_check_auth(&cfg, err, sizeof(err)), 0);
+
+	fsd_config_defaults(&cfg);
+	assert_int_equal(fsd_config_parse(&cfg,
+					  "insecure-no-auth = yes\n", "t", err,
+					  sizeof(err)), 0);
+	assert_true(cfg.insecure_no_auth);
+	assert_int_not_equal(fsd_config_set(&cfg, "key-file", "relative",
+					    err, sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_set(&cfg, "insecure-no-auth", "maybe",
+					    err, sizeof(err)), 0);
+}
+
+/* A donor with a key refuses, at connect, a host that cannot prove it. */
+static void test_host_without_auth_refused(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+
+	assert_null(session(c, "host-x", false, &dec));
+	assert_int_equal(dec.status, FARSWAP_ST_DENIED);
+	assert_int_equal(dec.refusal, FSD_REFUSED_AUTH);
+	/* The log line names the claimed host_id. */
+	assert_non_null(strstr(dec.detail, "host-x"));
+}
+
+/* Before authentication: every request DENIED, no I/O QP joins. */
+static void test_before_auth_denied(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s = session(c, "host-a", true, &dec);
+	union farswap_msg m;
+	unsigned int grants = c->f.grants;
+
+	assert_non_null(s);
+	assert_int_equal(s->auth, FSD_AUTH_WAIT_REQ);
+	assert_true(s->features & FARSWAP_FEAT_AUTH);
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, 1, 0x55);
+	m.alloc_req.slab_size = cpu_to_le64(SLAB);
+	assert_int_equal(handle(c, s, &m, 1), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_AUTH_REP);
+	assert_int_equal(le64_to_cpu(fake_last(&c->f)->hdr.cookie), 0x55);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->auth_rep.status),
+			 FARSWAP_ST_DENIED);
+	assert_int_equal(c->f.grants, grants);
+	assert_int_equal(s->nr_slabs, 0);
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, 1, 0x56);
+	assert_int_equal(handle(c, s, &m, 1), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_AUTH_REP);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->auth_rep.status),
+			 FARSWAP_ST_DENIED);
+	/* Not even the failure domain: the donor tells nothing before. */
+	farswap_msg_init(&m, FARSWAP_MSG_INFO_REQ, 1, 0x58);
+	assert_int_equal(handle(c, s, &m, 1), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_AUTH_REP);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->auth_rep.status),
+			 FARSWAP_ST_DENIED);
+	assert_int_equal(c->d.cnt.auth_denied_msgs, 3);
+	assert_false(s->closing);
+	/* The token alone does not open an I/O queue pair. */
+	assert_int_equal(io_join(c, s), FARSWAP_ST_DENIED);
+	assert_int_equal(fsd_session_attach_io(s, 1, 1), -EACCES);
+	assert_int_equal(s->io_attached, 0);
+	/* Nor after the challenge, before the proof. */
+	auth_req(c, s);
+	assert_int_equal(s->auth, FSD_AUTH_WAIT_PROOF);
+	assert_int_equal(io_join(c, s), FARSWAP_ST_DENIED);
+	/* A proof before AUTH_REQ, or a second AUTH_REQ: out of turn. */
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_REQ, 1, 0x57);
+	memcpy(m.auth_req.host_nonce, HNONCE, 16);
+	assert_int_equal(handle(c, s, &m, 1), -EPROTO);
+	assert_true(s->closing);
+}
+
+static void test_right_mac_ok(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s = session(c, "host-a", true, &dec);
+	const struct farswap_auth_chal *ch;
+	uint8_t want[32], mac[32];
+
+	assert_non_null(s);
+	ch = auth_req(c, s);
+	assert_false(farswap_is_zero(ch->donor_nonce, 16));
+	/* The donor's MAC is what the host computes with the same key. */
+	assert_int_equal(fsd_auth_mac(&c->d.key, FARSWAP_AUTH_DONOR, HNONCE,
+				      ch->donor_nonce, s->token, s->host_id,
+				      c->d.donor_id, want), 0);
+	assert_memory_equal(ch->donor_mac, want, 32);
+	host_mac(KEY, s, ch->donor_nonce, mac);
+	/* The donor's own MAC is no proof for the host. */
+	assert_memory_not_equal(mac, ch->donor_mac, 32);
+	assert_int_equal(proof(c, s, mac), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_AUTH_REP);
+	assert_int_equal(le64_to_cpu(fake_last(&c->f)->hdr.cookie), 0x102);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->auth_rep.status),
+			 FARSWAP_ST_OK);
+	assert_int_equal(s->auth, FSD_AUTH_OK);
+	assert_int_equal(c->d.cnt.auth_ok, 1);
+	assert_int_equal(io_join(c, s), FARSWAP_ST_OK);
+	/* Now requests are served. */
+	{
+		union farswap_msg m;
+
+		farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, 1, 9);
+		assert_int_equal(handle(c, s, &m, 3), 0);
+		assert_int_equal(fake_last(&c->f)->hdr.type,
+				 FARSWAP_MSG_STATS_REP);
+	}
+}
+
+static void test_wrong_mac_denied(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s = session(c, "host-a", true, &dec);
+	const struct farswap_auth_chal *ch;
+	uint8_t mac[32];
+
+	assert_non_null(s);
+	ch = auth_req(c, s);
+	host_mac("another-secret-of-32-bytes-00000", s, ch->donor_nonce, mac);
+	assert_int_equal(proof(c, s, mac), -EACCES);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_AUTH_REP);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->auth_rep.status),
+			 FARSWAP_ST_DENIED);
+	assert_int_equal(s->auth, FSD_AUTH_FAILED);
+	assert_true(s->closing);
+	assert_int_equal(c->d.cnt.auth_failed, 1);
+	assert_int_not_equal(io_join(c, s), FARSWAP_ST_OK);
+}
+
+/* A proof that was right for one session is worthless in another. */
+static void test_replayed_proof_fails(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s1 = session(c, "host-a", true, &dec);
+	struct fsd_session *s2 = session(c, "host-a", true, &dec);
+	const struct farswap_auth_chal *ch;
+	uint8_t mac1[32];
+
+	assert_non_null(s1);
+	assert_non_null(s2);
+	ch = auth_req(c, s1);
+	host_mac(KEY, s1, ch->donor_nonce, mac1);
+	assert_int_equal(proof(c, s1, mac1), 0);
+	assert_int_equal(s1->auth, FSD_AUTH_OK);
+	/* Same host nonce in s2; the donor's nonce and the token differ. */
+	auth_req(c, s2);
+	assert_int_equal(proof(c, s2, mac1), -EACCES);
+	assert_int_equal(s2->auth, FSD_AUTH_FAILED);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->auth_rep.status),
+			 FARSWAP_ST_DENIED);
+}
+
+/* The handshake is bounded by handshake-timeout. */
+static void test_auth_timeout(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s = session(c, "host-a", true, &dec);
+
+	assert_non_null(s);
+	c->d.lim.handshake_timeout_ms = 1000;
+	fsd_donor_handshakes(&c->d, 999);
+	assert_false(s->closing);
+	fsd_donor_handshakes(&c->d, 1000);
+	assert_true(s->closing);
+	assert_int_equal(c->d.cnt.auth_timeouts, 1);
+}
+
+/* A donor without a key: no authentication, AUTH_REQ is DENIED. */
+static void test_no_key(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s;
+	union farswap_msg m;
+
+	fsd_auth_key_clear(&c->d.key);
+	s = session(c, "host-a", true, &dec);
+	assert_non_null(s);
+	assert_int_equal(s->auth, FSD_AUTH_NONE);
+	assert_false(s->features & FARSWAP_FEAT_AUTH);
+	assert_int_equal(io_join(c, s), FARSWAP_ST_OK);
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_REQ, 1, 7);
+	memcpy(m.auth_req.host_nonce, HNONCE, 16);
+	assert_int_equal(handle(c, s, &m, 1), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_AUTH_REP);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->auth_rep.status),
+			 FARSWAP_ST_DENIED);
+	/* And a host without the feature is served as before. */
+	assert_non_null(session(c, "host-b", false, &dec));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mac_known_answer),
+		cmocka_unit_test(test_key_file),
+		cmocka_unit_test(test_config_needs_key_or_insecure),
+		cmocka_unit_test_setup_teardown(test_host_without_auth_refused,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_before_auth_denied, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_right_mac_ok, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_mac_denied, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_replayed_proof_fails,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auth_timeout, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_no_key, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# faults-2donor, the donor whose farswapd is stopped and continued.
+set -euo pipefail
+. "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+. "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
+
+fs_start_donor --donate 192M --slab-size 16M --headroom 32M --hysteresis 16M
+bed_signal ready
+
+bed_wait host stop-farswapd 900
+kill -STOP "$FS_DONOR_PID"
+bed_log "farswapd stopped"
+bed_signal farswapd-stopped
+bed_wait host cont-farswapd 600
+kill -CONT "$FS_DONOR_PID"
+bed_log "farswapd continued"
+
+bed_wait host done 900
+fs_no_host_left
+fs_stop_donor
+check_kernel_log

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# integrity, host side.
+set -euo pipefail
+. "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+. "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
+
+donor=$FARSWAP_PEER_donor
+donor2=$FARSWAP_PEER_donor2
+integ() { tr ' ' '\n' <"/sys/block/$name/farswap/integrity" | sed -n "s/^$1=//p"; }
+
+# attach ALG [ARGS...]: a fresh device with that check, swapped on.
+attach() {
+	dev=$(fs_attach --donor "$donor" --size 128M --integrity "$@")
+	name=${dev#/dev/}
+	[ "$(integ alg)" = "$1" ] || bed_fail "$name: integrity $(integ alg), asked for $1"
+	mkswap "$dev" >/dev/null
+	swapon "$dev"
+}
+
+detach() {
+	fs_unlimit_workload
+	swapoff "$dev"
+	"$FS_CTL" detach "$name"
+}
+
+# held SEED: a workload whose pages are out on the donor, waiting.
+held() {
+	fs_workload_start 40 16M --procs 2 --no-fork --seed "$1"
+	fs_workload_wait_hold 2 600
+	[ "$(fs_vmstat pswpout)" -gt 0 ] || bed_fail "nothing swapped out"
+}
+
+# damage WHAT...: the donor alters its memory; waits until it has.
+damage() {
+	bed_signal "damage-$1"
+	bed_wait donor "damaged-$1" 300
+}
+
+fs_load_module
+bed_wait donor ready 120
+bed_wait donor2 ready 120
+
+# 1. Integrity off: the damage reaches the workload (the fault is real).
+attach off
+held 11
+damage flip
+for pid in $(sed -n 's/^HOLD //p' "$FS_WL_LOG"); do kill -USR1 "$pid"; done
+wait "$FS_WL_PID" && bed_fail "integrity off, flipped bits on the donor, yet every page verified"
+grep -q MISMATCH "$FS_WL_LOG" ||
+	bed_fail "integrity off, flipped bits on the donor, yet no process saw them"
+bed_log "integrity off: the flipped bits reached the workload ($(grep -c MISMATCH "$FS_WL_LOG") MISMATCH lines)"
+[ "$(integ checked)" = 0 ] || bed_fail "integrity off, yet pages were checked"
+detach
+
+# 2. and 3. The keyed check (the default), and crc32c: damage of every
+# kind is caught; the workload's only errors are failed reads.
+for alg in siphash crc32c; do
+	attach "$alg"
+	if [ "$alg" = siphash ]; then
+		# An old copy: pages of a first workload, saved on the donor,
+		# are written back over a second workload's pages at the same
+		# places.
+		held 21
+		damage "snapshot-$alg"
+		fs_workload_release
+	fi
+	held 22
+	damage "all-$alg"
+	in0=$(fs_vmstat pswpin)
+	fs_workload_release_doomed
+	mism=$(integ mismatches)
+	bed_result "integrity.$alg.checked" "$(integ checked)"
+	bed_result "integrity.$alg.mismatches" "$mism"
+	[ "$mism" -gt 0 ] || bed_fail "$alg: the donor damaged pages, none failed a check"
+	[ "$(integ checked)" -gt 1000 ] || bed_fail "$alg: too few pages checked"
+	[ $(($(fs_vmstat pswpin) - in0)) -gt 0 ] || bed_fail "$alg: nothing swapped in"
+	grep -q "failed its integrity check ($alg)" <(dmesg) || bed_fail "$alg: no integrity failure logged"
+	"$FS_CTL" status "$name" | sed 's/^/  /'
+	detach
+done
+
+# 4. Two replicas: a page that fails its check on the damaged donor is
+# read from the other one, the damaged copy is marked stale and copied
+# again, and the workload loses nothing: every page verifies.
+rep() { tr ' ' '\n' <"/sys/block/$name/farswap/replicas" | sed -n "s/^$1=//p"; }
+attach siphash --donor "$donor2" --replicas 2
+[ "$(rep replicas)" = 2 ] || bed_fail "$name has $(rep replicas) replicas, asked for 2"
+held 23
+damage heal
+fs_workload_release
+for f in heals failovers; do
+	bed_result "integrity.heal.$f" "$(rep $f)"
+	[ "$(rep $f)" -gt 0 ] || bed_fail "two replicas, damaged pages, yet no $f"
+done
+bed_result integrity.heal.mismatches "$(integ mismatches)"
+[ "$(rep lost_pages)" = 0 ] || bed_fail "$(rep lost_pages) pages lost with a good replica left"
+end=$((SECONDS + 300))
+until [ "$(rep degraded)" = 0 ]; do
+	[ $SECONDS -lt $end ] || bed_fail "$(rep degraded) chunks still degraded 300 s after the damage"
+	sleep 1
+done
+bed_result integrity.heal.repaired "$(rep repaired)"
+[ "$(rep repaired)" -gt 0 ] || bed_fail "no damaged replica was copied again"
+"$FS_CTL" status "$name" | sed 's/^/  /'
+detach
+
+rmmod farswap
+check_kernel_log
+bed_signal done

@@ -1,0 +1,20 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# replicas, a donor (the host cuts the power of the first two midway).
+# $1: its failure domain (donor and donor2: rackA, donor3: rackB).
+set -euo pipefail
+. "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+. "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
+
+fs_start_donor --donate 160M --slab-size 16M --headroom 32M --hysteresis 16M \
+	--failure-domain "${1:-rackA}"
+bed_signal ready
+# farswapd tells its domain in --stats and --stats --json.
+"$FS_FARSWAPD" --stats | grep -qx "failure_domain ${1:-rackA}" ||
+	bed_fail "farswapd --stats does not show failure domain ${1:-rackA}"
+"$FS_FARSWAPD" --stats --json | grep -q "\"failure_domain\": \"${1:-rackA}\"" ||
+	bed_fail "farswapd --stats --json does not show failure domain ${1:-rackA}"
+bed_wait host done 1500
+fs_stop_donor
+check_kernel_log

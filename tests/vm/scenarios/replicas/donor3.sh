@@ -1,0 +1,6 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# replicas, donor3: the same as the first donor, in a failure domain of
+# its own: every chunk should have a replica here.
+exec ./donor.sh rackB

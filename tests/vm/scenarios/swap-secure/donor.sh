@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# swap-secure, the donor: lends only to hosts that prove they hold its key.
+set -euo pipefail
+. "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+. "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
+
+counter() { "$FS_FARSWAPD" --stats | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# The secret, shared with the host through the bed's directory (as an
+# admin would copy it): 32 random bytes in base64 (no trailing newline,
+# which farswapd would drop and a logon key would keep), root's alone.
+FS_KEY_FILE=/run/farswap.key
+head -c 32 /dev/urandom | base64 -w0 >"$FS_KEY_FILE"
+chmod 600 "$FS_KEY_FILE"
+cp "$FS_KEY_FILE" "$BED/shared.key"
+fs_start_donor --donate 160M --slab-size 16M --headroom 32M --hysteresis 16M
+"$FS_FARSWAPD" --stats | grep -qx 'auth hmac-sha256' || bed_fail "farswapd --stats does not say auth hmac-sha256"
+bed_signal ready
+
+bed_wait host refused 600
+for c in refused_auth auth_failed; do
+	bed_result "secure.donor.$c" "$(counter "$c")"
+	[ "$(counter "$c")" -gt 0 ] || bed_fail "the host's refused attempts left $c at 0"
+done
+[ "$(counter grants)" = 0 ] || bed_fail "slabs granted before any host authenticated"
+bed_signal counted
+
+bed_wait host done 900
+[ "$(counter auth_ok)" -gt 0 ] || bed_fail "no session authenticated"
+bed_result secure.donor.auth_ok "$(counter auth_ok)"
+! grep -qF "$(od -An -tx1 "$FS_KEY_FILE" | tr -d ' \n')" "$BED/$FARSWAP_ROLE-farswapd.log" ||
+	bed_fail "the key is in farswapd's log"
+fs_stop_donor
+check_kernel_log
