@@ -222,6 +222,24 @@ static void farswap_reclaim_enqueue(struct farswap_donor *donor,
 				    donor->dev->name, donor->name);
 }
 
+/*
+ * What a donor says on its own, unasked, moves this host: a reclaim
+ * request takes slabs back, a free count steers placement.  Only a donor
+ * that proved the device's key may say it; a reply is matched to a
+ * request this host sent, so it needs no such check.
+ */
+static bool farswap_ctrl_unasked_ok(struct farswap_donor *donor,
+				    const union farswap_msg *msg)
+{
+	if (READ_ONCE(donor->proven))
+		return true;
+	pr_err_ratelimited("%s: donor %s sent %s before it proved the device's key; dropping the connection\n",
+			   donor->dev->name, donor->name,
+			   farswap_msg_type_str(msg->hdr.type));
+	farswap_donor_error(donor, "unauthenticated message");
+	return false;
+}
+
 static void farswap_ctrl_dispatch(struct farswap_donor *donor,
 				  const union farswap_msg *msg)
 {
@@ -237,6 +255,8 @@ static void farswap_ctrl_dispatch(struct farswap_donor *donor,
 		farswap_ctrl_complete(donor, msg);
 		break;
 	case FARSWAP_MSG_STATS_REP:
+		if (!msg->hdr.cookie && !farswap_ctrl_unasked_ok(donor, msg))
+			break;
 		WRITE_ONCE(donor->slabs_free,
 			   le32_to_cpu(msg->stats_rep.slabs_free));
 		WRITE_ONCE(donor->slabs_total,
@@ -246,7 +266,8 @@ static void farswap_ctrl_dispatch(struct farswap_donor *donor,
 			farswap_ctrl_complete(donor, msg);
 		break;
 	case FARSWAP_MSG_RECLAIM_REQ:
-		farswap_reclaim_enqueue(donor, &msg->reclaim_req);
+		if (farswap_ctrl_unasked_ok(donor, msg))
+			farswap_reclaim_enqueue(donor, &msg->reclaim_req);
 		break;
 	case FARSWAP_MSG_INFO_REP:
 	case FARSWAP_MSG_AUTH_CHAL:
@@ -1166,8 +1187,10 @@ static int farswap_donor_authenticate(struct farswap_donor *donor)
 	union farswap_msg req, rep;
 	int ret;
 
-	if (!key->len)
+	if (!key->len) {
+		WRITE_ONCE(donor->proven, true);
 		return 0;
+	}
 	if (!(donor->features & FARSWAP_FEAT_AUTH)) {
 		pr_err_ratelimited("%s: donor %s failed authentication: it does not authenticate hosts (farswapd without key-file), and this device has a key\n",
 				   donor->dev->name, donor->name);
@@ -1198,6 +1221,11 @@ static int farswap_donor_authenticate(struct farswap_donor *donor)
 					ret);
 		return ret;
 	}
+	/*
+	 * The donor proved the key.  Set before the proof goes out: the
+	 * donor may send notices as soon as it has checked it.
+	 */
+	WRITE_ONCE(donor->proven, true);
 	ret = farswap_auth_step(donor, &req, &rep, FARSWAP_MSG_AUTH_REP);
 	memzero_explicit(&req, sizeof(req));
 	if (ret == -EACCES)
@@ -1214,6 +1242,7 @@ static int farswap_donor_connect(struct farswap_donor *donor)
 
 	lockdep_assert_held(&donor->lock);
 	donor->session = 0;
+	WRITE_ONCE(donor->proven, false);
 	donor->last_error[0] = '\0';
 
 	ret = farswap_queue_connect(&donor->ctrl);

@@ -880,6 +880,34 @@ static ssize_t io_timeout_ms_store(struct device *d,
 }
 static DEVICE_ATTR_RW(io_timeout_ms);
 
+static const char * const farswap_read_policy_names[] = {
+	[FARSWAP_READ_FASTEST]		= "fastest",
+	[FARSWAP_READ_ROUND_ROBIN]	= "round-robin",
+};
+
+/* Which replica serves a read; see enum farswap_read_policy. */
+static ssize_t read_policy_show(struct device *d,
+				struct device_attribute *attr, char *buf)
+{
+	enum farswap_read_policy p =
+		READ_ONCE(farswap_dev_of(d)->params.read_policy);
+
+	return sysfs_emit(buf, "%s\n", farswap_read_policy_names[p]);
+}
+
+static ssize_t read_policy_store(struct device *d,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	int p = sysfs_match_string(farswap_read_policy_names, buf);
+
+	if (p < 0)
+		return p;
+	WRITE_ONCE(farswap_dev_of(d)->params.read_policy, p);
+	return count;
+}
+static DEVICE_ATTR_RW(read_policy);
+
 /* Chunks with fewer serving replicas than the device wants. */
 static u32 farswap_degraded_chunks(struct farswap_dev *dev)
 {
@@ -1085,6 +1113,7 @@ static struct attribute *farswap_disk_attrs[] = {
 	&dev_attr_chunks.attr,
 	&dev_attr_sync_io.attr,
 	&dev_attr_io_timeout_ms.attr,
+	&dev_attr_read_policy.attr,
 	&dev_attr_stat.attr,
 	&dev_attr_latency.attr,
 	&dev_attr_donors.attr,

@@ -93,6 +93,7 @@ struct farswap_params {
 	unsigned int replicas;		/* 0 at load: 2 with two donors, else 1 */
 	unsigned int repair_kbps;	/* re-replication rate; 0 = no limit */
 	enum farswap_tag_alg integrity;
+	enum farswap_read_policy read_policy;	/* set through sysfs */
 	unsigned int ack_timeout;
 	bool sync_io;
 };
@@ -179,6 +180,8 @@ struct farswap_donor {
 
 	/* Session facts from the donor's accept. */
 	u64 session;
+	/* it proved the device's key, or none is needed (READ_ONCE) */
+	bool proven;
 	u8 version;
 	u32 features;			/* FARSWAP_FEAT_* both sides support */
 	u64 slab_size;

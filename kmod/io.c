@@ -676,7 +676,8 @@ static bool farswap_claim_read(struct farswap_cmd *cmd,
 			       unsigned int n)
 {
 	int r = farswap_replica_pick_read(v, n, cmd->ext.slab ^
-					  cmd->ext.first_page);
+					  cmd->ext.first_page,
+					  READ_ONCE(cmd->dev->params.read_policy));
 
 	if (r < 0)
 		return false;

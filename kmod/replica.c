@@ -12,15 +12,18 @@
  * @v: one view per placement
  * @n: placements
  * @spread: any number that differs between reads (the chunk, the page):
- *	among placements equally fast it picks one, so that reads spread
+ *	among the candidates it picks one, so that reads spread
+ * @policy: FASTEST: the candidates are those of the lowest recent latency,
+ *	latencies within an eighth of each other counting as equal;
+ *	ROUND_ROBIN: every placement that can serve is a candidate
  *
- * Live, current, not tried yet, and of those the lowest recent latency;
- * latencies within an eighth of each other count as equal.
+ * Live, current and not tried yet, always.
  *
  * Return: the placement's index, or -1 when none can serve.
  */
 int farswap_replica_pick_read(const struct farswap_replica_view *v,
-			      unsigned int n, unsigned int spread)
+			      unsigned int n, unsigned int spread,
+			      enum farswap_read_policy policy)
 {
 	int cand[FARSWAP_MAX_REPLICAS];
 	unsigned int i, nc = 0;
@@ -33,7 +36,8 @@ int farswap_replica_pick_read(const struct farswap_replica_view *v,
 		return -1;
 	for (i = 0; i < n && i < FARSWAP_MAX_REPLICAS; i++)
 		if (v[i].live && v[i].uptodate && !v[i].tried &&
-		    v[i].lat_ns <= best + best / 8)
+		    (policy == FARSWAP_READ_ROUND_ROBIN ||
+		     v[i].lat_ns <= best + best / 8))
 			cand[nc++] = i;
 	return cand[spread % nc];
 }

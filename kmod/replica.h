@@ -3,8 +3,8 @@
  * Which copies of a chunk serve.  A chunk is bound to up to
  * FARSWAP_MAX_REPLICAS placements on distinct donors; a placement is
  * up to date when it holds every page written to the chunk.  Writes go to
- * every live up-to-date placement; a read goes to one, the one whose donor
- * answered fastest lately, and on failure to the next.  A chunk with
+ * every live up-to-date placement; a read goes to one (by the device's
+ * read policy, below), and on failure to the next.  A chunk with
  * fewer live up-to-date placements than the device wants is degraded: the
  * repair work copies it to a new placement.
  *
@@ -17,6 +17,17 @@
 
 #define FARSWAP_MAX_REPLICAS	3
 
+/*
+ * Which serving replica a read goes to.  FASTEST favours the donor that
+ * answered fastest lately; ROUND_ROBIN spreads reads over every serving
+ * replica whatever its speed, so that each copy is read (and checked)
+ * and the load is even on donors of unequal speed.
+ */
+enum farswap_read_policy {
+	FARSWAP_READ_FASTEST,
+	FARSWAP_READ_ROUND_ROBIN,
+};
+
 /* What the I/O path knows of one placement of a chunk. */
 struct farswap_replica_view {
 	bool live;		/* its donor's session is the one it was granted in */
@@ -26,7 +37,8 @@ struct farswap_replica_view {
 };
 
 int farswap_replica_pick_read(const struct farswap_replica_view *v,
-			      unsigned int n, unsigned int spread);
+			      unsigned int n, unsigned int spread,
+			      enum farswap_read_policy policy);
 unsigned int farswap_replica_write_set(const struct farswap_replica_view *v,
 				       unsigned int n);
 unsigned int farswap_replica_serving(const struct farswap_replica_view *v,

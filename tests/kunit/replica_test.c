@@ -18,7 +18,7 @@ static void read_prefers_fast_test(struct kunit *test)
 	unsigned int spread;
 
 	for (spread = 0; spread < 16; spread++)
-		KUNIT_EXPECT_EQ(test, farswap_replica_pick_read(v, 3, spread), 1);
+		KUNIT_EXPECT_EQ(test, farswap_replica_pick_read(v, 3, spread, FARSWAP_READ_FASTEST), 1);
 }
 
 static void read_spreads_equals_test(struct kunit *test)
@@ -30,10 +30,31 @@ static void read_spreads_equals_test(struct kunit *test)
 	unsigned int spread;
 
 	for (spread = 0; spread < 16; spread++)
-		seen[farswap_replica_pick_read(v, 3, spread)] = true;
+		seen[farswap_replica_pick_read(v, 3, spread, FARSWAP_READ_FASTEST)] = true;
 	KUNIT_EXPECT_TRUE(test, seen[0]);
 	KUNIT_EXPECT_TRUE(test, seen[1]);
 	KUNIT_EXPECT_FALSE(test, seen[2]);
+}
+
+/* Round-robin reads every serving copy, however slow, and only those. */
+static void read_round_robin_test(struct kunit *test)
+{
+	struct farswap_replica_view v[] = {
+		LIVE_UP(300000),
+		{ .live = false, .uptodate = true, .lat_ns = 1 },
+		LIVE_UP(9000000),
+	};
+	unsigned int seen[3] = {}, spread;
+
+	for (spread = 0; spread < 16; spread++)
+		seen[farswap_replica_pick_read(v, 3, spread,
+					       FARSWAP_READ_ROUND_ROBIN)]++;
+	KUNIT_EXPECT_EQ(test, seen[0], 8u);
+	KUNIT_EXPECT_EQ(test, seen[1], 0u);
+	KUNIT_EXPECT_EQ(test, seen[2], 8u);
+	v[0].tried = true;
+	KUNIT_EXPECT_EQ(test, farswap_replica_pick_read(v, 3, 0,
+			FARSWAP_READ_ROUND_ROBIN), 2);
 }
 
 static void read_skips_unusable_test(struct kunit *test)
@@ -44,10 +65,10 @@ static void read_skips_unusable_test(struct kunit *test)
 		LIVE_UP(9000000),
 	};
 
-	KUNIT_EXPECT_EQ(test, farswap_replica_pick_read(v, 3, 0), 2);
+	KUNIT_EXPECT_EQ(test, farswap_replica_pick_read(v, 3, 0, FARSWAP_READ_FASTEST), 2);
 	v[2].live = false;
-	KUNIT_EXPECT_EQ(test, farswap_replica_pick_read(v, 3, 0), -1);
-	KUNIT_EXPECT_EQ(test, farswap_replica_pick_read(v, 0, 0), -1);
+	KUNIT_EXPECT_EQ(test, farswap_replica_pick_read(v, 3, 0, FARSWAP_READ_FASTEST), -1);
+	KUNIT_EXPECT_EQ(test, farswap_replica_pick_read(v, 0, 0, FARSWAP_READ_FASTEST), -1);
 }
 
 /* A failed read moves on: every serving replica once, then none. */
@@ -60,7 +81,8 @@ static void failover_order_test(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(expect); i++) {
-		int r = farswap_replica_pick_read(v, 3, 7);
+		int r = farswap_replica_pick_read(v, 3, 7,
+						  FARSWAP_READ_FASTEST);
 
 		KUNIT_EXPECT_EQ(test, r, expect[i]);
 		if (r >= 0)
@@ -104,6 +126,7 @@ static void latency_average_test(struct kunit *test)
 static struct kunit_case farswap_replica_cases[] = {
 	KUNIT_CASE(read_prefers_fast_test),
 	KUNIT_CASE(read_spreads_equals_test),
+	KUNIT_CASE(read_round_robin_test),
 	KUNIT_CASE(read_skips_unusable_test),
 	KUNIT_CASE(failover_order_test),
 	KUNIT_CASE(write_set_test),

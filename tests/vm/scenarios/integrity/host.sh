@@ -87,6 +87,13 @@ done
 rep() { tr ' ' '\n' <"/sys/block/$name/farswap/replicas" | sed -n "s/^$1=//p"; }
 attach siphash --donor "$donor2" --replicas 2
 [ "$(rep replicas)" = 2 ] || bed_fail "$name has $(rep replicas) replicas, asked for 2"
+# Reads go to the fastest donor by default, and under TCG either may be
+# the faster: round-robin makes half of them read the damaged copies.
+policy=/sys/block/$name/farswap/read_policy
+[ "$(cat "$policy")" = fastest ] || bed_fail "read_policy $(cat "$policy"), not the default fastest"
+echo round-robin >"$policy"
+[ "$(cat "$policy")" = round-robin ] || bed_fail "read_policy did not change to round-robin"
+echo sideways >"$policy" 2>/dev/null && bed_fail "read_policy took an unknown policy"
 held 23
 damage heal
 fs_workload_release
