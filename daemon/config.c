@@ -43,7 +43,10 @@ const char fsd_usage[] =
 	"                               within the hysteresis band (default 0: off)\n"
 	"      --hugepages auto|never|always\n"
 	"                               back slabs with hugetlb pages (default auto)\n"
-	"      --max-hosts N            concurrent host sessions (default 256)\n"
+	"      --max-hosts N            concurrent host sessions, authenticated ones\n"
+	"                               with key-file (default 256)\n"
+	"      --max-unauthenticated N  with key-file: sessions that have not proved\n"
+	"                               the key yet (default 16)\n"
 	"      --allowed-hosts LIST     addresses, ADDR/BITS blocks, id:HEX or name:TEXT\n"
 	"                               host identities that may connect (default: any)\n"
 	"      --max-slabs-per-host N|SIZE\n"
@@ -435,6 +438,7 @@ void fsd_config_defaults(struct fsd_config *c)
 		 FSD_STATS_SOCKET);
 	c->hugepages = FSD_HUGE_AUTO;
 	c->max_hosts = 256;
+	c->max_unauthenticated = 16;
 	c->max_sessions_per_address = 4;
 	c->max_queue_depth = 1024;
 	c->handshake_timeout_ms = 5000;
@@ -582,6 +586,18 @@ int fsd_config_set(struct fsd_config *c, const char *key, const char *val,
 		if (parse_u64(val, &v, &end) || *end || !v || v > 65536)
 			goto bad;
 		c->max_hosts = (unsigned int)v;
+	} else if (key_is(key, "max-unauthenticated")) {
+		const char *end;
+
+		/*
+		 * 0 would refuse every host once a key-file is set: no
+		 * session could get as far as proving the key.
+		 */
+		if (parse_u64(val, &v, &end) || *end || !v || v > 65536)
+			return set_err(err, errlen,
+				       "max-unauthenticated '%s': want 1 to 65536 (0 would let no host authenticate)%s",
+				       val, "");
+		c->max_unauthenticated = (unsigned int)v;
 	} else if (key_is(key, "metrics-file")) {
 		if (!strcmp(val, "none")) {
 			c->metrics_file[0] = '\0';
@@ -800,7 +816,8 @@ int fsd_config_load(struct fsd_config *c, const char *path, bool must_exist,
 
 enum {
 	OPT_HEADROOM = 256, OPT_HYSTERESIS, OPT_INTERVAL, OPT_DEADLINE,
-	OPT_PSI, OPT_HUGE, OPT_MAX_HOSTS, OPT_DONOR_ID, OPT_STATS_SOCKET,
+	OPT_PSI, OPT_HUGE, OPT_MAX_HOSTS, OPT_MAX_UNAUTHENTICATED,
+	OPT_DONOR_ID, OPT_STATS_SOCKET,
 	OPT_LOG_LEVEL, OPT_STATS, OPT_CHECK, OPT_VERSION, OPT_KEEPALIVE,
 	OPT_METRICS_FILE, OPT_JSON, OPT_INSECURE,
 	OPT_LIMIT,	/* every limit: the key is the option's name */
@@ -818,6 +835,8 @@ static const struct option long_opts[] = {
 	{ "psi-threshold", required_argument, NULL, OPT_PSI },
 	{ "hugepages", required_argument, NULL, OPT_HUGE },
 	{ "max-hosts", required_argument, NULL, OPT_MAX_HOSTS },
+	{ "max-unauthenticated", required_argument, NULL,
+	  OPT_MAX_UNAUTHENTICATED },
 	{ "allowed-hosts", required_argument, NULL, OPT_LIMIT },
 	{ "max-slabs-per-host", required_argument, NULL, OPT_LIMIT },
 	{ "max-sessions-per-address", required_argument, NULL, OPT_LIMIT },
@@ -1029,7 +1048,8 @@ void fsd_config_print(const struct fsd_config *c, char *buf, size_t len)
 		 "hysteresis %s\npressure-interval %ums\n"
 		 "reclaim-deadline %ums\nkeepalive %ums\n"
 		 "psi-threshold %u.%02u\n"
-		 "hugepages %s\nmax-hosts %u\nlog-level %s\n"
+		 "hugepages %s\nmax-hosts %u\nmax-unauthenticated %u\n"
+		 "log-level %s\n"
 		 "stats-socket %s\n"
 		 "allowed-hosts %s\nmax-slabs-per-host %s\n"
 		 "max-sessions-per-address %u\nmax-queue-depth %u\n"
@@ -1037,7 +1057,7 @@ void fsd_config_print(const struct fsd_config *c, char *buf, size_t len)
 		 c->listen_addr, c->port, donate, slab, head, hyst,
 		 c->pressure_interval_ms, c->reclaim_deadline_ms,
 		 c->keepalive_ms, c->psi_threshold / 100, c->psi_threshold % 100,
-		 huge[c->hugepages], c->max_hosts,
+		 huge[c->hugepages], c->max_hosts, c->max_unauthenticated,
 		 fsd_log_level_name(c->log_level),
 		 c->stats_socket[0] ? c->stats_socket : "none",
 		 acl ? acl : "?", cap, c->max_sessions_per_address,

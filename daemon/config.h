@@ -51,7 +51,8 @@ struct fsd_config {
 	/* Failure domain sent to hosts; "": the donor's id (as reported). */
 	char failure_domain[FSD_DOMAIN_MAX + 1];
 	enum fsd_hugepages hugepages;
-	unsigned int max_hosts;
+	unsigned int max_hosts;		/* authenticated sessions */
+	unsigned int max_unauthenticated;	/* not yet, with a key-file */
 	char metrics_file[FSD_METRICS_PATH_LEN];	/* "" : none */
 	/* Who may connect, and how much one host may take. */
 	struct fsd_access allowed_hosts;	/* empty: any host */

@@ -21,6 +21,7 @@ int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
 	d->ops = ops;
 	d->priv = priv;
 	d->max_hosts = 256;
+	d->max_unauthenticated = 16;
 	d->reclaim_deadline_ms = 10000;
 	d->keepalive_ms = 15000;
 	d->lim.max_sessions_per_address = 4;
@@ -110,6 +111,7 @@ const char *fsd_refusal_name(enum fsd_refusal r)
 		[FSD_REFUSED_IO] = "io",
 		[FSD_REFUSED_INTERNAL] = "internal",
 		[FSD_REFUSED_AUTH] = "auth",
+		[FSD_REFUSED_UNAUTHENTICATED] = "max_unauthenticated",
 	};
 
 	return r < FSD_REFUSED_COUNT ? names[r] : "?";
@@ -135,6 +137,22 @@ static unsigned int sessions_from(const struct fsd_donor *d,
 
 	for (s = d->sessions; s; s = s->next)
 		if (!s->closing && fsd_addr_equal(&s->addr, addr))
+			n++;
+	return n;
+}
+
+/*
+ * Live sessions that are authenticated (@authenticated), or that are not
+ * yet: what max-hosts and max-unauthenticated count.  A closing session
+ * counts for neither.
+ */
+static uint32_t live_sessions(const struct fsd_donor *d, bool authenticated)
+{
+	const struct fsd_session *s;
+	uint32_t n = 0;
+
+	for (s = d->sessions; s; s = s->next)
+		if (!s->closing && fsd_session_authenticated(s) == authenticated)
 			n++;
 	return n;
 }
@@ -194,9 +212,21 @@ static void decide_ctrl(struct fsd_donor *d, struct fsd_conn_decision *dec)
 			 name);
 	} else if (access_refused(d, dec, req->host_id)) {
 		return;
-	} else if (d->nr_sessions >= d->max_hosts) {
+	} else if (live_sessions(d, true) >= d->max_hosts) {
 		refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_MAX_HOSTS,
 		       "too many hosts (max-hosts)");
+	} else if (d->key.len &&
+		   live_sessions(d, false) >= d->max_unauthenticated) {
+		/*
+		 * Only sessions whose host proved the key count toward
+		 * max-hosts, so that a machine without the key cannot fill
+		 * them and keep the hosts out.  Those still to prove it
+		 * have places of their own (as sshd's MaxStartups): a flood
+		 * of connects without the key takes only these, each until
+		 * handshake-timeout.
+		 */
+		refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_UNAUTHENTICATED,
+		       "too many sessions not authenticated yet (max-unauthenticated)");
 	} else if (d->lim.max_sessions_per_address &&
 		   sessions_from(d, &dec->addr) >=
 			   d->lim.max_sessions_per_address) {
@@ -1013,6 +1043,21 @@ static int handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
 		return -EACCES;
 	}
 	explicit_bzero(want, sizeof(want));
+	/*
+	 * max-hosts counts authenticated sessions only, and this one was
+	 * let in (decide_ctrl()) before it was one: others may have proved
+	 * the key since and taken the last places.  Refused as a connect
+	 * over max-hosts is, with BUSY: the donor is full, not the key
+	 * wrong.
+	 */
+	if (live_sessions(d, true) >= d->max_hosts) {
+		d->cnt.rejects++;
+		d->cnt.refused[FSD_REFUSED_MAX_HOSTS]++;
+		send_auth_rep(d, s, cookie, FARSWAP_ST_BUSY);
+		fsd_session_close(d, s, FSD_LOG_NOTICE,
+				  "right proof, but too many hosts (max-hosts)");
+		return -EBUSY;
+	}
 	s->auth = FSD_AUTH_OK;
 	d->cnt.auth_ok++;
 	pr_info("host %u (%s, %s): authenticated (hmac-sha256)", s->nr,

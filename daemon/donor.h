@@ -60,12 +60,13 @@ enum fsd_refusal {
 	FSD_REFUSED_VERSION,
 	FSD_REFUSED_NOT_ALLOWED,	/* allowed-hosts */
 	FSD_REFUSED_PER_ADDRESS,	/* max-sessions-per-address */
-	FSD_REFUSED_MAX_HOSTS,
+	FSD_REFUSED_MAX_HOSTS,		/* authenticated sessions */
 	FSD_REFUSED_FEATURES,		/* no keepalive probes or reclaim */
 	FSD_REFUSED_SHUTDOWN,
 	FSD_REFUSED_IO,			/* I/O queue: bad token, qid, ... */
 	FSD_REFUSED_INTERNAL,		/* the donor could not set it up */
 	FSD_REFUSED_AUTH,		/* no authentication, or not yet */
+	FSD_REFUSED_UNAUTHENTICATED,	/* max-unauthenticated */
 	FSD_REFUSED_COUNT
 };
 
@@ -202,7 +203,8 @@ struct fsd_donor {
 	struct fsd_session *sessions;
 	uint32_t nr_sessions;
 	uint32_t next_nr;
-	uint32_t max_hosts;
+	uint32_t max_hosts;		/* sessions authenticated */
+	uint32_t max_unauthenticated;	/* sessions not authenticated yet */
 	uint8_t donor_id[FARSWAP_ID_LEN];
 	char domain[FARSWAP_DOMAIN_LEN + 1];	/* failure domain, for hosts */
 	uint32_t reclaim_deadline_ms;

@@ -182,6 +182,7 @@ static void apply_limits(struct fsd_server *srv)
 	d->keepalive_ms = srv->cfg.keepalive_ms;
 	d->psi_threshold = srv->cfg.psi_threshold;
 	d->max_hosts = srv->cfg.max_hosts;
+	d->max_unauthenticated = srv->cfg.max_unauthenticated;
 }
 
 /*
@@ -336,6 +337,7 @@ static void reload(struct fsd_server *srv)
 	srv->cfg.alloc_burst = c.alloc_burst;
 	srv->cfg.revoke_after = c.revoke_after;
 	srv->cfg.max_hosts = c.max_hosts;
+	srv->cfg.max_unauthenticated = c.max_unauthenticated;
 	srv->cfg.log_level = c.log_level;
 	fsd_log_set_level(c.log_level);
 	if (!fsd_read_meminfo(MEMINFO, NULL, &mi)) {

@@ -348,7 +348,9 @@ _Static_assert(sizeof(struct farswap_stats_rep) == 56, "stats_rep size");
  *   donor -> host   AUTH_CHAL   donor_nonce, donor_mac
  *   host  -> donor  AUTH_PROOF  host_mac
  *   donor -> host   AUTH_REP    status OK, or DENIED (the donor then
- *                               closes the session)
+ *                               closes the session), or BUSY (right
+ *                               proof, but the donor has as many hosts
+ *                               as it takes; it closes the session)
  *
  * Each MAC is HMAC-SHA256(key, struct farswap_auth_mac_input) with the
  * label of its sender (FARSWAP_AUTH_LABEL_*), so the donor's MAC cannot be
@@ -417,7 +419,7 @@ struct farswap_auth_proof {
 };
 _Static_assert(sizeof(struct farswap_auth_proof) == 48, "auth_proof size");
 
-/* AUTH_REP: OK (authenticated) or DENIED. */
+/* AUTH_REP: OK (authenticated), DENIED, or BUSY (no room for a host). */
 struct farswap_auth_rep {
 	struct farswap_msg_hdr hdr;
 	__le16 status;

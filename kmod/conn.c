@@ -1167,10 +1167,16 @@ static int farswap_auth_step(struct farswap_donor *donor,
 					farswap_msg_type_str(req->hdr.type));
 		return -EPROTO;
 	}
-	farswap_donor_set_error(donor, "%s refused to authenticate this host after %s: %s (do host and donor hold the same key?)",
-				donor->name,
-				farswap_msg_type_str(req->hdr.type),
-				farswap_status_str(st));
+	/* BUSY: the proof was right, but the donor takes no more hosts. */
+	if (st == FARSWAP_ST_BUSY)
+		farswap_donor_set_error(donor, "%s is full (max-hosts): it answered %s with BUSY; the key is right, try again later",
+					donor->name,
+					farswap_msg_type_str(req->hdr.type));
+	else
+		farswap_donor_set_error(donor, "%s refused to authenticate this host after %s: %s (do host and donor hold the same key?)",
+					donor->name,
+					farswap_msg_type_str(req->hdr.type),
+					farswap_status_str(st));
 	return farswap_status_errno(st) ?: -EPROTO;
 }
 

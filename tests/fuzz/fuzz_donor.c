@@ -83,12 +83,19 @@ static void check(const struct fsd_donor *d)
 {
 	const struct fsd_session *s;
 	uint32_t held = 0, reclaiming = 0, i;
+	uint32_t authenticated = 0, unauthenticated = 0;
 
 	if (!fsd_pool_consistent(&d->pool))
 		abort();
 	for (s = d->sessions; s; s = s->next) {
 		uint32_t mine = 0;
 
+		if (!s->closing) {
+			if (fsd_session_authenticated(s))
+				authenticated++;
+			else
+				unauthenticated++;
+		}
 		for (i = 0; i < d->pool.nr_slabs; i++)
 			if (d->pool.slabs[i].owner == s)
 				mine++;
@@ -104,6 +111,10 @@ static void check(const struct fsd_donor *d)
 		reclaiming += s->nr_reclaiming;
 	}
 	if (held != d->pool.nr_held || reclaiming != d->pool.nr_reclaiming)
+		abort();
+	/* Neither limit is ever passed, whatever the order of things. */
+	if (authenticated > d->max_hosts ||
+	    unauthenticated > d->max_unauthenticated)
 		abort();
 	/*
 	 * A held slab is registered once granted, a quarantined one keeps
@@ -211,6 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fake_donor_init(&d, &f, NR_SLABS, SLAB))
 		abort();
 	d.max_hosts = 8;
+	d.max_unauthenticated = 4;	/* within reach of a short input */
 	fake_session(&d, "fuzz-a", 2);
 	fake_session(&d, "fuzz-b", 4);
 

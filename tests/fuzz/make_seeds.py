@@ -30,6 +30,10 @@ def stats_req():
     return hdr(7, 16)
 
 
+def auth_req():
+    return hdr(9, 32) + bytes(range(1, 17))
+
+
 def info_req(cookie=1):
     return hdr(13, 32, cookie) + bytes(16)
 
@@ -38,9 +42,10 @@ def info_rep(domain=b'rackA'):
     return hdr(14, 64) + domain.ljust(32, b'\0') + bytes(16)
 
 
-def conn_req(qtype, qid, nr, session, depth=128, host=b'fuzz-a'):
-    return struct.pack('<IBBBBHHI16sQI12s', MAGIC, 1, 1, qtype, 0, qid, nr, 3,
-                       host.ljust(16, b'\0'), session, depth, bytes(12))
+def conn_req(qtype, qid, nr, session, depth=128, host=b'fuzz-a', features=3):
+    return struct.pack('<IBBBBHHI16sQI12s', MAGIC, 1, 1, qtype, 0, qid, nr,
+                       features, host.ljust(16, b'\0'), session, depth,
+                       bytes(12))
 
 
 def raw(sess, msg):
@@ -125,6 +130,19 @@ seeds.update({
     # Half-made connections are closed after handshake-timeout.
     'handshake': connect_from(0, V4_10_0_0_1, conn_req(1, 0, 2, 0)) +
                  bytes([11, 0, 0, 1]) + bytes([11, 60, 0, 1]),
+    # With a key: hosts from five addresses connect and none proves it;
+    # the fifth is over max-unauthenticated (4 in the target).  One asks
+    # for a challenge; handshake-timeout closes them all, and a sixth
+    # gets in.
+    'unauthenticated_flood':
+        bytes([5, 128]) +
+        b''.join(connect_from(0, bytes([192, 0, 2, i]),
+                              conn_req(1, 0, 2, 0, host=b'fuzz-%d' % i,
+                                       features=7))
+                 for i in range(1, 6)) +
+        raw(0, auth_req()) + bytes([11, 60, 0, 1]) +
+        connect_from(0, bytes([192, 0, 2, 9]),
+                     conn_req(1, 0, 2, 0, host=b'fuzz-9', features=7)),
 })
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(

@@ -367,6 +367,39 @@ static void test_limit_keys(void **state)
 	}
 }
 
+/* max-unauthenticated: 1 to 65536, key and flag, in --check-config. */
+static void test_max_unauthenticated(void **state)
+{
+	char *argv[] = { "farswapd", "--max-unauthenticated", "3", NULL };
+	char err[256], text[4096];
+	struct fsd_config c;
+	struct fsd_args a;
+
+	(void)state;
+	fsd_config_defaults(&c);
+	assert_int_equal(c.max_unauthenticated, 16);
+	fsd_config_print(&c, text, sizeof(text));
+	assert_non_null(strstr(text, "\nmax-hosts 256\nmax-unauthenticated 16\n"));
+	err[0] = '\0';
+	assert_int_not_equal(fsd_config_set(&c, "max-unauthenticated", "0", err,
+					    sizeof(err)), 0);
+	assert_non_null(strstr(err, "max-unauthenticated '0': want 1 to 65536"));
+	assert_int_not_equal(fsd_config_set(&c, "max_unauthenticated", "65537",
+					    err, sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_set(&c, "max-unauthenticated", "2x",
+					    err, sizeof(err)), 0);
+	assert_int_equal(c.max_unauthenticated, 16);
+	assert_int_equal(fsd_config_parse(&c, "max-unauthenticated = 65536\n",
+					  "f.conf", err, sizeof(err)), 0);
+	assert_int_equal(c.max_unauthenticated, 65536);
+	assert_int_equal(fsd_parse_args(3, argv, &a, err, sizeof(err)), 0);
+	fsd_config_defaults(&c);
+	assert_int_equal(fsd_config_apply_args(&c, &a, err, sizeof(err)), 0);
+	assert_int_equal(c.max_unauthenticated, 3);
+	fsd_config_print(&c, text, sizeof(text));
+	assert_non_null(strstr(text, "\nmax-unauthenticated 3\n"));
+}
+
 /* Bad values in a file name the file and the line. */
 static void test_limit_errors_name_line(void **state)
 {
@@ -381,6 +414,8 @@ static void test_limit_errors_name_line(void **state)
 		{ "# c\nrevoke-after many\n", "f.conf:2: revoke-after 'many'" },
 		{ "handshake-timeout 10ms\n", "f.conf:1: handshake-timeout '10ms'" },
 		{ "keepalive 0\n", "f.conf:1: keepalive '0'" },
+		{ "\nmax-unauthenticated 0\n",
+		  "f.conf:2: max-unauthenticated '0': want 1 to 65536" },
 		{ "max-sessions-per-address x\n",
 		  "f.conf:1: max-sessions-per-address: bad value 'x'" },
 		{ "max-slabs-per-host 4Q\n", "f.conf:1: max-slabs-per-host '4Q'" },
@@ -726,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_parse_listen),
 		cmocka_unit_test(test_config_set),
 		cmocka_unit_test(test_limit_keys),
+		cmocka_unit_test(test_max_unauthenticated),
 		cmocka_unit_test(test_limit_errors_name_line),
 		cmocka_unit_test(test_config_file),
 		cmocka_unit_test(test_config_load_missing),

@@ -1738,13 +1738,186 @@ static void test_stats_text_new_fields(void **state)
 	counters = strstr(buf, "\ncounters sessions=2 rejects=0 bad_msgs=0 ");
 	assert_non_null(counters);
 	/* Old fields first and unchanged, new ones appended. */
-	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0\n"));
+	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 refused_max_unauthenticated=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0\n"));
 	assert_non_null(strstr(buf, "\nslabs_quarantined 0\n"));
 	assert_non_null(strstr(buf, "\nauth none\n"));
 	assert_non_null(strstr(buf, "io_queues 0/2 state up granting 0\n"));
 }
 
+/* max-hosts and max-unauthenticated, on a donor that requires the key. */
+
+#define KEY "0123456789abcdef0123456789abcdef"
+
+/* A donor with a key-file, and no session yet. */
+static int setup_key(void **state)
+{
+	static struct ctx c;
+	struct fsd_auth_key k = { .len = sizeof(KEY) - 1 };
+
+	memset(&c, 0, sizeof(c));
+	if (fake_donor_init(&c.d, &c.f, NR, SLAB))
+		return -1;
+	memcpy(k.bytes, KEY, k.len);
+	fsd_donor_set_key(&c.d, &k);
+	*state = &c;
+	return 0;
+}
+
+/* A control connect of @host announcing authentication; NULL if refused. */
+static struct fsd_session *connect_auth(struct ctx *c, const char *host,
+					struct fsd_conn_decision *dec)
+{
+	struct farswap_conn_req r;
+	struct fsd_session *s;
+
+	farswap_conn_req_init(&r, FARSWAP_QT_CTRL, 0, 2, 0, 64);
+	r.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
+	strncpy((char *)r.host_id, host, FARSWAP_ID_LEN);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), dec);
+	if (dec->status != FARSWAP_ST_OK)
+		return NULL;
+	s = fsd_session_new(&c->d, dec, "10.0.0.1:5000", 0);
+	assert_non_null(s);
+	fsd_session_established(&c->d, s, 0);
+	return s;
+}
+
+/*
+ * The host's side of the handshake, with the donor's key: AUTH_REQ, then
+ * AUTH_PROOF for the challenge.  Returns what the proof's handling did;
+ * the AUTH_REP it got is the last message sent.
+ */
+static int authenticate(struct ctx *c, struct fsd_session *s)
+{
+	static const uint8_t hnonce[FARSWAP_AUTH_NONCE_LEN] = { 1, 2, 3, 4 };
+	uint8_t dnonce[FARSWAP_AUTH_NONCE_LEN];
+	union farswap_msg m;
+	int ret;
+
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_REQ, s->version, 0x101);
+	memcpy(m.auth_req.host_nonce, hnonce, sizeof(hnonce));
+	assert_int_equal(send_msg(c, s, &m), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_AUTH_CHAL);
+	memcpy(dnonce, fake_last(&c->f)->auth_chal.donor_nonce, sizeof(dnonce));
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_PROOF, s->version, 0x102);
+	assert_int_equal(fsd_auth_mac(&c->d.key, FARSWAP_AUTH_HOST, hnonce,
+				      dnonce, s->token, s->host_id,
+				      c->d.donor_id, m.auth_proof.host_mac), 0);
+	ret = send_msg(c, s, &m);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_AUTH_REP);
+	assert_int_equal(le64_to_cpu(fake_last(&c->f)->hdr.cookie), 0x102);
+	return ret;
+}
+
+static unsigned int auth_rep_status(struct ctx *c)
+{
+	return le16_to_cpu(fake_last(&c->f)->auth_rep.status);
+}
+
+/*
+ * Sessions that have not proved the key are bounded by max-unauthenticated;
+ * one that proves it no longer counts there.
+ */
+static void test_max_unauthenticated(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *a, *b;
+	char buf[4096];
+
+	c->d.max_unauthenticated = 2;
+	c->d.lim.max_sessions_per_address = 0;
+	a = connect_auth(c, "host-a", &dec);
+	b = connect_auth(c, "host-b", &dec);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_null(connect_auth(c, "host-c", &dec));
+	assert_int_equal(dec.status, FARSWAP_ST_BUSY);
+	assert_int_equal(dec.refusal, FSD_REFUSED_UNAUTHENTICATED);
+	assert_non_null(strstr(dec.why, "(max-unauthenticated)"));
+	fsd_conn_refused(&c->d, &dec, "10.0.0.1:5002", 1000);
+	assert_int_equal(c->d.cnt.refused[FSD_REFUSED_UNAUTHENTICATED], 1);
+	assert_int_equal(c->d.cnt.rejects, 1);
+	assert_string_equal(fsd_refusal_name(FSD_REFUSED_UNAUTHENTICATED),
+			    "max_unauthenticated");
+	assert_true(fsd_donor_stats(&c->d, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " refused_max_unauthenticated=1 "));
+	/* A proved the key: its place among the unauthenticated is free. */
+	assert_int_equal(authenticate(c, a), 0);
+	assert_int_equal(auth_rep_status(c), FARSWAP_ST_OK);
+	assert_non_null(connect_auth(c, "host-c", &dec));
+	assert_null(connect_auth(c, "host-d", &dec));
+	assert_int_equal(dec.refusal, FSD_REFUSED_UNAUTHENTICATED);
+	/* So is the place of one that closes. */
+	fsd_session_close(&c->d, b, FSD_LOG_DEBUG, "gone");
+	assert_non_null(connect_auth(c, "host-d", &dec));
+}
+
+/* Sessions that have not proved the key do not count toward max-hosts. */
+static void test_unauthenticated_not_max_hosts(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s;
+
+	c->d.max_hosts = 1;
+	/* Never proves it: a connect from anyone who can reach the port. */
+	assert_non_null(connect_auth(c, "intruder", &dec));
+	s = connect_auth(c, "host-a", &dec);
+	assert_non_null(s);
+	assert_int_equal(authenticate(c, s), 0);
+	assert_int_equal(auth_rep_status(c), FARSWAP_ST_OK);
+	assert_int_equal(s->auth, FSD_AUTH_OK);
+	assert_false(s->closing);
+	/* Now max-hosts hosts are in. */
+	assert_null(connect_auth(c, "host-b", &dec));
+	assert_int_equal(dec.status, FARSWAP_ST_BUSY);
+	assert_int_equal(dec.refusal, FSD_REFUSED_MAX_HOSTS);
+}
+
+/*
+ * A session let in before max-hosts others proved the key, that proves it
+ * after them: AUTH_REP BUSY, closed, counted as refused for max-hosts.
+ */
+static void test_max_hosts_at_proof(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *a, *b;
+
+	c->d.max_hosts = 1;
+	a = connect_auth(c, "host-a", &dec);
+	b = connect_auth(c, "host-b", &dec);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(authenticate(c, a), 0);
+	assert_int_equal(auth_rep_status(c), FARSWAP_ST_OK);
+	nr_logged = 0;
+	fsd_log_set_level(FSD_LOG_NOTICE);
+	fsd_log_set_hook(capture);
+	assert_int_equal(authenticate(c, b), -EBUSY);
+	fsd_log_set_hook(NULL);
+	fsd_log_set_level(FSD_LOG_ERR - 1);
+	assert_int_equal(auth_rep_status(c), FARSWAP_ST_BUSY);
+	assert_ptr_equal(c->f.sent_to[(c->f.nr_sent - 1) % FAKE_SENT_MAX], b);
+	assert_true(b->closing);
+	assert_false(fsd_session_authenticated(b));
+	assert_int_equal(count_logged("too many hosts (max-hosts)"), 1);
+	assert_int_equal(c->d.cnt.refused[FSD_REFUSED_MAX_HOSTS], 1);
+	assert_int_equal(c->d.cnt.rejects, 1);
+	assert_int_equal(c->d.cnt.auth_ok, 1);
+	assert_int_equal(c->d.cnt.auth_failed, 0);
+	assert_false(a->closing);
+	/* Once A leaves, the next host that proves the key is in. */
+	fsd_session_close(&c->d, a, FSD_LOG_DEBUG, "gone");
+	b = connect_auth(c, "host-c", &dec);
+	assert_non_null(b);
+	assert_int_equal(authenticate(c, b), 0);
+	assert_int_equal(auth_rep_status(c), FARSWAP_ST_OK);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define TK(f) cmocka_unit_test_setup_teardown(f, setup_key, teardown)
 
 int main(void)
 {
@@ -1803,6 +1976,9 @@ int main(void)
 		T(test_async_grant_pressure_skips_it),
 		T(test_teardown_with_grant_in_flight),
 		T(test_stats_text_new_fields),
+		TK(test_max_unauthenticated),
+		TK(test_unauthenticated_not_max_hosts),
+		TK(test_max_hosts_at_proof),
 	};
 
 	fsd_log_init(FSD_LOG_ERR - 1, false);	/* quiet */
