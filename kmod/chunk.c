@@ -408,7 +408,7 @@ bool farswap_chunk_colocated_locked(const struct farswap_chunk *chunk)
 	unsigned int r;
 
 	lockdep_assert_held(&chunk->lock);
-	if (chunk->state != FARSWAP_SLAB_BOUND)
+	if (chunk->state != FARSWAP_CHUNK_BOUND)
 		return false;
 	for (r = 0; r < chunk->nr_places; r++)
 		dom[r] = farswap_donor_dom(chunk->place[r].donor);
@@ -567,7 +567,7 @@ static void farswap_bind_chunk(struct farswap_dev *dev,
 	int ret;
 
 	spin_lock_irqsave(&chunk->lock, flags);
-	if (chunk->state != FARSWAP_SLAB_BINDING) {
+	if (chunk->state != FARSWAP_CHUNK_BINDING) {
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		return;
 	}
@@ -578,10 +578,10 @@ static void farswap_bind_chunk(struct farswap_dev *dev,
 
 	spin_lock_irqsave(&chunk->lock, flags);
 	if (chunk->nr_places) {
-		chunk->state = FARSWAP_SLAB_BOUND;
+		chunk->state = FARSWAP_CHUNK_BOUND;
 		bound = true;
 	} else {
-		chunk->state = FARSWAP_SLAB_UNBOUND;
+		chunk->state = FARSWAP_CHUNK_UNBOUND;
 	}
 	list_splice_init(&chunk->held, &held);
 	spin_unlock_irqrestore(&chunk->lock, flags);
@@ -620,10 +620,10 @@ static bool farswap_chunk_unbind_locked(struct farswap_chunk *chunk)
 	chunk->nr_places = 0;
 	chunk->uptodate = 0;
 	if (list_empty(&chunk->held)) {
-		chunk->state = FARSWAP_SLAB_UNBOUND;
+		chunk->state = FARSWAP_CHUNK_UNBOUND;
 		return false;
 	}
-	chunk->state = FARSWAP_SLAB_BINDING;
+	chunk->state = FARSWAP_CHUNK_BINDING;
 	return true;
 }
 
@@ -644,7 +644,7 @@ unsigned int farswap_chunk_release_locked(struct farswap_dev *dev,
 	unsigned int n = chunk->nr_places;
 
 	lockdep_assert_held(&chunk->lock);
-	if (chunk->state != FARSWAP_SLAB_BOUND || chunk->pages.used ||
+	if (chunk->state != FARSWAP_CHUNK_BOUND || chunk->pages.used ||
 	    chunk->pages.nr_lost || atomic_read(&chunk->inflight_reads) ||
 	    atomic_read(&chunk->inflight_writes) || !list_empty(&chunk->held))
 		return 0;
@@ -801,7 +801,7 @@ void farswap_loss_work(struct work_struct *work)
 		int donor = -1;
 
 		spin_lock_irqsave(&chunk->lock, flags);
-		if (chunk->state != FARSWAP_SLAB_BOUND || !chunk->nr_places) {
+		if (chunk->state != FARSWAP_CHUNK_BOUND || !chunk->nr_places) {
 			spin_unlock_irqrestore(&chunk->lock, flags);
 			continue;
 		}
@@ -929,7 +929,7 @@ static void farswap_migrate_abort(struct farswap_chunk *chunk)
 	LIST_HEAD(held);
 
 	spin_lock_irqsave(&chunk->lock, flags);
-	chunk->state = FARSWAP_SLAB_BOUND;
+	chunk->state = FARSWAP_CHUNK_BOUND;
 	list_splice_init(&chunk->held, &held);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 	farswap_resubmit_held(&held);
@@ -1018,7 +1018,7 @@ static bool farswap_hold_writes(struct farswap_dev *dev,
 	unsigned long flags;
 
 	spin_lock_irqsave(&chunk->lock, flags);
-	chunk->state = FARSWAP_SLAB_MIGRATING;
+	chunk->state = FARSWAP_CHUNK_MIGRATING;
 	spin_unlock_irqrestore(&chunk->lock, flags);
 	if (wait_var_event_timeout(&chunk->inflight_writes,
 				   !atomic_read(&chunk->inflight_writes), tmo))
@@ -1060,7 +1060,7 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		return 0;
 	}
-	if (chunk->state != FARSWAP_SLAB_BOUND) {
+	if (chunk->state != FARSWAP_CHUNK_BOUND) {
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		return -EBUSY;
 	}
@@ -1111,7 +1111,7 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 
 	/* Switch: hold all I/O until reads of the old copy have finished. */
 	spin_lock_irqsave(&chunk->lock, flags);
-	chunk->state = FARSWAP_SLAB_SWITCHING;
+	chunk->state = FARSWAP_CHUNK_SWITCHING;
 	spin_unlock_irqrestore(&chunk->lock, flags);
 	wait_var_event(&chunk->inflight_reads,
 		       !atomic_read(&chunk->inflight_reads));
@@ -1125,8 +1125,8 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 	} else {
 		chunk->place[r] = to;
 	}
-	chunk->state = chunk->nr_places ? FARSWAP_SLAB_BOUND :
-					  FARSWAP_SLAB_UNBOUND;
+	chunk->state = chunk->nr_places ? FARSWAP_CHUNK_BOUND :
+					  FARSWAP_CHUNK_UNBOUND;
 	list_splice_init(&chunk->held, &held);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 
@@ -1156,7 +1156,7 @@ static bool farswap_chunk_degraded_locked(struct farswap_dev *dev,
 	unsigned int r, serving = 0;
 
 	*src = -1;
-	if (chunk->state != FARSWAP_SLAB_BOUND)
+	if (chunk->state != FARSWAP_CHUNK_BOUND)
 		return false;
 	for (r = 0; r < chunk->nr_places; r++) {
 		const struct farswap_placement *p = &chunk->place[r];
@@ -1232,7 +1232,7 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 		chunk->uptodate |= BIT(chunk->nr_places);
 		chunk->nr_places++;
 	}
-	chunk->state = FARSWAP_SLAB_BOUND;
+	chunk->state = FARSWAP_CHUNK_BOUND;
 	list_splice_init(&chunk->held, &held);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 	farswap_resubmit_held(&held);

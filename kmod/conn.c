@@ -1291,7 +1291,7 @@ static void farswap_donor_teardown(struct farswap_donor *donor)
 	farswap_queue_stop(&donor->ctrl);
 	farswap_ctrl_fail_waiters(donor);
 	/*
-	 * The drain completed every slab copy; wait until their callers have
+	 * The drain completed every chunk copy; wait until their callers have
 	 * unmapped their buffers, while the device is still ours.
 	 */
 	wait_var_event(&donor->sync_inflight,
@@ -1592,7 +1592,7 @@ out_free:
 
 /*
  * Detach: no more I/O or control traffic.  The session ends here, before
- * any of the donor's work is waited for, so that a slab copy or control
+ * any of the donor's work is waited for, so that a chunk copy or control
  * call in that work, stalled on this donor, is flushed rather than waited
  * on for ever (a DELETING donor cannot be failed).
  */

@@ -836,18 +836,18 @@ static ssize_t chunks_show(struct device *d, struct device_attribute *attr,
 			   char *buf)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
-	u32 count[FARSWAP_SLAB_NR_STATES] = {};
+	u32 count[FARSWAP_CHUNK_NR_STATES] = {};
 	u32 i;
 
 	for (i = 0; i < dev->geo.nr_chunks; i++)
 		count[READ_ONCE(dev->chunks[i].state)]++;
 	return sysfs_emit(buf,
 			  "total=%u unbound=%u binding=%u bound=%u migrating=%u\n",
-			  dev->geo.nr_chunks, count[FARSWAP_SLAB_UNBOUND],
-			  count[FARSWAP_SLAB_BINDING],
-			  count[FARSWAP_SLAB_BOUND],
-			  count[FARSWAP_SLAB_MIGRATING] +
-			  count[FARSWAP_SLAB_SWITCHING]);
+			  dev->geo.nr_chunks, count[FARSWAP_CHUNK_UNBOUND],
+			  count[FARSWAP_CHUNK_BINDING],
+			  count[FARSWAP_CHUNK_BOUND],
+			  count[FARSWAP_CHUNK_MIGRATING] +
+			  count[FARSWAP_CHUNK_SWITCHING]);
 }
 static DEVICE_ATTR_RO(chunks);
 
@@ -924,7 +924,7 @@ static u32 farswap_degraded_chunks(struct farswap_dev *dev)
 			serving += (chunk->uptodate & BIT(r)) &&
 				   farswap_donor_live(chunk->place[r].donor,
 						      chunk->place[r].gen);
-		degraded += chunk->state == FARSWAP_SLAB_BOUND &&
+		degraded += chunk->state == FARSWAP_CHUNK_BOUND &&
 			    serving < want;
 		spin_unlock_irqrestore(&chunk->lock, flags);
 	}

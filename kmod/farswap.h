@@ -6,7 +6,7 @@
  *
  * Objects and their lifetimes:
  *  - struct farswap_dev: one /dev/farswapN, from attach to detach.  Owns
- *    the blk-mq disk, the slab map and its donors.
+ *    the blk-mq disk, the chunk map and its donors.
  *  - struct farswap_donor: one donor machine, for the device's lifetime.
  *    Its RDMA session (PD, queues) comes and goes with the connection; the
  *    session generation @gen tells placements of an old session apart.
@@ -60,7 +60,7 @@
 #include "auth.h"
 #include "place.h"
 #include "replica.h"
-#include "slabmap.h"
+#include "chunkmap.h"
 #include "slots.h"
 #include "state.h"
 #include "stats.h"
@@ -70,7 +70,7 @@
 #define FARSWAP_MAX_SEGS	64
 /* Bytes of one request: a 2 MiB THP swap-out. */
 #define FARSWAP_MAX_IO_BYTES	(2u << 20)
-/* Work requests reserved on each I/O queue for slab migration copies. */
+/* Work requests reserved on each I/O queue for chunk migration copies. */
 #define FARSWAP_SQ_RESERVE	4
 /* Unsolicited reclaim requests a donor may have outstanding. */
 #define FARSWAP_RECLAIM_SLOTS	(FARSWAP_CTRL_DEPTH / 2)
@@ -271,7 +271,7 @@ struct farswap_placement {
 
 struct farswap_chunk {
 	spinlock_t lock;
-	u8 state;			/* enum farswap_slab_state */
+	u8 state;			/* enum farswap_chunk_state */
 	u8 nr_places;
 	u8 uptodate;		/* bit r: place[r] holds every written page */
 	struct farswap_placement place[FARSWAP_MAX_REPLICAS];
@@ -299,7 +299,7 @@ struct farswap_dev_stats {
 	atomic64_t migrations;		/* chunks moved on reclaim */
 	atomic64_t lost_pages;
 	atomic64_t write_throttled;	/* writes made to wait for budget */
-	atomic64_t held;		/* requests parked on a slab */
+	atomic64_t held;		/* requests parked on a chunk */
 	atomic64_t checked;		/* pages read back and checked */
 	atomic64_t mismatches;		/* pages that failed their check */
 	atomic64_t failovers;		/* reads retried on another replica */
@@ -385,7 +385,7 @@ struct farswap_dev {
 	u64 *tags;
 	u32 *versions;
 
-	/* Bounce buffer for copying a slab between donors. */
+	/* Bounce buffer for copying a chunk between donors. */
 	void *bounce;
 	size_t bounce_len;
 
@@ -430,7 +430,7 @@ struct farswap_cmd {
 	unsigned long start_jiffies;
 	unsigned int hctx_idx;
 	u32 write_budget;		/* bytes of write_inflight held */
-	struct list_head held_node;	/* on slab->held */
+	struct list_head held_node;	/* on chunk->held */
 
 	/* The request's single chunk extent, set at submission. */
 	struct farswap_extent ext;

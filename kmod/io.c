@@ -185,8 +185,8 @@ static bool farswap_for_each_page(struct farswap_cmd *cmd, struct request *rq,
 /* Index on the device of the request's page @i. */
 static u64 farswap_page_index(const struct farswap_cmd *cmd, u32 i)
 {
-	return ((u64)cmd->ext.slab << (FARSWAP_CHUNK_SHIFT -
-				       FARSWAP_PAGE_SHIFT)) +
+	return ((u64)cmd->ext.chunk << (FARSWAP_CHUNK_SHIFT -
+					FARSWAP_PAGE_SHIFT)) +
 	       cmd->ext.first_page + i;
 }
 
@@ -376,7 +376,7 @@ static void farswap_read_done(struct farswap_cmd *cmd, struct request *rq,
 static void farswap_cmd_finish(struct farswap_cmd *cmd)
 {
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
-	struct farswap_chunk *chunk = farswap_chunk_of(cmd->dev, cmd->ext.slab);
+	struct farswap_chunk *chunk = farswap_chunk_of(cmd->dev, cmd->ext.chunk);
 	bool write = op_is_write(req_op(rq));
 
 	farswap_cmd_unmap(cmd, write);
@@ -530,7 +530,7 @@ static unsigned int farswap_post_copy(struct farswap_cmd *cmd,
 	unsigned int nwr, posted;
 	int ret;
 
-	nwr = farswap_build_wrs(c, cmd->ext.slab_off, write, mapped,
+	nwr = farswap_build_wrs(c, cmd->ext.chunk_off, write, mapped,
 				write ? donor->max_sge : donor->max_read_sge,
 				donor->pd->local_dma_lkey);
 	/* Before the post: a completion may be traced as soon as it is made. */
@@ -582,8 +582,8 @@ static enum farswap_post_result farswap_post(struct farswap_cmd *cmd,
 					   cmd->dev->name,
 					   blk_rq_nr_phys_segments(rq));
 			farswap_inflight_put(write ?
-				&farswap_chunk_of(cmd->dev, cmd->ext.slab)->inflight_writes :
-				&farswap_chunk_of(cmd->dev, cmd->ext.slab)->inflight_reads);
+				&farswap_chunk_of(cmd->dev, cmd->ext.chunk)->inflight_writes :
+				&farswap_chunk_of(cmd->dev, cmd->ext.chunk)->inflight_reads);
 			farswap_cmd_complete(cmd, BLK_STS_IOERR);
 			return FARSWAP_POSTED;
 		}
@@ -675,7 +675,7 @@ static bool farswap_claim_read(struct farswap_cmd *cmd,
 			       const struct farswap_replica_view *v,
 			       unsigned int n)
 {
-	int r = farswap_replica_pick_read(v, n, cmd->ext.slab ^
+	int r = farswap_replica_pick_read(v, n, cmd->ext.chunk ^
 					  cmd->ext.first_page,
 					  READ_ONCE(cmd->dev->params.read_policy));
 
@@ -733,11 +733,11 @@ again:
 		farswap_chunk_fill_locked(dev, chunk, false);
 		if (chunk->nr_places &&
 		    chunk->nr_places >= farswap_replicas_possible(dev)) {
-			chunk->state = FARSWAP_SLAB_BOUND;
+			chunk->state = FARSWAP_CHUNK_BOUND;
 			atomic64_inc(&dev->stats.binds);
 			goto again;
 		}
-		chunk->state = FARSWAP_SLAB_BINDING;
+		chunk->state = FARSWAP_CHUNK_BINDING;
 		fallthrough;
 	case FARSWAP_IO_HOLD:
 		list_add_tail(&cmd->held_node, &chunk->held);
@@ -784,14 +784,14 @@ blk_status_t farswap_submit(struct farswap_cmd *cmd)
 	bool dead;
 	int n;
 
-	n = farswap_split_chunks(&dev->geo, pos, blk_rq_bytes(rq), &cmd->ext, 1);
+	n = farswap_split(&dev->geo, pos, blk_rq_bytes(rq), &cmd->ext, 1);
 	if (unlikely(n != 1)) {
 		pr_err_ratelimited("%s: request at byte %llu, %u bytes, is misaligned or crosses a chunk\n",
 				   dev->name, pos, blk_rq_bytes(rq));
 		farswap_cmd_complete(cmd, BLK_STS_IOERR);
 		return BLK_STS_OK;
 	}
-	chunk = farswap_chunk_of(dev, cmd->ext.slab);
+	chunk = farswap_chunk_of(dev, cmd->ext.chunk);
 	if (write)
 		farswap_tag_write(cmd, rq);
 
@@ -834,7 +834,7 @@ again:
 		break;
 	case FARSWAP_IO_FAIL:
 		pr_err_ratelimited("%s: read of chunk %u pages %u-%u failed: %s\n",
-				   dev->name, cmd->ext.slab, cmd->ext.first_page,
+				   dev->name, cmd->ext.chunk, cmd->ext.first_page,
 				   cmd->ext.first_page + cmd->ext.nr_pages - 1,
 				   cmd->tried ? "no replica could serve it" :
 						"their donor is gone");
@@ -870,9 +870,9 @@ void farswap_discard(struct farswap_cmd *cmd, struct request *rq)
 		struct farswap_extent e;
 		unsigned long flags;
 
-		if (farswap_split_chunks(&dev->geo, start, len, &e, 1) != 1)
+		if (farswap_split(&dev->geo, start, len, &e, 1) != 1)
 			break;
-		chunk = farswap_chunk_of(dev, e.slab);
+		chunk = farswap_chunk_of(dev, e.chunk);
 		spin_lock_irqsave(&chunk->lock, flags);
 		if (!farswap_pages_discard(&chunk->pages, e.first_page,
 					   e.nr_pages))
@@ -946,7 +946,7 @@ static void farswap_sync_done(struct ib_cq *cq, struct ib_wc *wc)
  * @rkey: remote key
  * @gen: the session @rkey belongs to
  *
- * Used to copy slabs between donors.  Posts on the first I/O queue, whose
+ * Used to copy chunks between donors.  Posts on the first I/O queue, whose
  * send queue keeps FARSWAP_SQ_RESERVE entries for this.
  */
 int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
@@ -993,7 +993,7 @@ int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
 	if (ret) {
 		ib_dma_unmap_single(ibdev, dma, len, dir);
 		farswap_sync_put(donor);
-		farswap_donor_error(donor, "posting a slab copy failed");
+		farswap_donor_error(donor, "posting a chunk copy failed");
 		return ret;
 	}
 
@@ -1007,7 +1007,7 @@ int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
 		 * stack frame must outlive it.  The teardown runs on a
 		 * workqueue of its own, so this wait cannot block it.
 		 */
-		farswap_donor_error(donor, "slab copy stalled");
+		farswap_donor_error(donor, "chunk copy stalled");
 		wait_for_completion(&op.done);
 		break;
 	}

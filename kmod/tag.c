@@ -7,7 +7,7 @@
 #include <linux/random.h>
 #include <linux/string.h>
 
-#include "slabmap.h"
+#include "chunkmap.h"
 #include "tag.h"
 
 static const char * const farswap_tag_names[FARSWAP_TAG_NR_ALGS] = {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The kunit suite of make check: farswap's RDMA-free logic (kmod/slabmap.c,
+# The kunit suite of make check: farswap's RDMA-free logic (kmod/chunkmap.c,
 # place.c, state.c, stats.c, args.c and the checks in farswap_proto.h)
 # built into a UML kernel with its KUnit suites, run by kunit.py.
 #

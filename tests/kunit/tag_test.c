@@ -12,7 +12,7 @@
 #include <linux/prandom.h>
 #include <linux/slab.h>
 
-#include "slabmap.h"
+#include "chunkmap.h"
 #include "tag.h"
 
 struct tag_ctx {

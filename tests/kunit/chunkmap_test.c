@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite farswap_slabmap: device geometry, cutting requests at slab
- * boundaries, per-slab page accounting and the decision the I/O path
- * (kmod/io.c) takes for every read and write, all from kmod/slabmap.c.
+ * KUnit suite farswap_chunkmap: device geometry, cutting requests at chunk
+ * boundaries, per-chunk page accounting and the decision the I/O path
+ * (kmod/io.c) takes for every read and write, all from kmod/chunkmap.c.
+ * "Slab" here means a donor's slab only: the geometry's unit of donor
+ * memory, carved into 2 MiB chunk slots.
  *
  * Where the module depends on a property rather than on one value (a
- * request never spans two slabs; extents tile the request exactly), the
+ * request never spans two chunks; extents tile the request exactly), the
  * tests check it against a page-by-page model written here independently
  * of the code under test.
  */
@@ -16,7 +18,7 @@
 #include <linux/sizes.h>
 
 #include "farswap_proto.h"
-#include "slabmap.h"
+#include "chunkmap.h"
 
 #define PAGE_4K		FARSWAP_PAGE_BYTES
 
@@ -71,7 +73,7 @@ static void geometry_init_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, g.nr_slabs, c->nr_slabs);
 	KUNIT_EXPECT_EQ(test, g.slab_pages, c->slab_pages);
 	KUNIT_EXPECT_EQ(test, farswap_slab_bytes(&g), c->slab_size);
-	/* The slab map covers the device exactly. */
+	/* Donor slabs tile the device exactly. */
 	KUNIT_EXPECT_EQ(test, (u64)g.nr_slabs * farswap_slab_bytes(&g), g.size);
 	KUNIT_EXPECT_EQ(test, (u64)g.slab_pages * PAGE_4K, c->slab_size);
 	/* Chunks tile the device, and whole chunks tile a slab. */
@@ -81,7 +83,7 @@ static void geometry_init_test(struct kunit *test)
 }
 
 /*
- * Splitting a byte range at slab boundaries
+ * Splitting a byte range at chunk boundaries
  */
 
 /* Room for the largest split below, plus a guard entry after max_ext. */
@@ -89,22 +91,21 @@ static void geometry_init_test(struct kunit *test)
 
 /*
  * Compare @ext[0..n) with a page-by-page walk of [pos, pos + len): the
- * extents must tile the range in order, one maximal extent per slab.
+ * extents must tile the range in order, one maximal extent per chunk.
  * Returns false and describes the first mismatch in @why.
  */
-static bool extents_match_model(const struct farswap_geometry *g, u64 pos,
-				u64 len, const struct farswap_extent *ext, int n,
+static bool extents_match_model(u64 pos, u64 len,
+				const struct farswap_extent *ext, int n,
 				char *why, size_t why_len)
 {
-	u64 slab_bytes = farswap_slab_bytes(g);
 	u32 in_ext = 0;
 	int i = 0;
 	u64 off;
 
 	for (off = 0; off < len; off += PAGE_4K) {
 		u64 at = pos + off;
-		u64 slab = div64_u64(at, slab_bytes);
-		u64 page = div64_u64(at - slab * slab_bytes, PAGE_4K);
+		u64 chunk = div64_u64(at, FARSWAP_CHUNK_BYTES);
+		u64 page = div64_u64(at - chunk * FARSWAP_CHUNK_BYTES, PAGE_4K);
 
 		if (i < n && in_ext == ext[i].nr_pages) {
 			i++;
@@ -115,20 +116,20 @@ static bool extents_match_model(const struct farswap_geometry *g, u64 pos,
 				 off);
 			return false;
 		}
-		if (ext[i].slab != slab || ext[i].first_page + in_ext != page ||
+		if (ext[i].chunk != chunk || ext[i].first_page + in_ext != page ||
 		    ext[i].range_off + (u64)in_ext * PAGE_4K != off ||
-		    ext[i].slab_off + (u64)in_ext * PAGE_4K != page * PAGE_4K) {
+		    ext[i].chunk_off + (u64)in_ext * PAGE_4K != page * PAGE_4K) {
 			snprintf(why, why_len,
-				 "byte %llu (slab %llu page %llu) is in extent %d (slab %u first_page %u slab_off %llu range_off %llu)",
-				 off, slab, page, i, ext[i].slab,
-				 ext[i].first_page, ext[i].slab_off,
+				 "byte %llu (chunk %llu page %llu) is in extent %d (chunk %u first_page %u chunk_off %llu range_off %llu)",
+				 off, chunk, page, i, ext[i].chunk,
+				 ext[i].first_page, ext[i].chunk_off,
 				 ext[i].range_off);
 			return false;
 		}
 		in_ext++;
 	}
 	if (len && (i != n - 1 || in_ext != ext[i].nr_pages)) {
-		snprintf(why, why_len, "%d extents for %d slabs", n, i + 1);
+		snprintf(why, why_len, "%d extents for %d chunks", n, i + 1);
 		return false;
 	}
 	for (i = 0; i < n; i++) {
@@ -138,9 +139,9 @@ static bool extents_match_model(const struct farswap_geometry *g, u64 pos,
 				 i, ext[i].nr_pages, ext[i].len);
 			return false;
 		}
-		if (i && ext[i].slab == ext[i - 1].slab) {
-			snprintf(why, why_len, "extents %d and %d share slab %u",
-				 i - 1, i, ext[i].slab);
+		if (i && ext[i].chunk == ext[i - 1].chunk) {
+			snprintf(why, why_len, "extents %d and %d share chunk %u",
+				 i - 1, i, ext[i].chunk);
 			return false;
 		}
 	}
@@ -154,8 +155,9 @@ static const struct {
 	u64 size;
 	u64 slab_size;
 } split_devs[] = {
-	[DEV16] = { SZ_16M, SZ_2M },	/* eight 2M slabs of 512 pages */
-	[DEV4G] = { SZ_4G, SZ_1G },	/* four 1G slabs */
+	/* eight chunks of 512 pages, in one 16M donor slab */
+	[DEV16] = { SZ_16M, SZ_16M },
+	[DEV4G] = { SZ_4G, SZ_1G },	/* 2048 chunks in four 1G slabs */
 };
 
 struct split_case {
@@ -166,9 +168,9 @@ struct split_case {
 	unsigned int max_ext;
 	int ret;
 	/* Where the first extent starts and how long the last one is. */
-	u32 first_slab;
+	u32 first_chunk;
 	u32 first_page;
-	u32 last_slab;
+	u32 last_chunk;
 	u32 last_pages;
 };
 
@@ -176,14 +178,14 @@ static const struct split_case split_cases[] = {
 	{ "first page of the device", DEV16, 0, PAGE_4K, 1, 1, 0, 0, 0, 1 },
 	{ "last page of the device", DEV16, SZ_16M - PAGE_4K, PAGE_4K, 1, 1,
 	  7, 511, 7, 1 },
-	{ "last page of a slab", DEV16, SZ_2M - PAGE_4K, PAGE_4K, 1, 1,
+	{ "last page of a chunk", DEV16, SZ_2M - PAGE_4K, PAGE_4K, 1, 1,
 	  0, 511, 0, 1 },
-	{ "first page of a slab", DEV16, SZ_2M, PAGE_4K, 1, 1, 1, 0, 1, 1 },
+	{ "first page of a chunk", DEV16, SZ_2M, PAGE_4K, 1, 1, 1, 0, 1, 1 },
 	{ "8K across one boundary", DEV16, SZ_2M - PAGE_4K, SZ_8K, 2, 2,
 	  0, 511, 1, 1 },
 	{ "8K across one boundary, one extent allowed", DEV16,
 	  SZ_2M - PAGE_4K, SZ_8K, 1, -E2BIG },
-	{ "2M filling its slab", DEV16, SZ_4M, SZ_2M, 1, 1, 2, 0, 2, 512 },
+	{ "2M filling its chunk", DEV16, SZ_4M, SZ_2M, 1, 1, 2, 0, 2, 512 },
 	{ "2M one page past a boundary", DEV16, SZ_4M + PAGE_4K, SZ_2M, 2, 2,
 	  2, 1, 3, 1 },
 	{ "2M one page past a boundary, one extent allowed", DEV16,
@@ -206,12 +208,18 @@ static const struct split_case split_cases[] = {
 	  -EINVAL },
 	{ "length wraps around 2^64", DEV16, SZ_16M - PAGE_4K,
 	  U64_MAX & ~(u64)(PAGE_4K - 1), 8, -EINVAL },
+	{ "2M filling a chunk inside a 1G slab", DEV4G, 7 * SZ_2M, SZ_2M, 1,
+	  1, 7, 0, 7, 512 },
+	{ "2M across a chunk boundary inside a 1G slab", DEV4G,
+	  SZ_16M - SZ_1M, SZ_2M, 2, 2, 7, 256, 8, 256 },
+	{ "2M across a chunk boundary inside a 1G slab, one extent allowed",
+	  DEV4G, SZ_16M - SZ_1M, SZ_2M, 1, -E2BIG },
 	{ "2M ending a 1G slab", DEV4G, SZ_1G - SZ_2M, SZ_2M, 1, 1,
-	  0, 262144 - 512, 0, 512 },
-	{ "2M across a 1G boundary", DEV4G, SZ_1G - SZ_1M, SZ_2M, 2, 2,
-	  0, 262144 - 256, 1, 256 },
+	  511, 0, 511, 512 },
+	{ "2M across a 1G slab boundary", DEV4G, SZ_1G - SZ_1M, SZ_2M, 2, 2,
+	  511, 256, 512, 256 },
 	{ "last page of a 4G device", DEV4G, SZ_4G - PAGE_4K, PAGE_4K, 1, 1,
-	  3, 262143, 3, 1 },
+	  2047, 511, 2047, 1 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(split, split_cases, desc);
@@ -241,22 +249,22 @@ static void split_test(struct kunit *test)
 			       "wrote past max_ext");
 	if (n <= 0)
 		return;
-	KUNIT_EXPECT_EQ(test, ext[0].slab, c->first_slab);
+	KUNIT_EXPECT_EQ(test, ext[0].chunk, c->first_chunk);
 	KUNIT_EXPECT_EQ(test, ext[0].first_page, c->first_page);
-	KUNIT_EXPECT_EQ(test, ext[n - 1].slab, c->last_slab);
+	KUNIT_EXPECT_EQ(test, ext[n - 1].chunk, c->last_chunk);
 	KUNIT_EXPECT_EQ(test, ext[n - 1].nr_pages, c->last_pages);
 	KUNIT_EXPECT_TRUE_MSG(test,
-			      extents_match_model(&g, c->pos, c->len, ext, n,
+			      extents_match_model(c->pos, c->len, ext, n,
 						  why, sizeof(why)),
 			      "%s", why);
 }
 
 /*
  * Every request size swap sends, 4K to 2M (THP swap-out), at every page
- * offset within a 2M slab.  A request that fits its slab is one extent;
+ * offset within a chunk.  A request that fits its chunk is one extent;
  * the one-extent split the I/O path does (max_ext 1) must refuse exactly
- * the requests that cross into the next slab, because the queue limits
- * (chunk_sectors = slab size) promise it never sees them.
+ * the requests that cross into the next chunk, because the queue limits
+ * (chunk_sectors = FARSWAP_CHUNK_BYTES) promise it never sees them.
  */
 struct request_size_case {
 	const char *desc;
@@ -272,6 +280,7 @@ static const struct request_size_case request_size_cases[] = {
 
 KUNIT_ARRAY_PARAM_DESC(request_size, request_size_cases, desc);
 
+/* Chunk 1 of a device of 2M donor slabs, where each slab is one chunk. */
 static void split_every_offset_test(struct kunit *test)
 {
 	const struct request_size_case *c = test->param_value;
@@ -281,35 +290,38 @@ static void split_every_offset_test(struct kunit *test)
 	u32 page;
 
 	KUNIT_ASSERT_EQ(test, farswap_geometry_init(&g, SZ_8M, SZ_2M), 0);
-	for (page = 0; page < g.slab_pages; page++) {
-		u64 pos = SZ_2M + (u64)page * PAGE_4K;
-		bool crosses = (u64)page * PAGE_4K + c->len > SZ_2M;
+	for (page = 0; page < FARSWAP_CHUNK_PAGES; page++) {
+		u64 pos = FARSWAP_CHUNK_BYTES + (u64)page * PAGE_4K;
+		bool crosses = (u64)page * PAGE_4K + c->len >
+			       FARSWAP_CHUNK_BYTES;
 		int n;
 
 		n = farswap_split(&g, pos, c->len, ext, ARRAY_SIZE(ext));
 		KUNIT_ASSERT_EQ_MSG(test, n, crosses ? 2 : 1,
-				    "request at slab 1 page %u", page);
+				    "request at chunk 1 page %u", page);
 		KUNIT_ASSERT_TRUE_MSG(test,
-				      extents_match_model(&g, pos, c->len, ext,
-							  n, why, sizeof(why)),
-				      "request at slab 1 page %u: %s", page,
+				      extents_match_model(pos, c->len, ext, n,
+							  why, sizeof(why)),
+				      "request at chunk 1 page %u: %s", page,
 				      why);
 		n = farswap_split(&g, pos, c->len, ext, 1);
 		KUNIT_ASSERT_EQ_MSG(test, n, crosses ? -E2BIG : 1,
-				    "one-extent split at slab 1 page %u", page);
+				    "one-extent split at chunk 1 page %u",
+				    page);
 	}
 }
 
 /*
- * The data path splits at chunk boundaries (a donor slab holds many
- * chunks, placed independently): every request size at every page offset
- * of a chunk inside a slab, and across the slab's last chunk boundary.
+ * A donor slab holds many chunks, placed independently, and the split
+ * cuts between them: every request size at every page offset of a chunk
+ * inside a slab, and across the slab's last chunk boundary.
  */
-static void split_chunks_every_offset_test(struct kunit *test)
+static void split_in_slab_every_offset_test(struct kunit *test)
 {
 	const struct request_size_case *c = test->param_value;
 	struct farswap_geometry g = {};
 	struct farswap_extent ext[3];
+	char why[160];
 	u32 page;
 
 	KUNIT_ASSERT_EQ(test, farswap_geometry_init(&g, SZ_64M, SZ_16M), 0);
@@ -322,14 +334,14 @@ static void split_chunks_every_offset_test(struct kunit *test)
 		bool crosses = (u64)in * PAGE_4K + c->len > FARSWAP_CHUNK_BYTES;
 		int n;
 
-		n = farswap_split_chunks(&g, pos, c->len, ext, ARRAY_SIZE(ext));
+		n = farswap_split(&g, pos, c->len, ext, ARRAY_SIZE(ext));
 		KUNIT_ASSERT_EQ_MSG(test, n, crosses ? 2 : 1,
 				    "request at chunk %u page %u", chunk, in);
-		KUNIT_EXPECT_EQ(test, ext[0].slab, chunk);
+		KUNIT_EXPECT_EQ(test, ext[0].chunk, chunk);
 		KUNIT_EXPECT_EQ(test, ext[0].first_page, in);
-		KUNIT_EXPECT_EQ(test, ext[0].slab_off, (u64)in * PAGE_4K);
+		KUNIT_EXPECT_EQ(test, ext[0].chunk_off, (u64)in * PAGE_4K);
 		if (crosses) {
-			KUNIT_EXPECT_EQ(test, ext[1].slab, chunk + 1);
+			KUNIT_EXPECT_EQ(test, ext[1].chunk, chunk + 1);
 			KUNIT_EXPECT_EQ(test, ext[1].first_page, 0u);
 			KUNIT_EXPECT_EQ(test, ext[0].len + ext[1].len, c->len);
 			KUNIT_EXPECT_EQ(test, ext[1].range_off, ext[0].len);
@@ -338,16 +350,21 @@ static void split_chunks_every_offset_test(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, ext[0].nr_pages,
 					(u32)(c->len / PAGE_4K));
 		}
-		n = farswap_split_chunks(&g, pos, c->len, ext, 1);
+		KUNIT_ASSERT_TRUE_MSG(test,
+				      extents_match_model(pos, c->len, ext, n,
+							  why, sizeof(why)),
+				      "request at chunk %u page %u: %s", chunk,
+				      in, why);
+		n = farswap_split(&g, pos, c->len, ext, 1);
 		KUNIT_ASSERT_EQ_MSG(test, n, crosses ? -E2BIG : 1,
 				    "one-extent split at chunk %u page %u",
 				    chunk, in);
 	}
 	/* The device's last page, and one past it. */
-	KUNIT_EXPECT_EQ(test, farswap_split_chunks(&g, SZ_64M - PAGE_4K, PAGE_4K,
-						   ext, 1), 1);
-	KUNIT_EXPECT_EQ(test, ext[0].slab, g.nr_chunks - 1);
-	KUNIT_EXPECT_EQ(test, farswap_split_chunks(&g, SZ_64M, PAGE_4K, ext, 1),
+	KUNIT_EXPECT_EQ(test, farswap_split(&g, SZ_64M - PAGE_4K, PAGE_4K, ext,
+					    1), 1);
+	KUNIT_EXPECT_EQ(test, ext[0].chunk, g.nr_chunks - 1);
+	KUNIT_EXPECT_EQ(test, farswap_split(&g, SZ_64M, PAGE_4K, ext, 1),
 			-EINVAL);
 }
 
@@ -356,7 +373,8 @@ static void split_chunks_every_offset_test(struct kunit *test)
  */
 
 /*
- * A slab's pages as kmod/slab.c allocates them: both bitmaps up front.
+ * A chunk's pages as struct farswap_chunk holds them: both bitmaps up
+ * front.
  * One extra word after each bitmap, poisoned, catches writes past the end.
  */
 #define GUARD_WORD	0x5a5a5a5a5a5a5a5aul
@@ -390,8 +408,6 @@ static void expect_pages_consistent(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, p->lost[longs], GUARD_WORD);
 }
 
-#define SLAB_PAGES	512	/* a 2M slab */
-
 struct window_case {
 	const char *desc;
 	u32 first;
@@ -400,21 +416,21 @@ struct window_case {
 
 static const struct window_case window_cases[] = {
 	{ "first page", 0, 1 },
-	{ "last page", SLAB_PAGES - 1, 1 },
+	{ "last page", FARSWAP_CHUNK_PAGES - 1, 1 },
 	{ "across a bitmap word", BITS_PER_LONG - 1, 2 },
 	{ "one whole bitmap word", BITS_PER_LONG, BITS_PER_LONG },
-	{ "last half", SLAB_PAGES / 2, SLAB_PAGES / 2 },
-	{ "whole slab", 0, SLAB_PAGES },
+	{ "last half", FARSWAP_CHUNK_PAGES / 2, FARSWAP_CHUNK_PAGES / 2 },
+	{ "whole chunk", 0, FARSWAP_CHUNK_PAGES },
 	{ "empty", 200, 0 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(window, window_cases, desc);
 
-/* Write, lose, rewrite and discard one window of a slab. */
+/* Write, lose, rewrite and discard one window of a chunk. */
 static void pages_window_test(struct kunit *test)
 {
 	const struct window_case *c = test->param_value;
-	struct farswap_pages *p = pages_new(test, SLAB_PAGES);
+	struct farswap_pages *p = pages_new(test, FARSWAP_CHUNK_PAGES);
 	u32 end = c->first + c->n;
 
 	farswap_pages_mark_written(p, c->first, c->n);
@@ -424,7 +440,7 @@ static void pages_window_test(struct kunit *test)
 	/* Neighbours stay unwritten: a read of them is zero-filled. */
 	KUNIT_EXPECT_FALSE(test, farswap_pages_any_written(p, 0, c->first));
 	KUNIT_EXPECT_FALSE(test, farswap_pages_any_written(p, end,
-							   SLAB_PAGES - end));
+							   FARSWAP_CHUNK_PAGES - end));
 	/* Writing the same pages again does not count them twice. */
 	farswap_pages_mark_written(p, c->first, c->n);
 	KUNIT_EXPECT_EQ(test, p->used, c->n);
@@ -433,46 +449,46 @@ static void pages_window_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, farswap_pages_lose(p), c->n);
 	KUNIT_EXPECT_EQ(test, p->used, 0);
 	KUNIT_EXPECT_EQ(test, p->nr_lost, c->n);
-	KUNIT_EXPECT_FALSE(test, farswap_pages_any_written(p, 0, SLAB_PAGES));
+	KUNIT_EXPECT_FALSE(test, farswap_pages_any_written(p, 0, FARSWAP_CHUNK_PAGES));
 	KUNIT_EXPECT_EQ(test, farswap_pages_any_lost(p, c->first, c->n),
 			c->n > 0);
 	KUNIT_EXPECT_FALSE(test, farswap_pages_any_lost(p, 0, c->first));
 	KUNIT_EXPECT_FALSE(test, farswap_pages_any_lost(p, end,
-							SLAB_PAGES - end));
+							FARSWAP_CHUNK_PAGES - end));
 	expect_pages_consistent(test, p);
 
 	/* A new write makes the pages whole again... */
 	farswap_pages_mark_written(p, c->first, c->n);
 	KUNIT_EXPECT_EQ(test, p->nr_lost, 0);
-	KUNIT_EXPECT_FALSE(test, farswap_pages_any_lost(p, 0, SLAB_PAGES));
-	/* ...and a discard forgets them: nothing left in the slab. */
+	KUNIT_EXPECT_FALSE(test, farswap_pages_any_lost(p, 0, FARSWAP_CHUNK_PAGES));
+	/* ...and a discard forgets them: nothing left in the chunk. */
 	KUNIT_EXPECT_EQ(test, farswap_pages_discard(p, c->first, c->n), 0);
-	KUNIT_EXPECT_FALSE(test, farswap_pages_any_written(p, 0, SLAB_PAGES));
+	KUNIT_EXPECT_FALSE(test, farswap_pages_any_written(p, 0, FARSWAP_CHUNK_PAGES));
 	expect_pages_consistent(test, p);
 }
 
 static const struct window_case outside_cases[] = {
-	{ "starts at the end", SLAB_PAGES, 1 },
-	{ "straddles the end", SLAB_PAGES - 2, 3 },
-	{ "one page too many", 0, SLAB_PAGES + 1 },
+	{ "starts at the end", FARSWAP_CHUNK_PAGES, 1 },
+	{ "straddles the end", FARSWAP_CHUNK_PAGES - 2, 3 },
+	{ "one page too many", 0, FARSWAP_CHUNK_PAGES + 1 },
 	{ "first wraps u32", U32_MAX, 2 },
 	{ "count wraps u32", 1, U32_MAX },
 };
 
 KUNIT_ARRAY_PARAM_DESC(outside, outside_cases, desc);
 
-/* Ranges beyond the slab change nothing and find nothing. */
+/* Ranges beyond the chunk change nothing and find nothing. */
 static void pages_outside_test(struct kunit *test)
 {
 	const struct window_case *c = test->param_value;
-	struct farswap_pages *p = pages_new(test, SLAB_PAGES);
-	size_t bytes = BITS_TO_LONGS(SLAB_PAGES) * sizeof(long);
+	struct farswap_pages *p = pages_new(test, FARSWAP_CHUNK_PAGES);
+	size_t bytes = BITS_TO_LONGS(FARSWAP_CHUNK_PAGES) * sizeof(long);
 	unsigned long *before;
 
 	/* The last pages written, some of them lost. */
-	farswap_pages_mark_written(p, SLAB_PAGES - 4, 4);
+	farswap_pages_mark_written(p, FARSWAP_CHUNK_PAGES - 4, 4);
 	farswap_pages_lose(p);
-	farswap_pages_mark_written(p, SLAB_PAGES - 2, 2);
+	farswap_pages_mark_written(p, FARSWAP_CHUNK_PAGES - 2, 2);
 	before = kunit_kmalloc(test, 2 * bytes, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, before);
 	memcpy(before, p->written, bytes);
@@ -491,38 +507,38 @@ static void pages_outside_test(struct kunit *test)
 }
 
 /*
- * kmod/io.c releases a slab when a discard returns 0: the return value
- * must count what is still written in the whole slab, not in the range.
+ * kmod/io.c releases a chunk when a discard returns 0: the return value
+ * must count what is still written in the whole chunk, not in the range.
  */
 static void pages_discard_remaining_test(struct kunit *test)
 {
-	struct farswap_pages *p = pages_new(test, SLAB_PAGES);
+	struct farswap_pages *p = pages_new(test, FARSWAP_CHUNK_PAGES);
 	u32 i;
 
-	for (i = 0; i < SLAB_PAGES; i += 2)
+	for (i = 0; i < FARSWAP_CHUNK_PAGES; i += 2)
 		farswap_pages_mark_written(p, i, 1);
-	KUNIT_ASSERT_EQ(test, p->used, SLAB_PAGES / 2);
+	KUNIT_ASSERT_EQ(test, p->used, FARSWAP_CHUNK_PAGES / 2);
 
 	/* Pages 0 and 2 go; 1 and 3 were never written. */
 	KUNIT_EXPECT_EQ(test, farswap_pages_discard(p, 0, 4),
-			SLAB_PAGES / 2 - 2);
+			FARSWAP_CHUNK_PAGES / 2 - 2);
 	/* Discarding them again changes nothing. */
 	KUNIT_EXPECT_EQ(test, farswap_pages_discard(p, 0, 4),
-			SLAB_PAGES / 2 - 2);
+			FARSWAP_CHUNK_PAGES / 2 - 2);
 	KUNIT_EXPECT_EQ(test, farswap_pages_discard(p, 5, 1),
-			SLAB_PAGES / 2 - 2);
+			FARSWAP_CHUNK_PAGES / 2 - 2);
 	/* The last written page goes last. */
-	KUNIT_EXPECT_EQ(test, farswap_pages_discard(p, 4, SLAB_PAGES - 6), 1);
-	KUNIT_EXPECT_TRUE(test, farswap_pages_any_written(p, SLAB_PAGES - 2,
+	KUNIT_EXPECT_EQ(test, farswap_pages_discard(p, 4, FARSWAP_CHUNK_PAGES - 6), 1);
+	KUNIT_EXPECT_TRUE(test, farswap_pages_any_written(p, FARSWAP_CHUNK_PAGES - 2,
 							  2));
-	KUNIT_EXPECT_EQ(test, farswap_pages_discard(p, SLAB_PAGES - 2, 2), 0);
+	KUNIT_EXPECT_EQ(test, farswap_pages_discard(p, FARSWAP_CHUNK_PAGES - 2, 2), 0);
 	expect_pages_consistent(test, p);
 }
 
 /* A discard also forgets lost pages: a later read of them reads zeros. */
 static void pages_discard_lost_test(struct kunit *test)
 {
-	struct farswap_pages *p = pages_new(test, SLAB_PAGES);
+	struct farswap_pages *p = pages_new(test, FARSWAP_CHUNK_PAGES);
 
 	farswap_pages_mark_written(p, 0, 10);
 	KUNIT_ASSERT_EQ(test, farswap_pages_lose(p), 10);
@@ -537,7 +553,7 @@ static void pages_discard_lost_test(struct kunit *test)
 /* Each donor loss adds to the lost pages; rewritten pages leave them. */
 static void pages_lose_twice_test(struct kunit *test)
 {
-	struct farswap_pages *p = pages_new(test, SLAB_PAGES);
+	struct farswap_pages *p = pages_new(test, FARSWAP_CHUNK_PAGES);
 
 	farswap_pages_mark_written(p, 0, 4);
 	KUNIT_EXPECT_EQ(test, farswap_pages_lose(p), 4);
@@ -559,89 +575,91 @@ static void pages_lose_twice_test(struct kunit *test)
 }
 
 /*
- * A full device: every page of every slab written by 2M requests, then
- * discarded by one range over the whole device, cut at slab boundaries
- * the way kmod/io.c cuts a discard.
+ * A full device: every page of every chunk written by 2M requests, then
+ * discarded by one range over the whole device, cut at chunk boundaries
+ * the way kmod/io.c cuts a discard.  The device is one 8M donor slab, so
+ * the cuts fall inside it.
  */
 static void full_device_test(struct kunit *test)
 {
 	struct farswap_geometry g = {};
-	struct farswap_pages **slab;
+	struct farswap_pages **chunk;
 	struct farswap_extent e;
 	u64 pos;
 	u32 i;
 
-	KUNIT_ASSERT_EQ(test, farswap_geometry_init(&g, SZ_8M, SZ_2M), 0);
-	slab = kunit_kcalloc(test, g.nr_slabs, sizeof(*slab), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, slab);
-	for (i = 0; i < g.nr_slabs; i++)
-		slab[i] = pages_new(test, g.slab_pages);
+	KUNIT_ASSERT_EQ(test, farswap_geometry_init(&g, SZ_8M, SZ_8M), 0);
+	KUNIT_ASSERT_EQ(test, g.nr_chunks, 4u);
+	chunk = kunit_kcalloc(test, g.nr_chunks, sizeof(*chunk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, chunk);
+	for (i = 0; i < g.nr_chunks; i++)
+		chunk[i] = pages_new(test, FARSWAP_CHUNK_PAGES);
 
 	for (pos = 0; pos < g.size; pos += SZ_2M) {
 		KUNIT_ASSERT_EQ(test, farswap_split(&g, pos, SZ_2M, &e, 1), 1);
-		farswap_pages_mark_written(slab[e.slab], e.first_page,
+		farswap_pages_mark_written(chunk[e.chunk], e.first_page,
 					   e.nr_pages);
 	}
-	for (i = 0; i < g.nr_slabs; i++) {
-		KUNIT_EXPECT_EQ(test, slab[i]->used, g.slab_pages);
-		KUNIT_EXPECT_TRUE(test, bitmap_full(slab[i]->written,
-						    g.slab_pages));
-		expect_pages_consistent(test, slab[i]);
+	for (i = 0; i < g.nr_chunks; i++) {
+		KUNIT_EXPECT_EQ(test, chunk[i]->used, FARSWAP_CHUNK_PAGES);
+		KUNIT_EXPECT_TRUE(test, bitmap_full(chunk[i]->written,
+						    FARSWAP_CHUNK_PAGES));
+		expect_pages_consistent(test, chunk[i]);
 	}
 	/* Rewriting the last page of a full device counts nothing new. */
 	KUNIT_ASSERT_EQ(test, farswap_split(&g, g.size - PAGE_4K, PAGE_4K, &e,
 					    1), 1);
-	KUNIT_EXPECT_EQ(test, e.slab, g.nr_slabs - 1);
-	KUNIT_EXPECT_EQ(test, e.first_page, g.slab_pages - 1);
-	farswap_pages_mark_written(slab[e.slab], e.first_page, e.nr_pages);
-	KUNIT_EXPECT_EQ(test, slab[e.slab]->used, g.slab_pages);
+	KUNIT_EXPECT_EQ(test, e.chunk, g.nr_chunks - 1);
+	KUNIT_EXPECT_EQ(test, e.first_page, FARSWAP_CHUNK_PAGES - 1);
+	farswap_pages_mark_written(chunk[e.chunk], e.first_page, e.nr_pages);
+	KUNIT_EXPECT_EQ(test, chunk[e.chunk]->used, FARSWAP_CHUNK_PAGES);
 	/* Nothing fits past the end of a full device. */
 	KUNIT_EXPECT_EQ(test, farswap_split(&g, g.size, PAGE_4K, &e, 1),
 			-EINVAL);
 
-	/* Discard from the second page to the end, slab by slab. */
+	/* Discard from the second page to the end, chunk by chunk. */
 	for (pos = PAGE_4K; pos < g.size; ) {
 		u64 len = min(g.size - pos, SZ_2M - (pos & (SZ_2M - 1)));
 
 		KUNIT_ASSERT_EQ(test, farswap_split(&g, pos, len, &e, 1), 1);
 		KUNIT_EXPECT_EQ(test,
-				farswap_pages_discard(slab[e.slab],
+				farswap_pages_discard(chunk[e.chunk],
 						      e.first_page, e.nr_pages),
-				e.slab ? 0 : 1);
+				e.chunk ? 0 : 1);
 		pos += len;
 	}
-	KUNIT_EXPECT_TRUE(test, farswap_pages_any_written(slab[0], 0, 1));
-	KUNIT_EXPECT_EQ(test, farswap_pages_discard(slab[0], 0, 1), 0);
+	KUNIT_EXPECT_TRUE(test, farswap_pages_any_written(chunk[0], 0, 1));
+	KUNIT_EXPECT_EQ(test, farswap_pages_discard(chunk[0], 0, 1), 0);
 }
 
 /*
- * Slab state names (sysfs shows them)
+ * Chunk state names (sysfs shows them)
  */
 
-static void slab_state_name_test(struct kunit *test)
+static void chunk_state_name_test(struct kunit *test)
 {
 	unsigned int a, b;
 
-	for (a = 0; a < FARSWAP_SLAB_NR_STATES; a++) {
-		const char *name = farswap_slab_state_name(a);
+	for (a = 0; a < FARSWAP_CHUNK_NR_STATES; a++) {
+		const char *name = farswap_chunk_state_name(a);
 
 		KUNIT_ASSERT_NOT_NULL(test, name);
 		KUNIT_EXPECT_GT(test, strlen(name), 0);
 		KUNIT_EXPECT_STRNEQ(test, name, "invalid");
 		for (b = 0; b < a; b++)
 			KUNIT_EXPECT_STRNEQ(test, name,
-					    farswap_slab_state_name(b));
+					    farswap_chunk_state_name(b));
 	}
-	KUNIT_EXPECT_STREQ(test, farswap_slab_state_name(FARSWAP_SLAB_BOUND),
+	KUNIT_EXPECT_STREQ(test, farswap_chunk_state_name(FARSWAP_CHUNK_BOUND),
 			   "bound");
 	KUNIT_EXPECT_STREQ(test,
-			   farswap_slab_state_name(FARSWAP_SLAB_NR_STATES),
+			   farswap_chunk_state_name(FARSWAP_CHUNK_NR_STATES),
 			   "invalid");
-	KUNIT_EXPECT_STREQ(test, farswap_slab_state_name(UINT_MAX), "invalid");
+	KUNIT_EXPECT_STREQ(test, farswap_chunk_state_name(UINT_MAX), "invalid");
 }
 
 /*
- * What a read or write does with its slab
+ * What a read or write does with its chunk
  */
 
 #define RD	false
@@ -659,63 +677,63 @@ struct decide_case {
 
 static const struct decide_case decide_cases[] = {
 	/* Reads of never-written pages are zeros, never RDMA, never held. */
-	{ "read unwritten, unbound", FARSWAP_SLAB_UNBOUND, RD, 0, 0, 0,
+	{ "read unwritten, unbound", FARSWAP_CHUNK_UNBOUND, RD, 0, 0, 0,
 	  FARSWAP_IO_ZERO },
-	{ "read unwritten, binding", FARSWAP_SLAB_BINDING, RD, 0, 0, 0,
+	{ "read unwritten, binding", FARSWAP_CHUNK_BINDING, RD, 0, 0, 0,
 	  FARSWAP_IO_ZERO },
-	{ "read unwritten, bound and live", FARSWAP_SLAB_BOUND, RD, 0, 0, 1,
+	{ "read unwritten, bound and live", FARSWAP_CHUNK_BOUND, RD, 0, 0, 1,
 	  FARSWAP_IO_ZERO },
-	{ "read unwritten, bound to a dead donor", FARSWAP_SLAB_BOUND, RD,
+	{ "read unwritten, bound to a dead donor", FARSWAP_CHUNK_BOUND, RD,
 	  0, 0, 0, FARSWAP_IO_ZERO },
-	{ "read unwritten, switching", FARSWAP_SLAB_SWITCHING, RD, 0, 0, 1,
+	{ "read unwritten, switching", FARSWAP_CHUNK_SWITCHING, RD, 0, 0, 1,
 	  FARSWAP_IO_ZERO },
-	{ "read unwritten, releasing", FARSWAP_SLAB_RELEASING, RD, 0, 0, 1,
+	{ "read unwritten, releasing", FARSWAP_CHUNK_RELEASING, RD, 0, 0, 1,
 	  FARSWAP_IO_ZERO },
 	/* Written pages come from the placement while it lives. */
-	{ "read written, bound and live", FARSWAP_SLAB_BOUND, RD, 1, 0, 1,
+	{ "read written, bound and live", FARSWAP_CHUNK_BOUND, RD, 1, 0, 1,
 	  FARSWAP_IO_RDMA },
-	{ "read written, bound to a dead donor", FARSWAP_SLAB_BOUND, RD,
+	{ "read written, bound to a dead donor", FARSWAP_CHUNK_BOUND, RD,
 	  1, 0, 0, FARSWAP_IO_FAIL },
 	{ "read written, migrating (old copy still good)",
-	  FARSWAP_SLAB_MIGRATING, RD, 1, 0, 1, FARSWAP_IO_RDMA },
-	{ "read written, migrating from a dead donor", FARSWAP_SLAB_MIGRATING,
+	  FARSWAP_CHUNK_MIGRATING, RD, 1, 0, 1, FARSWAP_IO_RDMA },
+	{ "read written, migrating from a dead donor", FARSWAP_CHUNK_MIGRATING,
 	  RD, 1, 0, 0, FARSWAP_IO_FAIL },
-	{ "read written, switching", FARSWAP_SLAB_SWITCHING, RD, 1, 0, 1,
+	{ "read written, switching", FARSWAP_CHUNK_SWITCHING, RD, 1, 0, 1,
 	  FARSWAP_IO_HOLD },
-	{ "read written, unbound", FARSWAP_SLAB_UNBOUND, RD, 1, 0, 0,
+	{ "read written, unbound", FARSWAP_CHUNK_UNBOUND, RD, 1, 0, 0,
 	  FARSWAP_IO_FAIL },
-	/* Lost pages fail, even on a live slab, even mixed with good ones. */
-	{ "read lost, unbound", FARSWAP_SLAB_UNBOUND, RD, 0, 1, 0,
+	/* Lost pages fail, even on a live chunk, even mixed with good ones. */
+	{ "read lost, unbound", FARSWAP_CHUNK_UNBOUND, RD, 0, 1, 0,
 	  FARSWAP_IO_FAIL },
-	{ "read lost, rebound and live", FARSWAP_SLAB_BOUND, RD, 0, 1, 1,
+	{ "read lost, rebound and live", FARSWAP_CHUNK_BOUND, RD, 0, 1, 1,
 	  FARSWAP_IO_FAIL },
-	{ "read lost and written, bound and live", FARSWAP_SLAB_BOUND, RD,
+	{ "read lost and written, bound and live", FARSWAP_CHUNK_BOUND, RD,
 	  1, 1, 1, FARSWAP_IO_FAIL },
-	{ "read lost, binding", FARSWAP_SLAB_BINDING, RD, 0, 1, 0,
+	{ "read lost, binding", FARSWAP_CHUNK_BINDING, RD, 0, 1, 0,
 	  FARSWAP_IO_FAIL },
-	/* Writes bind an unbound slab and wait for every other change. */
-	{ "write, unbound", FARSWAP_SLAB_UNBOUND, WR, 0, 0, 0,
+	/* Writes bind an unbound chunk and wait for every other change. */
+	{ "write, unbound", FARSWAP_CHUNK_UNBOUND, WR, 0, 0, 0,
 	  FARSWAP_IO_BIND },
-	{ "write over lost pages, unbound", FARSWAP_SLAB_UNBOUND, WR, 0, 1, 0,
+	{ "write over lost pages, unbound", FARSWAP_CHUNK_UNBOUND, WR, 0, 1, 0,
 	  FARSWAP_IO_BIND },
-	{ "write, binding", FARSWAP_SLAB_BINDING, WR, 0, 0, 0,
+	{ "write, binding", FARSWAP_CHUNK_BINDING, WR, 0, 0, 0,
 	  FARSWAP_IO_HOLD },
-	{ "write, bound and live", FARSWAP_SLAB_BOUND, WR, 1, 0, 1,
+	{ "write, bound and live", FARSWAP_CHUNK_BOUND, WR, 1, 0, 1,
 	  FARSWAP_IO_RDMA },
-	{ "write over lost pages, bound and live", FARSWAP_SLAB_BOUND, WR,
+	{ "write over lost pages, bound and live", FARSWAP_CHUNK_BOUND, WR,
 	  0, 1, 1, FARSWAP_IO_RDMA },
-	{ "write, bound to a dead donor", FARSWAP_SLAB_BOUND, WR, 1, 0, 0,
+	{ "write, bound to a dead donor", FARSWAP_CHUNK_BOUND, WR, 1, 0, 0,
 	  FARSWAP_IO_HOLD },
-	{ "write, migrating", FARSWAP_SLAB_MIGRATING, WR, 1, 0, 1,
+	{ "write, migrating", FARSWAP_CHUNK_MIGRATING, WR, 1, 0, 1,
 	  FARSWAP_IO_HOLD },
-	{ "write, switching", FARSWAP_SLAB_SWITCHING, WR, 1, 0, 1,
+	{ "write, switching", FARSWAP_CHUNK_SWITCHING, WR, 1, 0, 1,
 	  FARSWAP_IO_HOLD },
-	{ "write, releasing", FARSWAP_SLAB_RELEASING, WR, 0, 0, 1,
+	{ "write, releasing", FARSWAP_CHUNK_RELEASING, WR, 0, 0, 1,
 	  FARSWAP_IO_HOLD },
 	/* A corrupt state never reaches RDMA. */
-	{ "read, state out of range", FARSWAP_SLAB_NR_STATES, RD, 1, 0, 1,
+	{ "read, state out of range", FARSWAP_CHUNK_NR_STATES, RD, 1, 0, 1,
 	  FARSWAP_IO_FAIL },
-	{ "write, state out of range", FARSWAP_SLAB_NR_STATES, WR, 0, 0, 1,
+	{ "write, state out of range", FARSWAP_CHUNK_NR_STATES, WR, 0, 0, 1,
 	  FARSWAP_IO_FAIL },
 	{ "write, state UINT_MAX", UINT_MAX, WR, 0, 0, 1, FARSWAP_IO_FAIL },
 };
@@ -736,12 +754,12 @@ static void io_decide_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, farswap_io_decide(&v), c->expect);
 }
 
-/* The rules of slabmap.h, over every state and every combination. */
+/* The rules of chunkmap.h, over every state and every combination. */
 static void io_decide_rules_test(struct kunit *test)
 {
 	unsigned int state, bits;
 
-	for (state = 0; state < FARSWAP_SLAB_NR_STATES; state++) {
+	for (state = 0; state < FARSWAP_CHUNK_NR_STATES; state++) {
 		for (bits = 0; bits < 16; bits++) {
 			struct farswap_io_view v = {
 				.state = state,
@@ -751,7 +769,7 @@ static void io_decide_rules_test(struct kunit *test)
 				.place_live = bits & 8,
 			};
 			enum farswap_io_action act = farswap_io_decide(&v);
-			const char *s = farswap_slab_state_name(state);
+			const char *s = farswap_chunk_state_name(state);
 
 			KUNIT_EXPECT_LE_MSG(test, act, FARSWAP_IO_FAIL,
 					    "%s bits %u", s, bits);
@@ -781,29 +799,29 @@ static void io_decide_rules_test(struct kunit *test)
 			KUNIT_EXPECT_NE_MSG(test, act, FARSWAP_IO_FAIL,
 					    "a write fails: %s bits %u", s,
 					    bits);
-			if (state == FARSWAP_SLAB_UNBOUND)
+			if (state == FARSWAP_CHUNK_UNBOUND)
 				KUNIT_EXPECT_EQ_MSG(test, act, FARSWAP_IO_BIND,
 						    "unbound write: bits %u",
 						    bits);
 			if (act == FARSWAP_IO_RDMA)
 				KUNIT_EXPECT_EQ_MSG(test, state,
-						    FARSWAP_SLAB_BOUND,
+						    FARSWAP_CHUNK_BOUND,
 						    "write RDMA while %s", s);
 		}
 	}
 }
 
 /*
- * One slab through its life, driven the way kmod/io.c drives it: decide
- * under the slab lock, mark pages written when a write goes to RDMA.
+ * One chunk through its life, driven the way kmod/io.c drives it: decide
+ * under the chunk lock, mark pages written when a write goes to RDMA.
  */
-struct model_slab {
+struct model_chunk {
 	unsigned int state;
 	bool live;
 	struct farswap_pages *pages;
 };
 
-static enum farswap_io_action model_io(struct model_slab *s, bool write,
+static enum farswap_io_action model_io(struct model_chunk *s, bool write,
 				       u32 first, u32 n)
 {
 	struct farswap_io_view v = {
@@ -811,32 +829,32 @@ static enum farswap_io_action model_io(struct model_slab *s, bool write,
 		.write = write,
 		.any_written = farswap_pages_any_written(s->pages, first, n),
 		.any_lost = farswap_pages_any_lost(s->pages, first, n),
-		.place_live = s->state != FARSWAP_SLAB_UNBOUND && s->live,
+		.place_live = s->state != FARSWAP_CHUNK_UNBOUND && s->live,
 	};
 	enum farswap_io_action act = farswap_io_decide(&v);
 
 	if (act == FARSWAP_IO_RDMA && write)
 		farswap_pages_mark_written(s->pages, first, n);
 	if (act == FARSWAP_IO_BIND)
-		s->state = FARSWAP_SLAB_BINDING;
+		s->state = FARSWAP_CHUNK_BINDING;
 	return act;
 }
 
-static void slab_lifecycle_test(struct kunit *test)
+static void chunk_lifecycle_test(struct kunit *test)
 {
-	struct model_slab s = {
-		.state = FARSWAP_SLAB_UNBOUND,
-		.pages = pages_new(test, SLAB_PAGES),
+	struct model_chunk s = {
+		.state = FARSWAP_CHUNK_UNBOUND,
+		.pages = pages_new(test, FARSWAP_CHUNK_PAGES),
 	};
 
 	/* Swap-in of a page never swapped out: zeros, no donor needed. */
 	KUNIT_EXPECT_EQ(test, model_io(&s, RD, 5, 1), FARSWAP_IO_ZERO);
-	/* The first write binds the slab; the next write waits for it. */
+	/* The first write binds the chunk; the next write waits for it. */
 	KUNIT_EXPECT_EQ(test, model_io(&s, WR, 5, 1), FARSWAP_IO_BIND);
-	KUNIT_EXPECT_EQ(test, s.state, FARSWAP_SLAB_BINDING);
+	KUNIT_EXPECT_EQ(test, s.state, FARSWAP_CHUNK_BINDING);
 	KUNIT_EXPECT_EQ(test, model_io(&s, WR, 6, 1), FARSWAP_IO_HOLD);
-	/* A donor granted a slab: the held writes go out. */
-	s.state = FARSWAP_SLAB_BOUND;
+	/* The chunk got its slot: the held writes go out. */
+	s.state = FARSWAP_CHUNK_BOUND;
 	s.live = true;
 	KUNIT_EXPECT_EQ(test, model_io(&s, WR, 5, 1), FARSWAP_IO_RDMA);
 	KUNIT_EXPECT_EQ(test, model_io(&s, WR, 6, 1), FARSWAP_IO_RDMA);
@@ -851,14 +869,14 @@ static void slab_lifecycle_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, model_io(&s, RD, 8, 1), FARSWAP_IO_ZERO);
 	/* The loss work unbinds it: pages 5 and 6 are lost for good. */
 	KUNIT_EXPECT_EQ(test, farswap_pages_lose(s.pages), 2);
-	s.state = FARSWAP_SLAB_UNBOUND;
+	s.state = FARSWAP_CHUNK_UNBOUND;
 	KUNIT_EXPECT_EQ(test, model_io(&s, RD, 5, 1), FARSWAP_IO_FAIL);
 	KUNIT_EXPECT_EQ(test, model_io(&s, RD, 4, 2), FARSWAP_IO_FAIL);
 	KUNIT_EXPECT_EQ(test, model_io(&s, RD, 7, 1), FARSWAP_IO_ZERO);
 
 	/* The held write binds it again, on a live donor. */
 	KUNIT_EXPECT_EQ(test, model_io(&s, WR, 8, 1), FARSWAP_IO_BIND);
-	s.state = FARSWAP_SLAB_BOUND;
+	s.state = FARSWAP_CHUNK_BOUND;
 	s.live = true;
 	KUNIT_EXPECT_EQ(test, model_io(&s, WR, 8, 1), FARSWAP_IO_RDMA);
 	KUNIT_EXPECT_EQ(test, model_io(&s, RD, 6, 1), FARSWAP_IO_FAIL);
@@ -872,11 +890,11 @@ static void slab_lifecycle_test(struct kunit *test)
 	expect_pages_consistent(test, s.pages);
 }
 
-static struct kunit_case farswap_slabmap_cases[] = {
+static struct kunit_case farswap_chunkmap_cases[] = {
 	KUNIT_CASE_PARAM(geometry_init_test, geometry_gen_params),
 	KUNIT_CASE_PARAM(split_test, split_gen_params),
 	KUNIT_CASE_PARAM(split_every_offset_test, request_size_gen_params),
-	KUNIT_CASE_PARAM(split_chunks_every_offset_test,
+	KUNIT_CASE_PARAM(split_in_slab_every_offset_test,
 			 request_size_gen_params),
 	KUNIT_CASE_PARAM(pages_window_test, window_gen_params),
 	KUNIT_CASE_PARAM(pages_outside_test, outside_gen_params),
@@ -884,19 +902,19 @@ static struct kunit_case farswap_slabmap_cases[] = {
 	KUNIT_CASE(pages_discard_lost_test),
 	KUNIT_CASE(pages_lose_twice_test),
 	KUNIT_CASE(full_device_test),
-	KUNIT_CASE(slab_state_name_test),
+	KUNIT_CASE(chunk_state_name_test),
 	KUNIT_CASE_PARAM(io_decide_test, decide_gen_params),
 	KUNIT_CASE(io_decide_rules_test),
-	KUNIT_CASE(slab_lifecycle_test),
+	KUNIT_CASE(chunk_lifecycle_test),
 	{}
 };
 
-static struct kunit_suite farswap_slabmap_suite = {
-	.name = "farswap_slabmap",
-	.test_cases = farswap_slabmap_cases,
+static struct kunit_suite farswap_chunkmap_suite = {
+	.name = "farswap_chunkmap",
+	.test_cases = farswap_chunkmap_cases,
 };
 
-kunit_test_suite(farswap_slabmap_suite);
+kunit_test_suite(farswap_chunkmap_suite);
 
 /* One module holds all six suites (see Kbuild): its license, once. */
 MODULE_DESCRIPTION("KUnit tests for farswap's RDMA-free logic");

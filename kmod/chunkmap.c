@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Slab map logic, free of RDMA and block-layer calls (see slabmap.h).
+ * Chunk map logic, free of RDMA and block-layer calls (see chunkmap.h).
  */
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
@@ -9,7 +9,7 @@
 #include <linux/minmax.h>
 
 #include "farswap_proto.h"
-#include "slabmap.h"
+#include "chunkmap.h"
 
 /**
  * farswap_geometry_init - check and record a device's size and slab size
@@ -43,12 +43,22 @@ int farswap_geometry_init(struct farswap_geometry *g, u64 size, u64 slab_size)
 	return 0;
 }
 
-/* Cut [pos, pos + len) at multiples of 1 << shift; see farswap_split(). */
-static int farswap_split_at(const struct farswap_geometry *g, u32 shift,
-			    u64 pos, u64 len, struct farswap_extent *ext,
-			    unsigned int max_ext)
+/**
+ * farswap_split - cut a byte range at chunk boundaries
+ * @g: device geometry
+ * @pos: first byte, page aligned
+ * @len: bytes, page aligned
+ * @ext: filled with one extent per chunk touched, in order
+ * @max_ext: room in @ext
+ *
+ * Return: the number of extents (0 for an empty range), -EINVAL for an
+ * unaligned range or one that does not lie within the device, -E2BIG when
+ * the range touches more than @max_ext chunks.
+ */
+int farswap_split(const struct farswap_geometry *g, u64 pos, u64 len,
+		  struct farswap_extent *ext, unsigned int max_ext)
 {
-	u64 unit = 1ull << shift;
+	u64 unit = FARSWAP_CHUNK_BYTES;
 	u64 done = 0;
 	unsigned int n = 0;
 
@@ -60,58 +70,23 @@ static int farswap_split_at(const struct farswap_geometry *g, u32 shift,
 	while (done < len) {
 		u64 at = pos + done;
 		u64 off = at & (unit - 1);
-		u64 chunk = min(len - done, unit - off);
+		u64 piece = min(len - done, unit - off);
 
 		if (n == max_ext)
 			return -E2BIG;
-		ext[n].slab = at >> shift;
-		ext[n].slab_off = off;
-		ext[n].len = chunk;
+		ext[n].chunk = at >> FARSWAP_CHUNK_SHIFT;
+		ext[n].chunk_off = off;
+		ext[n].len = piece;
 		ext[n].range_off = done;
 		ext[n].first_page = off >> FARSWAP_PAGE_SHIFT;
-		ext[n].nr_pages = chunk >> FARSWAP_PAGE_SHIFT;
+		ext[n].nr_pages = piece >> FARSWAP_PAGE_SHIFT;
 		n++;
-		done += chunk;
+		done += piece;
 	}
 	return n;
 }
 
-/**
- * farswap_split - cut a byte range at slab boundaries
- * @g: device geometry
- * @pos: first byte, page aligned
- * @len: bytes, page aligned
- * @ext: filled with one extent per slab touched, in order
- * @max_ext: room in @ext
- *
- * Return: the number of extents (0 for an empty range), -EINVAL for an
- * unaligned range or one that does not lie within the device, -E2BIG when
- * the range touches more than @max_ext slabs.
- */
-int farswap_split(const struct farswap_geometry *g, u64 pos, u64 len,
-		  struct farswap_extent *ext, unsigned int max_ext)
-{
-	return farswap_split_at(g, g->slab_shift, pos, len, ext, max_ext);
-}
-
-/**
- * farswap_split_chunks - cut a byte range at chunk boundaries
- * @g: device geometry
- * @pos: first byte, page aligned
- * @len: bytes, page aligned
- * @ext: filled with one extent per chunk touched (ext->slab is the chunk
- *	index, ext->first_page the page within the chunk)
- * @max_ext: room in @ext
- *
- * Return: as farswap_split().
- */
-int farswap_split_chunks(const struct farswap_geometry *g, u64 pos, u64 len,
-			 struct farswap_extent *ext, unsigned int max_ext)
-{
-	return farswap_split_at(g, FARSWAP_CHUNK_SHIFT, pos, len, ext, max_ext);
-}
-
-/* Pages [first, first + n) must lie within the slab: callers split first. */
+/* Pages [first, first + n) must lie within the chunk: callers split first. */
 static bool farswap_pages_range_ok(const struct farswap_pages *p, u32 first,
 				   u32 n)
 {
@@ -120,7 +95,7 @@ static bool farswap_pages_range_ok(const struct farswap_pages *p, u32 first,
 
 /**
  * farswap_pages_mark_written - note that pages may now hold data
- * @p: the slab's pages
+ * @p: the chunk's pages
  * @first: first page
  * @n: number of pages
  *
@@ -142,13 +117,13 @@ void farswap_pages_mark_written(struct farswap_pages *p, u32 first, u32 n)
 
 /**
  * farswap_pages_discard - forget pages the swap layer freed
- * @p: the slab's pages
+ * @p: the chunk's pages
  * @first: first page
  * @n: number of pages
  *
  * Discarded pages hold nothing, not even lost data.
  *
- * Return: the pages still in use in the slab afterwards.
+ * Return: the pages still in use in the chunk afterwards.
  */
 u32 farswap_pages_discard(struct farswap_pages *p, u32 first, u32 n)
 {
@@ -188,8 +163,8 @@ bool farswap_pages_any_lost(const struct farswap_pages *p, u32 first, u32 n)
 }
 
 /**
- * farswap_pages_lose - the slab's donor died: its written pages are lost
- * @p: the slab's pages, with @p->lost allocated
+ * farswap_pages_lose - the chunk's donor died: its written pages are lost
+ * @p: the chunk's pages, with @p->lost allocated
  *
  * Return: the number of pages newly lost.
  */
@@ -206,18 +181,18 @@ u32 farswap_pages_lose(struct farswap_pages *p)
 	return newly;
 }
 
-const char *farswap_slab_state_name(unsigned int state)
+const char *farswap_chunk_state_name(unsigned int state)
 {
-	static const char * const names[FARSWAP_SLAB_NR_STATES] = {
-		[FARSWAP_SLAB_UNBOUND]	 = "unbound",
-		[FARSWAP_SLAB_BINDING]	 = "binding",
-		[FARSWAP_SLAB_BOUND]	 = "bound",
-		[FARSWAP_SLAB_MIGRATING] = "migrating",
-		[FARSWAP_SLAB_SWITCHING] = "switching",
-		[FARSWAP_SLAB_RELEASING] = "releasing",
+	static const char * const names[FARSWAP_CHUNK_NR_STATES] = {
+		[FARSWAP_CHUNK_UNBOUND]	 = "unbound",
+		[FARSWAP_CHUNK_BINDING]	 = "binding",
+		[FARSWAP_CHUNK_BOUND]	 = "bound",
+		[FARSWAP_CHUNK_MIGRATING] = "migrating",
+		[FARSWAP_CHUNK_SWITCHING] = "switching",
+		[FARSWAP_CHUNK_RELEASING] = "releasing",
 	};
 
-	return state < FARSWAP_SLAB_NR_STATES ? names[state] : "invalid";
+	return state < FARSWAP_CHUNK_NR_STATES ? names[state] : "invalid";
 }
 
 static enum farswap_io_action farswap_read_decide(const struct farswap_io_view *v)
@@ -228,14 +203,14 @@ static enum farswap_io_action farswap_read_decide(const struct farswap_io_view *
 		return FARSWAP_IO_ZERO;
 
 	switch (v->state) {
-	case FARSWAP_SLAB_BOUND:
-	case FARSWAP_SLAB_MIGRATING:
+	case FARSWAP_CHUNK_BOUND:
+	case FARSWAP_CHUNK_MIGRATING:
 		/* The old placement stays valid until the switch. */
 		return v->place_live ? FARSWAP_IO_RDMA : FARSWAP_IO_FAIL;
-	case FARSWAP_SLAB_SWITCHING:
+	case FARSWAP_CHUNK_SWITCHING:
 		return FARSWAP_IO_HOLD;
 	default:
-		/* Written pages only exist in a slab with a placement. */
+		/* Written pages only exist in a chunk with a placement. */
 		return FARSWAP_IO_FAIL;
 	}
 }
@@ -243,18 +218,18 @@ static enum farswap_io_action farswap_read_decide(const struct farswap_io_view *
 static enum farswap_io_action farswap_write_decide(const struct farswap_io_view *v)
 {
 	switch (v->state) {
-	case FARSWAP_SLAB_UNBOUND:
+	case FARSWAP_CHUNK_UNBOUND:
 		return FARSWAP_IO_BIND;
-	case FARSWAP_SLAB_BOUND:
+	case FARSWAP_CHUNK_BOUND:
 		/*
 		 * A dead placement is about to be unbound by the loss work;
-		 * the write waits and then lands on a fresh slab.
+		 * the write waits and then lands on a fresh slot.
 		 */
 		return v->place_live ? FARSWAP_IO_RDMA : FARSWAP_IO_HOLD;
-	case FARSWAP_SLAB_BINDING:
-	case FARSWAP_SLAB_MIGRATING:
-	case FARSWAP_SLAB_SWITCHING:
-	case FARSWAP_SLAB_RELEASING:
+	case FARSWAP_CHUNK_BINDING:
+	case FARSWAP_CHUNK_MIGRATING:
+	case FARSWAP_CHUNK_SWITCHING:
+	case FARSWAP_CHUNK_RELEASING:
 		return FARSWAP_IO_HOLD;
 	default:
 		return FARSWAP_IO_FAIL;
@@ -262,17 +237,17 @@ static enum farswap_io_action farswap_write_decide(const struct farswap_io_view 
 }
 
 /**
- * farswap_io_decide - what to do with a read or write on one slab
- * @v: the slab's state and the request's view of its pages
+ * farswap_io_decide - what to do with a read or write on one chunk
+ * @v: the chunk's state and the request's view of its pages
  *
  * Reads never wait for a binding: a page that was never written reads as
  * zeros, and a page that died with its donor fails rather than reading as
- * anything else.  Writes go to RDMA only on a bound, live slab and wait
+ * anything else.  Writes go to RDMA only on a bound, live chunk and wait
  * otherwise.
  */
 enum farswap_io_action farswap_io_decide(const struct farswap_io_view *v)
 {
-	if (v->state >= FARSWAP_SLAB_NR_STATES)
+	if (v->state >= FARSWAP_CHUNK_NR_STATES)
 		return FARSWAP_IO_FAIL;
 	return v->write ? farswap_write_decide(v) : farswap_read_decide(v);
 }

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Slab map logic: device geometry, splitting byte ranges at slab
- * boundaries, per-slab page accounting, and what a request may do with a
- * slab in a given state.
+ * Chunk map logic: device geometry, splitting byte ranges at chunk
+ * boundaries, per-chunk page accounting, and what a request may do with a
+ * chunk in a given state.  A "slab" here is only ever a donor's slab: the
+ * region a donor lends, carved into chunk slots.
  *
  * Nothing here touches RDMA or the block layer, so KUnit runs it under UML.
- * The callers hold the slab's lock around every farswap_pages_* call.
+ * The callers hold the chunk's lock around every farswap_pages_* call.
  */
-#ifndef FARSWAP_SLABMAP_H
-#define FARSWAP_SLABMAP_H
+#ifndef FARSWAP_CHUNKMAP_H
+#define FARSWAP_CHUNKMAP_H
 
 #include <linux/types.h>
 
@@ -16,7 +17,7 @@
 #define FARSWAP_PAGE_SHIFT	12
 #define FARSWAP_PAGE_BYTES	(1u << FARSWAP_PAGE_SHIFT)
 
-/* A device has at most this many slabs (bounds the slab map's memory). */
+/* A device spans at most this many donor slabs. */
 #define FARSWAP_MAX_SLABS	(1u << 20)
 
 /*
@@ -33,7 +34,7 @@
 #define FARSWAP_MAX_CHUNKS	(1u << 21)
 
 struct farswap_geometry {
-	u64 size;		/* device bytes, a whole number of slabs */
+	u64 size;		/* device bytes, a whole number of donor slabs */
 	u32 slab_shift;		/* log2 of the slab size in bytes */
 	u32 nr_slabs;
 	u32 slab_pages;		/* tracked pages per slab */
@@ -48,27 +49,24 @@ static inline u64 farswap_slab_bytes(const struct farswap_geometry *g)
 	return 1ull << g->slab_shift;
 }
 
-/* One piece of a byte range that lies within a single slab. */
+/* One piece of a byte range that lies within a single chunk. */
 struct farswap_extent {
-	u32 slab;		/* slab index */
-	u32 first_page;		/* first page within the slab */
+	u32 chunk;		/* chunk index */
+	u32 first_page;		/* first page within the chunk */
 	u32 nr_pages;
-	u64 slab_off;		/* byte offset within the slab */
+	u64 chunk_off;		/* byte offset within the chunk */
 	u64 len;		/* bytes */
 	u64 range_off;		/* byte offset within the split range */
 };
 
 int farswap_split(const struct farswap_geometry *g, u64 pos, u64 len,
 		  struct farswap_extent *ext, unsigned int max_ext);
-/* The same at chunk boundaries: ext->slab is then a chunk index. */
-int farswap_split_chunks(const struct farswap_geometry *g, u64 pos, u64 len,
-			 struct farswap_extent *ext, unsigned int max_ext);
 
 /*
- * Which pages of a slab hold data.  "written" pages may hold data on the
+ * Which pages of a chunk hold data.  "written" pages may hold data on the
  * donor; "lost" pages held data on a donor that died, and reading them
  * must fail rather than return something else.  lost is allocated only
- * once a slab has lost pages.
+ * once a chunk has lost pages.
  */
 struct farswap_pages {
 	unsigned long *written;
@@ -86,37 +84,37 @@ bool farswap_pages_any_lost(const struct farswap_pages *p, u32 first, u32 n);
 u32 farswap_pages_lose(struct farswap_pages *p);
 
 /*
- * Slab states.  Every slab starts UNBOUND; the first write binds it.
+ * Chunk states.  Every chunk starts UNBOUND; the first write binds it.
  *
- *   UNBOUND --write--> BINDING --slab granted--> BOUND
+ *   UNBOUND --write--> BINDING --slot granted--> BOUND
  *   BINDING --no donor has room--> UNBOUND (held writes fail)
  *   BOUND --donor reclaims--> MIGRATING --copied--> SWITCHING --> BOUND
  *   BOUND --all pages discarded--> RELEASING --freed--> UNBOUND
  *   BOUND/MIGRATING/... --donor lost--> UNBOUND (written pages become lost)
  */
-enum farswap_slab_state {
-	FARSWAP_SLAB_UNBOUND,
-	FARSWAP_SLAB_BINDING,	/* asking donors for a slab; writes held */
-	FARSWAP_SLAB_BOUND,
-	FARSWAP_SLAB_MIGRATING,	/* copying to another donor; writes held */
-	FARSWAP_SLAB_SWITCHING,	/* copy done; all I/O held while it drains */
-	FARSWAP_SLAB_RELEASING,	/* giving the slab back; writes held */
-	FARSWAP_SLAB_NR_STATES
+enum farswap_chunk_state {
+	FARSWAP_CHUNK_UNBOUND,
+	FARSWAP_CHUNK_BINDING,		/* finding slots for it; writes held */
+	FARSWAP_CHUNK_BOUND,
+	FARSWAP_CHUNK_MIGRATING,	/* copying to another donor; writes held */
+	FARSWAP_CHUNK_SWITCHING,	/* copy done; all I/O held while it drains */
+	FARSWAP_CHUNK_RELEASING,	/* giving the chunk's slots back; writes held */
+	FARSWAP_CHUNK_NR_STATES
 };
 
-const char *farswap_slab_state_name(unsigned int state);
+const char *farswap_chunk_state_name(unsigned int state);
 
-/* What the I/O path does with one request on one slab. */
+/* What the I/O path does with one request on one chunk. */
 enum farswap_io_action {
-	FARSWAP_IO_RDMA,	/* post RDMA to the slab's placement */
+	FARSWAP_IO_RDMA,	/* post RDMA to the chunk's placement */
 	FARSWAP_IO_ZERO,	/* never-written pages: fill with zeros locally */
-	FARSWAP_IO_HOLD,	/* park on the slab until its state settles */
-	FARSWAP_IO_BIND,	/* park, and start binding the slab */
+	FARSWAP_IO_HOLD,	/* park on the chunk until its state settles */
+	FARSWAP_IO_BIND,	/* park, and start binding the chunk */
 	FARSWAP_IO_FAIL,	/* the data is gone: fail with -EIO */
 };
 
 struct farswap_io_view {
-	unsigned int state;	/* enum farswap_slab_state */
+	unsigned int state;	/* enum farswap_chunk_state */
 	bool write;
 	bool any_written;	/* a page of the range may hold data */
 	bool any_lost;		/* a page of the range died with a donor */
@@ -125,4 +123,4 @@ struct farswap_io_view {
 
 enum farswap_io_action farswap_io_decide(const struct farswap_io_view *v);
 
-#endif /* FARSWAP_SLABMAP_H */
+#endif /* FARSWAP_CHUNKMAP_H */
