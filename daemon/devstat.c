@@ -42,6 +42,7 @@ static const char *const file_names[FSH_NR_FILES] = {
 	[FSH_IO_TIMEOUT_MS] = "io_timeout_ms",
 	[FSH_REPLICAS] = "replicas",
 	[FSH_AUTH] = "auth",
+	[FSH_READ_POLICY] = "read_policy",
 };
 
 /* The replicas file, in JSON only (its counters are not metrics yet). */
@@ -576,6 +577,21 @@ static const char *auth_name(const char *file, char *out, size_t outlen)
 	return out;
 }
 
+/* A one-word file ("fastest\n") into @out; NULL if it is not one. */
+static const char *file_word(const char *file, char *out, size_t outlen)
+{
+	size_t n;
+
+	if (!file)
+		return NULL;
+	n = strcspn(file, " \n");
+	if (!n || n >= outlen || file[n + strspn(file + n, " \n")])
+		return NULL;
+	memcpy(out, file, n);
+	out[n] = '\0';
+	return out;
+}
+
 static void json_device(struct fsj *j, const struct fsh_device *dev)
 {
 	const char *const *f = (const char *const *)dev->file;
@@ -597,6 +613,13 @@ static void json_device(struct fsj *j, const struct fsh_device *dev)
 
 		fsj_string(j, "auth", auth_name(f[FSH_AUTH], auth,
 						sizeof(auth)));
+	}
+	{
+		char policy[32];
+
+		fsj_string(j, "read_policy",
+			   file_word(f[FSH_READ_POLICY], policy,
+				     sizeof(policy)));
 	}
 	fsj_object_begin(j, "swap");
 	fsj_bool(j, "active", dev->swap_active);

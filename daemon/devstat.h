@@ -31,6 +31,7 @@ enum fsh_file {
 	FSH_IO_TIMEOUT_MS,
 	FSH_REPLICAS,
 	FSH_AUTH,
+	FSH_READ_POLICY,
 	FSH_NR_FILES,
 };
 

@@ -517,6 +517,7 @@ static int show_device(const char *name)
 	char *integrity = dev_file(name, "integrity");
 	char *auth = dev_file(name, "auth");
 	char *replicas = dev_file(name, "replicas");
+	char *policy = dev_file(name, "read_policy");
 	char path[256], sz[32], ss[32], rb[32], wb[32], swap[96];
 	unsigned long long sectors;
 	char *line, *save = NULL;
@@ -556,8 +557,11 @@ static int show_device(const char *name)
 			    sizeof(copied));
 		unsigned long long doms = kv_num(replicas, "domains");
 
-		printf("  replicas: %llu per chunk, %llu failure domain%s; %llu chunks degraded; %llu repaired (%s), %llu repairs failed; %llu reads failed over, %llu damaged replicas healed; %llu pages lost\n",
+		if (policy)
+			policy[strcspn(policy, "\n")] = '\0';
+		printf("  replicas: %llu per chunk, %llu failure domain%s, reads %s; %llu chunks degraded; %llu repaired (%s), %llu repairs failed; %llu reads failed over, %llu damaged replicas healed; %llu pages lost\n",
 		       kv_num(replicas, "replicas"), doms, doms == 1 ? "" : "s",
+		       policy && *policy ? policy : "?",
 		       kv_num(replicas, "degraded"),
 		       kv_num(replicas, "repaired"), copied,
 		       kv_num(replicas, "repair_failures"),
@@ -616,6 +620,7 @@ static int show_device(const char *name)
 	free(lat);
 	free(donors);
 	free(sync_io);
+	free(policy);
 	free(integrity);
 	free(auth);
 	free(replicas);

@@ -64,6 +64,7 @@ static void put_device(const char *name, const char *donors)
 	DEV("donors", donors);
 	DEV("sync_io", "0\n");
 	DEV("io_timeout_ms", "10000\n");
+	DEV("read_policy", "round-robin\n");
 	DEV("replicas", "replicas=2 degraded=1 repaired=4 repair_bytes=8192 repair_failures=0 failovers=5 heals=0 lost_pages=0 colocated=3 domains=2\n");
 #undef DEV
 }
@@ -206,6 +207,7 @@ static void test_json_document(void **state)
 	assert_has(doc, "\"slab_size\": 4194304,");
 	assert_has(doc, "\"sync_io\": false,");
 	assert_has(doc, "\"io_timeout_ms\": 10000,");
+	assert_has(doc, "\"read_policy\": \"round-robin\",");
 	assert_has(doc, "\"active\": true,\n        \"used_bytes\": 1048576,\n        \"priority\": 10");
 	assert_has(doc, "\"active\": false,\n        \"used_bytes\": 0,\n        \"priority\": null");
 	assert_has(doc, "\"held\": 2,\n        \"slots\": 4,\n        \"used\": 3,\n        \"reclaiming\": 1");
@@ -258,6 +260,7 @@ static void test_json_missing_values(void **state)
 	put_device("farswap0", "10.0.0.2:7471 state=live slabs=x\n");
 	put_file("sys/block/farswap0/farswap/stat", "reads=-1 writes=5\n");
 	put_file("sys/block/farswap0/farswap/sync_io", "yes\n");
+	put_file("sys/block/farswap0/farswap/read_policy", "two words\n");
 	snprintf(path, sizeof(path), "%s/sys/block/farswap0/farswap/latency",
 		 root);
 	assert_int_equal(unlink(path), 0);
@@ -269,6 +272,7 @@ static void test_json_missing_values(void **state)
 	assert_has(doc, "\"reads\": null,\n        \"writes\": 5,");
 	assert_has(doc, "\"lost_pages\": null,");
 	assert_has(doc, "\"sync_io\": null,");
+	assert_has(doc, "\"read_policy\": null,");
 	assert_has(doc, "\"read\": {\n          \"count\": null,");
 	assert_has(doc, "\"slabs\": null,\n          \"free\": null,");
 	/* No /proc/swaps: not active. */
