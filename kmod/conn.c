@@ -1193,10 +1193,8 @@ static int farswap_donor_authenticate(struct farswap_donor *donor)
 	union farswap_msg req, rep;
 	int ret;
 
-	if (!key->len) {
-		WRITE_ONCE(donor->proven, true);
+	if (!key->len)
 		return 0;
-	}
 	if (!(donor->features & FARSWAP_FEAT_AUTH)) {
 		pr_err_ratelimited("%s: donor %s failed authentication: it does not authenticate hosts (farswapd without key-file), and this device has a key\n",
 				   donor->dev->name, donor->name);
@@ -1248,7 +1246,11 @@ static int farswap_donor_connect(struct farswap_donor *donor)
 
 	lockdep_assert_held(&donor->lock);
 	donor->session = 0;
-	WRITE_ONCE(donor->proven, false);
+	/*
+	 * Without a key there is nothing to prove, and a donor may send a
+	 * notice as soon as the control QP is up.
+	 */
+	WRITE_ONCE(donor->proven, !donor->dev->auth_key.len);
 	donor->last_error[0] = '\0';
 
 	ret = farswap_queue_connect(&donor->ctrl);
