@@ -9,7 +9,9 @@ round and system: fio JSON+, pageverify's log, counter snapshots of both
 guests around every measured run) and writes into --out:
 
     results.md     the tables (min / median / max over the rounds, and the
-                   median's ratio to NVMe-oF/RDMA's), the setup, the
+                   median's ratio to NVMe-oF/RDMA's, or to farswap's in a
+                   run without NVMe-oF/RDMA), farswap's options against
+                   plain farswap when any ran, the setup, the
                    commands, where farswap is not ahead and the counters
                    that say why
     runs.csv       one row per round, system and workload: every figure
@@ -40,10 +42,18 @@ from pathlib import Path
 USER_HZ = 100  # /proc/stat ticks per second on x86 Linux
 PAGE = 4096
 REFERENCE = "nvmf"
-SYSTEMS = ["farswap", "farswap-sync", "nvmf", "nbd", "zram"]
+# farswap with one of its options changed (BENCH_SYSTEMS), compared with
+# plain farswap in "farswap's options"; farswap-sync is one too, but part
+# of the default run.
+OPTIONS = ["farswap-crc32c", "farswap-nocheck", "farswap-dmcrypt", "farswap-r2"]
+SYSTEMS = ["farswap", "farswap-sync"] + OPTIONS + ["nvmf", "nbd", "zram"]
 LABEL = {
     "farswap": "farswap",
     "farswap-sync": "farswap --sync-io",
+    "farswap-crc32c": "farswap --integrity crc32c",
+    "farswap-nocheck": "farswap --integrity off",
+    "farswap-dmcrypt": "farswap + dm-crypt",
+    "farswap-r2": "farswap --replicas 2",
     "nvmf": "NVMe-oF/RDMA",
     "nbd": "NBD/TCP",
     "zram": "zram (local)",
@@ -392,16 +402,26 @@ def values(runs, system, metric):
     return list(by_round(runs, system, metric).values())
 
 
+def reference(systems):
+    """What the ratios are to: NVMe-oF/RDMA, or plain farswap in a run
+    without it (one of farswap's options, say); None if neither ran."""
+    for s in (REFERENCE, "farswap"):
+        if s in systems:
+            return s
+    return None
+
+
 def summarize(runs, systems):
     summary = {}
+    refsys = reference(systems)
     for m in ALL_METRICS:
         for s in systems:
             v = values(runs, s, m)
             if v:
                 summary[(s, m.id)] = {"n": len(v), "min": min(v), "median": statistics.median(v),
                                       "max": max(v), "values": v}
-        ref = summary.get((REFERENCE, m.id))
-        ref_rounds = by_round(runs, REFERENCE, m)
+        ref = summary.get((refsys, m.id))
+        ref_rounds = by_round(runs, refsys, m) if refsys else {}
         for s in systems:
             e = summary.get((s, m.id))
             if e is None:
@@ -477,11 +497,12 @@ def write_csvs(out, runs, summary, systems):
             for name, ph in r["phases"].items():
                 w.writerow([r["round"], int(r["meta"].get("position", 0)), r["system"], name]
                            + [ph["figures"].get(k, "") for k in keys])
+    ref = reference(systems) or REFERENCE
     with open(out / "summary.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["system", "workload", "figure", "unit", "better", "n", "min", "median",
-                    "max", "ratio_to_nvmf_median", "paired_ratios_to_nvmf", "rounds_ahead_of_nvmf",
-                    "values"])
+                    "max", f"ratio_to_{ref}_median", f"paired_ratios_to_{ref}",
+                    f"rounds_ahead_of_{ref}", "values"])
         for m in ALL_METRICS:
             for s in systems:
                 e = summary.get((s, m.id))
@@ -503,8 +524,9 @@ def write_raw(out, runs, info, summary):
 
 # --- plots (gnuplot) -------------------------------------------------------------
 
-COLORS = {"farswap": "#1b9e77", "farswap-sync": "#66c2a5", "nvmf": "#d95f02",
-          "nbd": "#7570b3", "zram": "#888888"}
+COLORS = {"farswap": "#1b9e77", "farswap-sync": "#66c2a5", "farswap-crc32c": "#a6761d",
+          "farswap-nocheck": "#e6ab02", "farswap-dmcrypt": "#e7298a", "farswap-r2": "#66a61e",
+          "nvmf": "#d95f02", "nbd": "#7570b3", "zram": "#888888"}
 
 
 def cdf_points(bins):
@@ -718,6 +740,76 @@ def comparison_section(summary, systems):
     return "\n".join(lines)
 
 
+OPTION_METRICS = [
+    Metric("swap", "fill_s", "swap: time to fill", "s", "lower", "{:.1f}"),
+    Metric("swap", "verify_s", "swap: time to verify (random)", "s", "lower", "{:.1f}"),
+    Metric("swap", "swapins_per_s", "swap: swap-ins / s", "/s", "higher"),
+    Metric("swap", "host_kcpu_us_per_page", "swap: host kernel CPU / page", "µs", "lower", "{:.1f}"),
+    Metric("swap", "donor_cpu_us_per_page", "swap: donor CPU / page", "µs", "lower", "{:.1f}"),
+    Metric("swap", "wire_packets_per_page", "swap: packets / page", "", "lower", "{:.2f}"),
+    Metric("randread-qd1", "lat_p50_us", "4K rand read QD1 p50", "µs", "lower"),
+    Metric("randwrite-qd1", "lat_p50_us", "4K rand write QD1 p50", "µs", "lower"),
+    Metric("randread-qd16", "iops", "4K rand read QD16", "IOPS", "higher"),
+    Metric("randwrite-qd16", "iops", "4K rand write QD16", "IOPS", "higher")]
+
+OPTION_WHAT = {
+    "farswap-sync": "`--sync-io`: swap-ins skip the swap cache and readahead",
+    "farswap-crc32c": "`--integrity crc32c`: an unkeyed check of every page read back, "
+                      "instead of the default keyed siphash",
+    "farswap-nocheck": "`--integrity off`: no check of the pages read back",
+    "farswap-dmcrypt": "dm-crypt in plain mode with a random key (aes-xts-plain64, 512-bit key) "
+                       "over /dev/farswapN, as crypttab's `swap` option sets it up: the donor "
+                       "holds ciphertext; fio and swap run on the mapping",
+    "farswap-r2": "`--replicas 2` over two farswapd on the donor guest (two ports, their own "
+                  "donor ids and failure domains): every page written to both, read from one",
+}
+
+
+def options_section(runs, summary, systems):
+    """farswap's options against plain farswap in the same run: the
+    median's ratio, and the same round's ratios."""
+    opts = [s for s in ["farswap-sync"] + OPTIONS if s in systems]
+    if not any(s in systems for s in OPTIONS):
+        return None
+    if "farswap" not in systems:
+        return "Plain farswap did not run: no comparison of its options.\n"
+    lines = ["Each option against plain farswap (its defaults: `--integrity siphash`, one "
+             "donor, no encryption) in this same run. Cells: median, ×ratio to plain farswap's "
+             "median, and with several rounds the range of the same round's ratios. ↓ lower is "
+             "better, ↑ higher is better: ×1.10 on a ↓ figure costs 10 %.\n"]
+    for s in opts:
+        lines.append(f"- **{LABEL[s]}**: {OPTION_WHAT[s]}")
+    lines.append("")
+    lines.append("| figure | farswap | " + " | ".join(LABEL[s] for s in opts) + " |")
+    lines.append("|---|---|" + "---|" * len(opts))
+    for m in OPTION_METRICS:
+        base = summary.get(("farswap", m.id))
+        if base is None:
+            continue
+        base_rounds = by_round(runs, "farswap", m)
+        cells = []
+        for s in opts:
+            e = summary.get((s, m.id))
+            if e is None:
+                cells.append("–")
+                continue
+            c = fmt(m, e["median"])
+            if base["median"]:
+                c += f" ×{e['median'] / base['median']:.2f}"
+            mine = by_round(runs, s, m)
+            paired = [mine[k] / base_rounds[k] for k in sorted(mine)
+                      if k in base_rounds and base_rounds[k]]
+            if len(paired) > 1:
+                c += f" (×{min(paired):.2f}–×{max(paired):.2f})"
+            cells.append(c)
+        unit = f" ({m.unit})" if m.unit else ""
+        better = {"lower": " ↓", "higher": " ↑"}.get(m.better, "")
+        lines.append(f"| {m.label}{unit}{better} | {fmt(m, base['median'])} | "
+                     + " | ".join(cells) + " |")
+    lines.append("")
+    return "\n".join(lines)
+
+
 def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled=False,
                    traced=False):
     host, donor = info["host"], info["donor"]
@@ -774,8 +866,11 @@ def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled
               f"last verdict `{verdict_line or '?'}`; UDP receive-buffer drops on the machine during "
               f"the run: {res.get('bed_udp_rcvbuf_errors', '?')} (machine-wide)")
     md.append("")
+    refsys = reference(systems)
     md.append("Figures: **median** (min–max) over the rounds, and ×N = the median divided by "
-              "NVMe-oF/RDMA's median in this same run. ↓ lower is better, ↑ higher is better. "
+              + (f"{LABEL.get(refsys, refsys)}'s median in this same run" if refsys else
+                 "(no reference system ran: no ratios)")
+              + ". ↓ lower is better, ↑ higher is better. "
               "Under TCG every absolute number is slow and noisy; the ratios are what carries over.\n")
 
     md.append("## Summary\n")
@@ -793,13 +888,18 @@ def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled
     md.append(table(key, systems, summary))
     md.append("")
     md.append("## Where farswap is not ahead of NVMe-oF/RDMA\n")
-    md.append("Each round's farswap run is paired with the same round's NVMe-oF/RDMA run (minutes "
-              "apart, so under much the same machine load, though not the same: see the load rows "
-              "below). Cells: median, ×ratio to NVMe-oF/RDMA's median, and the verdict over the "
-              "pairs: **behind** = worse in every round, ahead = better in every round, mixed = "
-              "this run cannot tell (k/n = rounds ahead). Costs count too: fewer packets or CPU "
-              "per page is ahead.\n")
+    if REFERENCE in systems and {"farswap", "farswap-sync"} & set(systems):
+        md.append("Each round's farswap run is paired with the same round's NVMe-oF/RDMA run (minutes "
+                  "apart, so under much the same machine load, though not the same: see the load rows "
+                  "below). Cells: median, ×ratio to NVMe-oF/RDMA's median, and the verdict over the "
+                  "pairs: **behind** = worse in every round, ahead = better in every round, mixed = "
+                  "this run cannot tell (k/n = rounds ahead). Costs count too: fewer packets or CPU "
+                  "per page is ahead.\n")
     md.append(comparison_section(summary, systems))
+    opts = options_section(runs, summary, systems)
+    if opts:
+        md.append("## farswap's options\n")
+        md.append(opts)
     md.append("<!-- analysis: written by hand after a full run, see the end of this file -->\n")
 
     md.append("## Swap: page-verifying workload in a memory cgroup\n")
@@ -857,6 +957,13 @@ def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled
                   "on the machine that ran the bench.\n")
 
     md.append("## Setup\n")
+    options_setup = "".join(f"  - **{LABEL[s]}**: the same with {OPTION_WHAT[s]}"
+                            + (" (donor: `farswapd ... --donor-id bench-a --failure-domain bench-a` "
+                               "and a second `farswapd ... --listen ADDR:7472 --donor-id bench-b "
+                               "--failure-domain bench-b`, each donating as above; host `farswapctl "
+                               "attach --donor ADDR --donor ADDR:7472 --replicas 2 ...`)"
+                               if s == "farswap-r2" else "") + ".\n"
+                            for s in OPTIONS if s in systems)
     md.append(f"""- Two QEMU guests under TCG on this machine, one point-to-point link (QEMU UDP socket
   netdev, virtio-net, MTU {host.get('mtu', '?')}; Soft-RoCE `rxe0` on top, active MTU {host.get('rxe_active_mtu', '?')}),
   host guest {host.get('cpus', '?')} vCPUs / {int(host.get('mem_total_kb', 0)) // 1024} MiB,
@@ -865,13 +972,14 @@ def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled
   `{host.get('zswap_enabled', '?')}`), vm.page-cluster {host.get('page_cluster', '?')}, swappiness {host.get('swappiness', '?')}.
 - Every system serves the same device size, {host.get('BENCH_DEV_MB', '?')} MiB, from RAM; only one
   runs at a time and each is torn down (modules removed, memory freed) before the next:
-  - **farswap**: donor `farswapd --insecure-no-auth --listen ADDR --donate {int(host.get('BENCH_DEV_MB', 0)) + 32}M
+  - **farswap**: donor `farswapd --key-file KEY --listen ADDR --donate {int(host.get('BENCH_DEV_MB', 0)) + 32}M
     --slab-size {host.get('BENCH_SLAB', '?')} --headroom 64M --hysteresis 32M`; host `insmod farswap.ko;
-    farswapctl attach --donor ADDR --size {host.get('BENCH_DEV_MB', '?')}M` (defaults: one read and
-    one write queue per vCPU, depth 64, write in-flight cap 512 KiB per queue).
+    farswapctl attach --donor ADDR --size {host.get('BENCH_DEV_MB', '?')}M --key farswap:bed` (defaults:
+    one read and one write queue per vCPU, depth 64, write in-flight cap 512 KiB per queue,
+    `--integrity siphash`).
   - **farswap --sync-io**: the same with `--sync-io` (BLK_FEAT_SYNCHRONOUS: swap-ins skip the swap
     cache and readahead; on 6.12 swap-outs also wait for completion).
-  - **NVMe-oF/RDMA**: donor `modprobe brd rd_nr=1 rd_size=...; nvmet, nvmet-rdma`, configfs subsystem
+{options_setup}  - **NVMe-oF/RDMA**: donor `modprobe brd rd_nr=1 rd_size=...; nvmet, nvmet-rdma`, configfs subsystem
     `farswap-bench` with namespace 1 on /dev/ram0, RDMA port ADDR:4420; host `modprobe nvme-rdma`,
     connect by writing `transport=rdma,traddr=ADDR,trsvcid=4420,nqn=farswap-bench` to
     /dev/nvme-fabrics (defaults: one I/O queue per vCPU, queue size 128, native multipath head).
@@ -1010,7 +1118,8 @@ def write_latest(path, out, args, info, summary, systems):
     txt = [f"## Benchmark: farswap vs NVMe-oF/RDMA, NBD and zram ({info['date']})\n",
            f"Measured by `make bench` on the QEMU + Soft-RoCE test bed (two TCG guests on a shared "
            f"2-core machine, kernel {host.get('kernel', '?')}), {rounds} rounds, systems alternated. "
-           "Median (min–max) over the rounds; ×N is the ratio to NVMe-oF/RDMA's median in the same "
+           f"Median (min–max) over the rounds; ×N is the ratio to "
+           f"{LABEL.get(reference(systems), 'NVMe-oF/RDMA')}'s median in the same "
            "run. Soft-RoCE does in software what an RNIC does in hardware, so absolute numbers are "
            f"far from real hardware; compare the ratios. Details: [{rel}/results.md]({rel}/results.md).\n",
            table(key, systems, summary), ""]

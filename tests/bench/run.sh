@@ -10,8 +10,10 @@
 #   BENCH_QUICK=1 tests/bench/run.sh   one small round, for development;
 #                                      report under results/tmp/ (ignored by git)
 #
-# Other knobs (environment): BENCH_ROUNDS, BENCH_SYSTEMS (a subset of
-# "farswap farswap-sync nvmf nbd zram"), BENCH_KERNEL (6.12 or 6.1),
+# Other knobs (environment): BENCH_ROUNDS, BENCH_SYSTEMS (default "farswap
+# farswap-sync nvmf nbd zram"; any list of those and of farswap's options
+# farswap-crc32c, farswap-nocheck, farswap-dmcrypt, farswap-r2: see
+# tests/bench/README.md), BENCH_KERNEL (6.12 or 6.1),
 # BENCH_FIO_SECONDS, BENCH_FIO_MB, BENCH_FIO_QD, BENCH_SWAP_MB,
 # BENCH_SWAP_LIMIT, BENCH_SWAP_PROCS, BENCH_DEV_MB, BENCH_SEED,
 # BENCH_TIMEOUT (seconds per round), BENCH_RESULTS (output directory),
@@ -132,6 +134,14 @@ main() {
 	make_scenario "${overrides[@]}"
 	rounds=$(conf BENCH_ROUNDS)
 	nsys=$(conf BENCH_SYSTEMS | wc -w)
+	# A misspelt system would fail only in the guest, after the build
+	# and the boot: every one needs its setup_ in host.sh.
+	for k in $(conf BENCH_SYSTEMS); do
+		grep -q "^setup_${k//-/_}() {" "$gen/host.sh" || {
+			echo "bench: no system '$k' (BENCH_SYSTEMS; see tests/bench/README.md)" >&2
+			return 1
+		}
+	done
 	retries=${BENCH_RETRIES:-1}
 	# Up to 10 minutes per system under a loaded TCG machine in the full
 	# run (farswap --sync-io's swap is the slowest), 5 in the quick one,

@@ -5,6 +5,10 @@
 # the host asks for it, and snapshot this guest's counters (CPU time, NIC,
 # Soft-RoCE) around each measured run.  Every remote system serves RAM:
 #   farswap  farswapd donating BENCH_DEV_MB (+ a slab) in BENCH_SLAB slabs
+#            (also for farswap-sync, -crc32c, -nocheck, -dmcrypt: the
+#            options are the host's)
+#   farswap-r2  two such farswapd, on two ports, with their own donor ids
+#            and failure domains: the host sees two donors
 #   nvmf     nvmet + nvmet-rdma exporting a brd ramdisk (/dev/ram0)
 #   nbd      nbd-server over TCP exporting the same kind of ramdisk
 # Each is torn down completely (modules removed, memory freed) before the
@@ -47,16 +51,54 @@ ramdisk_down() {
 	rmmod brd
 }
 
+# A slab more than the device, so nothing is ever reclaimed; the headroom
+# stays well below what is left on this guest, with two of them running
+# too (farswap-r2: MEM_donor in scenario.conf leaves room for both).
+donor_args=(--donate $((BENCH_DEV_MB + 32))M --slab-size "$BENCH_SLAB"
+	--headroom 64M --hysteresis 32M)
+
 setup_farswap() {
-	# A slab more than the device, so nothing is ever reclaimed; the
-	# headroom stays well below what is left on this guest.
-	fs_start_donor --donate $((BENCH_DEV_MB + 32))M --slab-size "$BENCH_SLAB" \
-		--headroom 64M --hysteresis 32M
+	fs_start_donor "${donor_args[@]}" "$@"
 }
 
 teardown_farswap() {
 	"$FS_FARSWAPD" --stats || true
 	fs_stop_donor
+}
+
+# farswap-r2's second farswapd: its own port, stats socket and log; the
+# key fs_start_donor installed for the first (the bench authenticates).
+fsd2_port=7472
+fsd2_sock=/run/farswap/bench-donor2.sock
+fsd2_pid=
+
+setup_farswap_r2() {
+	local mem
+
+	setup_farswap --donor-id bench-a --failure-domain bench-a
+	"$FS_FARSWAPD" --config /dev/null --listen "$addr:$fsd2_port" \
+		--key-file "${FS_KEY_FILE:-/run/farswap-bed.key}" --stats-socket "$fsd2_sock" \
+		--donor-id bench-b --failure-domain bench-b "${donor_args[@]}" \
+		>"$BED/$FARSWAP_ROLE-farswapd2.log" 2>&1 &
+	fsd2_pid=$!
+	bed_wait_rdma_listen "$fsd2_port" 60 "$fsd2_pid"
+	# farswapd maps and pins its whole donation before it listens: what
+	# is left now must stay clear of the headroom and hysteresis (96M),
+	# or the pressure monitors would take slabs back mid-run.
+	mem=$(awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo)
+	bed_log "second farswapd listening on $addr:$fsd2_port (pid $fsd2_pid); MemAvailable $mem kB left"
+	[ "$mem" -ge $((160 * 1024)) ] ||
+		bed_fail "MemAvailable $mem kB beside two donations of $((BENCH_DEV_MB + 32)) MiB: too close to the headroom (raise MEM_donor)"
+}
+
+teardown_farswap_r2() {
+	local rc=0
+
+	"$FS_FARSWAPD" --stats --stats-socket "$fsd2_sock" || true
+	kill -TERM "$fsd2_pid"
+	wait "$fsd2_pid" || rc=$?
+	[ "$rc" -eq 0 ] || bed_fail "the second farswapd exited $rc on SIGTERM"
+	teardown_farswap
 }
 
 setup_nvmf() {
@@ -140,7 +182,7 @@ donor_do() {
 	setup | teardown)
 		bed_log "$what $1: MemAvailable $(awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo) kB"
 		case $1 in
-		farswap | nvmf | nbd) "${what}_$1" ;;
+		farswap | farswap-r2 | nvmf | nbd) "${what}_${1//-/_}" ;;
 		*) bed_fail "no remote end for system '$1'" ;;
 		esac
 		;;

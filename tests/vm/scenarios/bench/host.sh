@@ -48,6 +48,19 @@ swap_limit_mb=${BENCH_SWAP_LIMIT%M}
 # The block device under test (set by setup_<system>), and for teardown.
 dev=
 nvme_ctrl=
+# The device whose counters bench_snap takes (its block stat, farswap's
+# stat) when that is not $dev: farswapN under a dm-crypt mapping.
+stat_dev=
+# farswap-dmcrypt's mapping, as crypttab's "swap" option makes it.
+crypt_map=fswbench
+# farswap-r2's donors: farswapd twice on the donor guest, the second on
+# this port (donor.sh).
+donor_port2=7472
+
+# sysfs key=value lines of a farswap device: fs_sysfs FILE KEY
+fs_sysfs() {
+	tr ' ' '\n' <"/sys/block/${dev#/dev/}/farswap/$1" | sed -n "s/^$2=//p"
+}
 
 # Setup and teardown, one pair per system --------------------------------
 
@@ -71,6 +84,76 @@ setup_farswap_sync() {
 
 teardown_farswap_sync() {
 	teardown_farswap
+}
+
+# farswap's page check: the default is siphash (keyed); crc32c, or none.
+farswap_integrity() {
+	setup_farswap --integrity "$1"
+	[ "$(fs_sysfs integrity alg)" = "$1" ] ||
+		bed_fail "$dev: --integrity $1 did not stick ($(cat "/sys/block/${dev#/dev/}/farswap/integrity"))"
+}
+
+setup_farswap_crc32c() {
+	farswap_integrity crc32c
+}
+
+teardown_farswap_crc32c() {
+	teardown_farswap
+}
+
+setup_farswap_nocheck() {
+	farswap_integrity off
+}
+
+teardown_farswap_nocheck() {
+	teardown_farswap
+}
+
+# Confidentiality as deployed today: dm-crypt in plain mode with a fresh
+# random key over /dev/farswapN (what /etc/crypttab's "swap" option sets
+# up), as tests/vm/scenarios/swap-secure does it.  The bench runs on the
+# mapping; the counters are farswapN's.
+setup_farswap_dmcrypt() {
+	command -v cryptsetup >/dev/null || bed_fail "cryptsetup is not installed (make setup installs it)"
+	modprobe dm_crypt || bed_fail "modprobe dm_crypt failed"
+	setup_farswap
+	stat_dev=$dev
+	cryptsetup open --type plain --cipher aes-xts-plain64 --key-size 512 \
+		--key-file /dev/urandom "$dev" "$crypt_map" || bed_fail "cryptsetup open $dev failed"
+	dev=/dev/mapper/$crypt_map
+	[ -b "$dev" ] || bed_fail "no $dev after cryptsetup open"
+	bed_log "dm-crypt: $dev over $stat_dev ($(cryptsetup status "$crypt_map" | awk '$1 == "cipher:" { print $2 }'))"
+}
+
+teardown_farswap_dmcrypt() {
+	cryptsetup close "$crypt_map"
+	dev=$stat_dev
+	teardown_farswap
+}
+
+# Two replicas of every page on two donors: two farswapd on the donor
+# guest, on two ports, with their own donor ids and failure domains.
+setup_farswap_r2() {
+	donor_rpc setup farswap-r2
+	fs_load_module
+	dev=$(fs_attach --donor "$donor" --donor "$donor:$donor_port2" \
+		--size "${BENCH_DEV_MB}M" --replicas 2)
+	[ "$(fs_sysfs replicas replicas)" = 2 ] ||
+		bed_fail "$dev: --replicas 2 did not stick ($(cat "/sys/block/${dev#/dev/}/farswap/replicas"))"
+	bed_log "replicas: $(cat "/sys/block/${dev#/dev/}/farswap/replicas")"
+}
+
+teardown_farswap_r2() {
+	# The two farswapd must have counted as two donors in two failure
+	# domains, else this was not the system it is named after.  A donor
+	# given up on by a late reply on a loaded bed (degraded chunks,
+	# failovers) shows in the log line, and in the figures.
+	bed_log "replicas: $(cat "/sys/block/${dev#/dev/}/farswap/replicas")"
+	[ "$(fs_sysfs replicas domains)" = 2 ] ||
+		bed_fail "$dev: $(fs_sysfs replicas domains) failure domain(s), not 2: the donors were not told apart"
+	"$FS_CTL" detach "${dev#/dev/}"
+	rmmod farswap
+	donor_rpc teardown farswap-r2
 }
 
 setup_nvmf() {
@@ -158,7 +241,7 @@ tracefs=/sys/kernel/tracing
 trace_saved_kb=
 
 trace_wanted() {
-	[ "${BENCH_TRACE:-0}" = 1 ] && [[ $dev == /dev/farswap* ]]
+	[ "${BENCH_TRACE:-0}" = 1 ] && [[ $BENCH_DEV == /dev/farswap* ]]
 }
 
 trace_start() {
@@ -242,7 +325,10 @@ run_swap() {
 	mkswap "$dev" >/dev/null
 	swapon "$dev"
 	active=$(swapon --show=NAME --noheadings)
-	[ "$active" = "$dev" ] || bed_fail "active swap devices: '$active', expected only $dev"
+	# A dm mapping may be listed as /dev/dm-N: compare the device numbers.
+	[ "$active" = "$dev" ] ||
+		[ "$(stat -Lc %t:%T "$active" 2>/dev/null)" = "$(stat -Lc %t:%T "$dev")" ] ||
+		bed_fail "active swap devices: '$active', expected only $dev"
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	mkdir -p "$cgroup"
@@ -298,7 +384,7 @@ run_system() {
 	[ -z "$(swapon --show=NAME --noheadings)" ] || bed_fail "a swap device is still active"
 	t0=$SECONDS
 	"setup_${sys//-/_}"
-	export BENCH_DEV=$dev
+	export BENCH_DEV=${stat_dev:-$dev}
 	t1=$SECONDS
 	run_fio "$run"
 	t2=$SECONDS
@@ -306,6 +392,7 @@ run_system() {
 	t3=$SECONDS
 	"teardown_${sys//-/_}"
 	dev=
+	stat_dev=
 	cat >"$BENCH_OUT/$run/meta.txt" <<-EOF
 		system $sys
 		round $round
