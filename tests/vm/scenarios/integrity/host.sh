@@ -65,6 +65,12 @@ for alg in siphash crc32c; do
 		held 21
 		damage "snapshot-$alg"
 		fs_workload_release
+		# Freed swap clusters go to the back of the free list, so the
+		# second workload would take fresh ones; after swapoff and
+		# swapon it starts from the front again, where the first one
+		# was: its pages land at the first one's places.
+		swapoff "$dev"
+		swapon "$dev"
 	fi
 	held 22
 	damage "all-$alg"
