@@ -563,18 +563,25 @@ static void json_donors(struct fsj *j, const char *text)
 }
 
 /* "auth=hmac-sha256" or "auth=none" as the bare name; NULL if unread. */
-static const char *auth_name(const char *file, char *out, size_t outlen)
+/*
+ * The word @s starts with (up to a space or newline) into @out, whole:
+ * NULL for an empty word or one that does not fit.
+ */
+static const char *whole_word(const char *s, char *out, size_t outlen)
 {
-	size_t n;
+	size_t n = strcspn(s, " \n");
 
-	if (!file || strncmp(file, "auth=", 5))
-		return NULL;
-	n = strcspn(file + 5, " \n");
 	if (!n || n >= outlen)
 		return NULL;
-	memcpy(out, file + 5, n);
-	out[n] = '\0';
+	copy_word(out, outlen, s, n);
 	return out;
+}
+
+static const char *auth_name(const char *file, char *out, size_t outlen)
+{
+	if (!file || strncmp(file, "auth=", 5))
+		return NULL;
+	return whole_word(file + 5, out, outlen);
 }
 
 /* A one-word file ("fastest\n") into @out; NULL if it is not one. */
@@ -585,11 +592,9 @@ static const char *file_word(const char *file, char *out, size_t outlen)
 	if (!file)
 		return NULL;
 	n = strcspn(file, " \n");
-	if (!n || n >= outlen || file[n + strspn(file + n, " \n")])
+	if (file[n + strspn(file + n, " \n")])
 		return NULL;
-	memcpy(out, file, n);
-	out[n] = '\0';
-	return out;
+	return whole_word(file, out, outlen);
 }
 
 static void json_device(struct fsj *j, const struct fsh_device *dev)
