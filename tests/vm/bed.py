@@ -546,6 +546,11 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
                     for l in read_lines(logdir / f"{g.role}.console") if ": FAILED: " in l]
             reasons.append(f"{g.role}: role script exited {rc}"
                            + (f" ({said[0]})" if said else ""))
+            # The lines before a guest's own failure (a peer's echo,
+            # "waiting for ...", says nothing new).
+            if said and not said[0].startswith("waiting for "):
+                show_context(g.role, logdir / f"{g.role}.console",
+                             ": FAILED: " + said[0], 30, 0)
 
     for g in guests:
         bad = scan_log(logdir / f"{g.role}.console", pats, allow_re, True)
@@ -556,6 +561,9 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
                            + (f" (+{more} more)" if more > 0 else ""))
             for l in sorted(set(bad), key=bad.index)[:10]:
                 log(f"  {g.role} kernel log: {l.strip()}")
+            # The first report whole (registers, workqueue, call trace):
+            # CI keeps only this output, not the console logs.
+            show_context(g.role, logdir / f"{g.role}.console", bad[0].strip(), 2, 45)
 
     udp1 = udp_rcvbuf_errors()
     results = read_lines(shared / "results")
@@ -572,6 +580,16 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
             logfile.write(f"result: {r}\n")
 
     return "; ".join(reasons) if reasons else None
+
+
+def show_context(role, path, needle, before, after):
+    """Print the console lines around the first one containing NEEDLE."""
+    lines = [l.rstrip("\r") for l in read_lines(path)]
+    at = next((i for i, l in enumerate(lines) if needle in l), None)
+    if at is None:
+        return
+    for l in lines[max(0, at - before):at + after + 1]:
+        log(f"  {role} console: {l}")
 
 
 def read_lines(path):
