@@ -477,6 +477,13 @@ void fsd_donor_handshakes(struct fsd_donor *d, uint64_t now_ms)
 
 		if (s->closing)
 			continue;
+		if (s->refused) {
+			if (ms_since(now_ms, s->created) >= limit)
+				fsd_session_close(d, s, s->refusal_level,
+						  "%s (the reply was not acknowledged within handshake-timeout)",
+						  s->refusal);
+			continue;
+		}
 		if (!s->established) {
 			if (ms_since(now_ms, s->created) < limit)
 				continue;
@@ -952,6 +959,35 @@ static int send_auth_rep(struct fsd_donor *d, struct fsd_session *s,
 	return send_msg(d, s, &r, 0);
 }
 
+/*
+ * Refuse @s with an AUTH_REP of @st (@cookie echoed), and close it for
+ * @why once that reply is out.  Closing at once moves the queue pair to
+ * the error state, which can flush the reply before it leaves: the host
+ * would see a disconnect instead of the reason.  The session takes no
+ * more messages meanwhile, and handshake-timeout bounds the wait (it is
+ * not authenticated).
+ */
+static int refuse_session(struct fsd_donor *d, struct fsd_session *s,
+			  uint64_t cookie, unsigned int st, int level,
+			  const char *why)
+{
+	int ret = send_auth_rep(d, s, cookie, st);
+
+	if (ret)
+		return ret;	/* closed by send_msg() */
+	s->refused = true;
+	s->refusal_level = level;
+	snprintf(s->refusal, sizeof(s->refusal), "%s", why);
+	return -EACCES;
+}
+
+/* Every send of @s completed: a refused session's reply is out. */
+void fsd_sends_done(struct fsd_donor *d, struct fsd_session *s)
+{
+	if (s->refused)
+		fsd_session_close(d, s, s->refusal_level, "%s", s->refusal);
+}
+
 /* Log an authentication failure of @s, at most so often. */
 static void auth_log(struct fsd_donor *d, struct fsd_session *s,
 		     uint64_t now_ms, const char *why)
@@ -1037,10 +1073,8 @@ static int handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
 		d->cnt.auth_failed++;
 		auth_log(d, s, now_ms,
 			 "wrong proof (not the donor's key-file secret)");
-		send_auth_rep(d, s, cookie, FARSWAP_ST_DENIED);
-		fsd_session_close(d, s, FSD_LOG_INFO,
-				  "authentication failed");
-		return -EACCES;
+		return refuse_session(d, s, cookie, FARSWAP_ST_DENIED,
+				      FSD_LOG_INFO, "authentication failed");
 	}
 	explicit_bzero(want, sizeof(want));
 	/*
@@ -1053,9 +1087,8 @@ static int handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
 	if (live_sessions(d, true) >= d->max_hosts) {
 		d->cnt.rejects++;
 		d->cnt.refused[FSD_REFUSED_MAX_HOSTS]++;
-		send_auth_rep(d, s, cookie, FARSWAP_ST_BUSY);
-		fsd_session_close(d, s, FSD_LOG_NOTICE,
-				  "right proof, but too many hosts (max-hosts)");
+		refuse_session(d, s, cookie, FARSWAP_ST_BUSY, FSD_LOG_NOTICE,
+			       "right proof, but too many hosts (max-hosts)");
 		return -EBUSY;
 	}
 	s->auth = FSD_AUTH_OK;
@@ -1129,7 +1162,8 @@ int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 	union farswap_msg m, r;
 	char why[128];
 
-	if (s->closing)
+	/* A refused session only waits for its reply to leave. */
+	if (s->closing || s->refused)
 		return -ESHUTDOWN;
 	if (farswap_msg_check(buf, len, s->version) != FARSWAP_ST_OK) {
 		d->cnt.bad_msgs++;
@@ -1223,6 +1257,11 @@ void fsd_send_failed(struct fsd_donor *d, struct fsd_session *s, bool notice,
 	if (notice && s->notice_in_flight) {
 		s->notice_in_flight = false;
 		s->unsolicited--;
+	}
+	if (s->refused) {
+		fsd_session_close(d, s, s->refusal_level,
+				  "%s (the reply failed: %s)", s->refusal, why);
+		return;
 	}
 	if (!notice) {
 		fsd_session_close(d, s, FSD_LOG_WARN, "send completion error: %s",

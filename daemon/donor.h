@@ -99,6 +99,13 @@ struct fsd_session {
 	uint64_t io_attached;		/* bit qid - 1: I/O QP accepted */
 	bool established;		/* control QP connected */
 	bool closing;
+	/*
+	 * Refused (AUTH_REP DENIED or BUSY): closes, for @refusal, once its
+	 * sends are out (fsd_sends_done()) or at handshake-timeout.
+	 */
+	bool refused;
+	int refusal_level;
+	char refusal[96];
 	uint32_t nr_slabs;		/* held, grants in flight included */
 	uint32_t nr_reclaiming;
 	uint32_t unsolicited;		/* reclaims + notices in flight */
@@ -280,6 +287,7 @@ int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 		   size_t len, uint64_t now_ms);
 void fsd_notice_sent(struct fsd_donor *d, struct fsd_session *s,
 		     uint64_t now_ms);
+void fsd_sends_done(struct fsd_donor *d, struct fsd_session *s);
 void fsd_send_failed(struct fsd_donor *d, struct fsd_session *s, bool notice,
 		     const char *why, uint64_t now_ms);
 void fsd_probe_host(struct fsd_donor *d, const uint8_t *host_id,

@@ -235,7 +235,7 @@ static void usage(FILE *out)
 		"                         [--slab-size SIZE] [--name farswapN] [--queues N]\n"
 		"                         [--queue-depth N] [--io-timeout MS] [--sync-io]\n"
 		"                         [--integrity siphash|crc32c|off] [--replicas N]\n"
-		"                         [--key PREFIX:NAME]\n"
+		"                         [--read-policy fastest|round-robin] [--key PREFIX:NAME]\n"
 		"       farswapctl detach farswapN\n"
 		"       farswapctl status [farswapN] [--json]\n"
 		"       farswapctl list\n"
@@ -302,6 +302,7 @@ static int cmd_attach(int argc, char **argv)
 		{ "sync-io", no_argument, NULL, 'y' },
 		{ "integrity", required_argument, NULL, 'i' },
 		{ "replicas", required_argument, NULL, 'r' },
+		{ "read-policy", required_argument, NULL, 'p' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -312,7 +313,7 @@ static int cmd_attach(int argc, char **argv)
 	char cmd[MAX_CMD + 64], made[64], reason[MAX_RESULT];
 	int c, fd, err;
 
-	while ((c = getopt_long(argc, argv, "d:s:S:n:q:D:t:yi:r:k:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:S:n:q:D:t:yi:r:p:k:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			append(base, " donor=%s", optarg);
@@ -345,6 +346,9 @@ static int cmd_attach(int argc, char **argv)
 			break;
 		case 'r':
 			append(base, " replicas=%s", optarg);
+			break;
+		case 'p':
+			append(base, " read_policy=%s", optarg);
 			break;
 		case 'k':
 			/* The key's name only: the kernel reads the secret. */

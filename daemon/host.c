@@ -439,6 +439,8 @@ static void handle_wc(struct fsd_server *srv, struct fsd_session *s,
 					fsd_now_ms());
 		else if (notice)
 			fsd_notice_sent(&srv->donor, s, fsd_now_ms());
+		if (!r->send_busy)
+			fsd_sends_done(&srv->donor, s);
 		return;
 	}
 	if (wc->status != IBV_WC_SUCCESS) {

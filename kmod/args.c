@@ -40,6 +40,7 @@ enum {
 	FARSWAP_OPT_INTEGRITY	= 1 << 8,
 	FARSWAP_OPT_REPLICAS	= 1 << 9,
 	FARSWAP_OPT_KEY		= 1 << 10,
+	FARSWAP_OPT_READ_POLICY	= 1 << 11,
 };
 
 /* A device is made of several donors: the one option given more than once. */
@@ -57,6 +58,7 @@ static const match_table_t farswap_attach_tokens = {
 	{ FARSWAP_OPT_INTEGRITY,	"integrity=%s" },
 	{ FARSWAP_OPT_REPLICAS,		"replicas=%s" },
 	{ FARSWAP_OPT_KEY,		"key=%s" },
+	{ FARSWAP_OPT_READ_POLICY,	"read_policy=%s" },
 	{ FARSWAP_OPT_ERR,		NULL },
 };
 
@@ -363,6 +365,11 @@ static int farswap_apply_string(int token, substring_t *arg,
 			ret = farswap_bad("bad integrity '%s' (siphash, crc32c or off)",
 					  val);
 		break;
+	case FARSWAP_OPT_READ_POLICY:
+		if (farswap_read_policy_parse(val, &a->read_policy))
+			ret = farswap_bad("bad read_policy '%s' (fastest or round-robin)",
+					  val);
+		break;
 	case FARSWAP_OPT_KEY:
 		/* Only the key's name: the secret stays in the keyring. */
 		if (!farswap_key_desc_valid(val))
@@ -448,6 +455,7 @@ static int farswap_apply_option(char *opt, unsigned int *seen,
 	case FARSWAP_OPT_SLAB_SIZE:
 	case FARSWAP_OPT_NAME:
 	case FARSWAP_OPT_INTEGRITY:
+	case FARSWAP_OPT_READ_POLICY:
 	case FARSWAP_OPT_KEY:
 		return farswap_apply_string(token, &args[0], a, err, errlen);
 	default:

@@ -6,7 +6,7 @@
  *   [attach] donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE]
  *            [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N]
  *            [sync_io=0|1] [integrity=siphash|crc32c|off] [replicas=N]
- *            [key=PREFIX:NAME]
+ *            [read_policy=fastest|round-robin] [key=PREFIX:NAME]
  *   detach name=farswapN
  *
  * Options are separated by spaces, tabs, newlines or commas.  ADDR is IPv4
@@ -41,6 +41,7 @@ struct farswap_attach_args {
 	unsigned int io_timeout_ms;
 	bool sync_io;
 	enum farswap_tag_alg integrity;
+	enum farswap_read_policy read_policy;
 	unsigned int replicas;		/* 0: 2 with two donors or more, else 1 */
 	/* A logon key's description; "": do not authenticate. */
 	char key_desc[FARSWAP_KEY_DESC_LEN];

@@ -525,6 +525,7 @@ static void farswap_dev_init(struct farswap_dev *dev,
 	/* Unless asked: two copies when two donors can hold them. */
 	dev->params.replicas = a->replicas ?: min(a->nr_donors, 2U);
 	dev->params.integrity = a->integrity;
+	dev->params.read_policy = a->read_policy;
 	mutex_init(&dev->map_mutex);
 	spin_lock_init(&dev->work_lock);
 	spin_lock_init(&dev->rslab_lock);
@@ -880,11 +881,6 @@ static ssize_t io_timeout_ms_store(struct device *d,
 }
 static DEVICE_ATTR_RW(io_timeout_ms);
 
-static const char * const farswap_read_policy_names[] = {
-	[FARSWAP_READ_FASTEST]		= "fastest",
-	[FARSWAP_READ_ROUND_ROBIN]	= "round-robin",
-};
-
 /* Which replica serves a read; see enum farswap_read_policy. */
 static ssize_t read_policy_show(struct device *d,
 				struct device_attribute *attr, char *buf)
@@ -892,17 +888,17 @@ static ssize_t read_policy_show(struct device *d,
 	enum farswap_read_policy p =
 		READ_ONCE(farswap_dev_of(d)->params.read_policy);
 
-	return sysfs_emit(buf, "%s\n", farswap_read_policy_names[p]);
+	return sysfs_emit(buf, "%s\n", farswap_read_policy_name(p));
 }
 
 static ssize_t read_policy_store(struct device *d,
 				 struct device_attribute *attr,
 				 const char *buf, size_t count)
 {
-	int p = sysfs_match_string(farswap_read_policy_names, buf);
+	enum farswap_read_policy p;
 
-	if (p < 0)
-		return p;
+	if (farswap_read_policy_parse(buf, &p))
+		return -EINVAL;
 	WRITE_ONCE(farswap_dev_of(d)->params.read_policy, p);
 	return count;
 }

@@ -93,7 +93,7 @@ struct farswap_params {
 	unsigned int replicas;		/* 0 at load: 2 with two donors, else 1 */
 	unsigned int repair_kbps;	/* re-replication rate; 0 = no limit */
 	enum farswap_tag_alg integrity;
-	enum farswap_read_policy read_policy;	/* set through sysfs */
+	enum farswap_read_policy read_policy;	/* sysfs changes a device's */
 	unsigned int ack_timeout;
 	bool sync_io;
 };

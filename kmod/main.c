@@ -67,6 +67,9 @@ module_param_named(replicas, farswap_defaults.replicas, uint, 0444);
 MODULE_PARM_DESC(replicas, "Copies of every chunk on distinct donors, 1 to 3; 0 = 2 when a device has two donors or more, else 1 (default 0)");
 module_param_named(repair_kbps, farswap_defaults.repair_kbps, uint, 0444);
 MODULE_PARM_DESC(repair_kbps, "Rate at which chunks that lost a replica are copied to a new one, KiB/s; 0 = no limit (default 32768)");
+static char *read_policy = "fastest";
+module_param(read_policy, charp, 0444);
+MODULE_PARM_DESC(read_policy, "Which replica serves a read on new devices: fastest (the donor that answered fastest lately) or round-robin (every serving replica in turn) (default fastest)");
 static char *integrity = "siphash";
 module_param(integrity, charp, 0444);
 MODULE_PARM_DESC(integrity, "Per-page integrity check of new devices: siphash (keyed, stands against a hostile donor), crc32c (faults only) or off (default siphash)");
@@ -128,7 +131,7 @@ static ssize_t attach_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
 	return sysfs_emit(buf,
-			  "donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE] [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N] [sync_io=0|1] [integrity=siphash|crc32c|off] [replicas=N]\n");
+			  "donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE] [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N] [sync_io=0|1] [integrity=siphash|crc32c|off] [replicas=N] [read_policy=fastest|round-robin]\n");
 }
 static struct kobj_attribute attach_attr = __ATTR_RW_MODE(attach, 0600);
 
@@ -247,6 +250,10 @@ static int farswap_check_params(void)
 	}
 	if (farswap_tag_alg_parse(integrity, &p->integrity)) {
 		pr_err("integrity=%s: siphash, crc32c or off\n", integrity);
+		return -EINVAL;
+	}
+	if (farswap_read_policy_parse(read_policy, &p->read_policy)) {
+		pr_err("read_policy=%s: fastest or round-robin\n", read_policy);
 		return -EINVAL;
 	}
 	if (host_id && uuid_parse(host_id, (uuid_t *)farswap_host_id)) {

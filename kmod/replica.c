@@ -3,9 +3,33 @@
  * Which copies of a chunk serve (see replica.h).
  */
 #include <linux/bits.h>
+#include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/string.h>
 
 #include "replica.h"
+
+static const char * const farswap_read_policy_names[] = {
+	[FARSWAP_READ_FASTEST]		= "fastest",
+	[FARSWAP_READ_ROUND_ROBIN]	= "round-robin",
+};
+
+/* Return: 0, or -EINVAL for a name that is not a policy. */
+int farswap_read_policy_parse(const char *s, enum farswap_read_policy *p)
+{
+	int i = sysfs_match_string(farswap_read_policy_names, s);
+
+	if (i < 0)
+		return -EINVAL;
+	*p = i;
+	return 0;
+}
+
+const char *farswap_read_policy_name(enum farswap_read_policy p)
+{
+	return p < ARRAY_SIZE(farswap_read_policy_names) ?
+	       farswap_read_policy_names[p] : "?";
+}
 
 /**
  * farswap_replica_pick_read - the placement a read goes to

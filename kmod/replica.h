@@ -36,6 +36,8 @@ struct farswap_replica_view {
 	u64 lat_ns;		/* its donor's recent read latency */
 };
 
+int farswap_read_policy_parse(const char *s, enum farswap_read_policy *p);
+const char *farswap_read_policy_name(enum farswap_read_policy p);
 int farswap_replica_pick_read(const struct farswap_replica_view *v,
 			      unsigned int n, unsigned int spread,
 			      enum farswap_read_policy policy);

@@ -305,6 +305,7 @@ struct attach_ok_case {
 	unsigned int queue_depth;
 	unsigned int io_timeout_ms;
 	bool sync_io;
+	enum farswap_read_policy read_policy;	/* not given: FASTEST */
 };
 
 #define DONORS16 \
@@ -340,6 +341,11 @@ static const struct attach_ok_case attach_ok_cases[] = {
 	{ "more leading zeros than match_u64() can hold",
 	  "donor=10.0.0.1 size=4G queue_depth=000000000000000000000000000000064",
 	  1, SZ_4G, 0, "", 4, 64, 30000, false },
+	{ "read_policy round-robin",
+	  "donor=10.0.0.1 donor=10.0.0.2 size=4G read_policy=round-robin",
+	  2, SZ_4G, 0, "", 4, 128, 30000, false, FARSWAP_READ_ROUND_ROBIN },
+	{ "read_policy fastest", "donor=10.0.0.1 size=4G read_policy=fastest",
+	  1, SZ_4G, 0, "", 4, 128, 30000, false, FARSWAP_READ_FASTEST },
 };
 
 KUNIT_ARRAY_PARAM_DESC(attach_ok, attach_ok_cases, desc);
@@ -368,6 +374,7 @@ static void parse_attach_ok_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->queue_depth, c->queue_depth);
 	KUNIT_EXPECT_EQ(test, a->io_timeout_ms, c->io_timeout_ms);
 	KUNIT_EXPECT_EQ(test, a->sync_io, c->sync_io);
+	KUNIT_EXPECT_EQ(test, a->read_policy, c->read_policy);
 }
 
 struct attach_bad_case {
@@ -402,6 +409,11 @@ static const struct attach_bad_case attach_bad_cases[] = {
 	  "option 'size' given twice" },
 	{ "queues given twice", "donor=10.0.0.1 size=4G queues=2 queues=2",
 	  "option 'queues' given twice" },
+	{ "read_policy unknown", "donor=10.0.0.1 size=4G read_policy=random",
+	  "bad read_policy 'random' (fastest or round-robin)" },
+	{ "read_policy given twice",
+	  "donor=10.0.0.1 size=4G read_policy=fastest read_policy=fastest",
+	  "option 'read_policy' given twice" },
 	{ "name given twice",
 	  "donor=10.0.0.1 size=4G name=farswap1 name=farswap2",
 	  "option 'name' given twice" },

@@ -381,9 +381,48 @@ static void test_wrong_mac_denied(void **state)
 	assert_int_equal(le16_to_cpu(fake_last(&c->f)->auth_rep.status),
 			 FARSWAP_ST_DENIED);
 	assert_int_equal(s->auth, FSD_AUTH_FAILED);
-	assert_true(s->closing);
+	assert_true(s->refused);
 	assert_int_equal(c->d.cnt.auth_failed, 1);
 	assert_int_not_equal(io_join(c, s), FARSWAP_ST_OK);
+	/* The reply is out: now the session closes. */
+	assert_false(s->closing);
+	fsd_sends_done(&c->d, s);
+	assert_true(s->closing);
+}
+
+/*
+ * A refused session waits only for its reply to leave: it answers
+ * nothing more, and handshake-timeout closes it if the reply is never
+ * acknowledged.
+ */
+static void test_refused_waits_for_reply(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s = session(c, "host-a", true, &dec);
+	const struct farswap_auth_chal *ch;
+	union farswap_msg m;
+	unsigned int sent;
+	uint8_t mac[32];
+
+	assert_non_null(s);
+	c->d.lim.handshake_timeout_ms = 1000;
+	ch = auth_req(c, s);
+	host_mac("another-secret-of-32-bytes-00000", s, ch->donor_nonce, mac);
+	assert_int_equal(proof(c, s, mac), -EACCES);
+	sent = c->f.nr_sent;
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, 1, 9);
+	assert_int_equal(handle(c, s, &m, 3), -ESHUTDOWN);
+	assert_int_equal(c->f.nr_sent, sent);
+	/* A right proof now changes nothing either. */
+	host_mac(KEY, s, ch->donor_nonce, mac);
+	assert_int_equal(proof(c, s, mac), -ESHUTDOWN);
+	assert_int_equal(s->auth, FSD_AUTH_FAILED);
+	fsd_donor_handshakes(&c->d, 999);
+	assert_false(s->closing);
+	fsd_donor_handshakes(&c->d, 1000);
+	assert_true(s->closing);
+	assert_int_equal(c->d.cnt.auth_failed, 1);
 }
 
 /* A proof that was right for one session is worthless in another. */
@@ -464,6 +503,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_mac_denied, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_refused_waits_for_reply,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replayed_proof_fails,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth_timeout, setup,

@@ -1896,10 +1896,15 @@ static void test_max_hosts_at_proof(void **state)
 	fsd_log_set_level(FSD_LOG_NOTICE);
 	fsd_log_set_hook(capture);
 	assert_int_equal(authenticate(c, b), -EBUSY);
-	fsd_log_set_hook(NULL);
-	fsd_log_set_level(FSD_LOG_ERR - 1);
 	assert_int_equal(auth_rep_status(c), FARSWAP_ST_BUSY);
 	assert_ptr_equal(c->f.sent_to[(c->f.nr_sent - 1) % FAKE_SENT_MAX], b);
+	/* Closed once the reply is out, not before: it would be flushed. */
+	assert_true(b->refused);
+	assert_false(b->closing);
+	assert_int_equal(count_logged("too many hosts (max-hosts)"), 0);
+	fsd_sends_done(&c->d, b);
+	fsd_log_set_hook(NULL);
+	fsd_log_set_level(FSD_LOG_ERR - 1);
 	assert_true(b->closing);
 	assert_false(fsd_session_authenticated(b));
 	assert_int_equal(count_logged("too many hosts (max-hosts)"), 1);

@@ -15,6 +15,9 @@ attach() {
 	dev=$(fs_attach --donor "$donor" --size 128M --integrity "$@")
 	name=${dev#/dev/}
 	[ "$(integ alg)" = "$1" ] || bed_fail "$name: integrity $(integ alg), asked for $1"
+	grep -q -- --read-policy <<<"$*" ||
+		[ "$(cat "/sys/block/$name/farswap/read_policy")" = fastest ] ||
+		bed_fail "$name: read_policy $(cat "/sys/block/$name/farswap/read_policy"), not the default fastest"
 	mkswap "$dev" >/dev/null
 	swapon "$dev"
 }
@@ -91,15 +94,23 @@ done
 # read from the other one, the damaged copy is marked stale and copied
 # again, and the workload loses nothing: every page verifies.
 rep() { tr ' ' '\n' <"/sys/block/$name/farswap/replicas" | sed -n "s/^$1=//p"; }
-attach siphash --donor "$donor2" --replicas 2
-[ "$(rep replicas)" = 2 ] || bed_fail "$name has $(rep replicas) replicas, asked for 2"
 # Reads go to the fastest donor by default, and under TCG either may be
 # the faster: round-robin makes half of them read the damaged copies.
+key=()
+[ -z "$FS_KEY" ] || key=(--key "$FS_KEY")
+err=$("$FS_CTL" attach --donor "$donor" --donor "$donor2" --size 128M \
+	"${key[@]}" --read-policy sideways 2>&1) &&
+	bed_fail "attach took an unknown read policy"
+grep -q "bad read_policy 'sideways'" <<<"$err" ||
+	bed_fail "attach refused an unknown read policy without saying why: $err"
+attach siphash --donor "$donor2" --replicas 2 --read-policy round-robin
+[ "$(rep replicas)" = 2 ] || bed_fail "$name has $(rep replicas) replicas, asked for 2"
 policy=/sys/block/$name/farswap/read_policy
-[ "$(cat "$policy")" = fastest ] || bed_fail "read_policy $(cat "$policy"), not the default fastest"
-echo round-robin >"$policy"
-[ "$(cat "$policy")" = round-robin ] || bed_fail "read_policy did not change to round-robin"
+[ "$(cat "$policy")" = round-robin ] || bed_fail "read_policy $(cat "$policy"), attached with round-robin"
+echo fastest >"$policy"
+[ "$(cat "$policy")" = fastest ] || bed_fail "read_policy did not change to fastest"
 echo sideways >"$policy" 2>/dev/null && bed_fail "read_policy took an unknown policy"
+echo round-robin >"$policy"
 held 23
 damage heal
 fs_workload_release
