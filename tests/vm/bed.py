@@ -550,7 +550,7 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
             # "waiting for ...", says nothing new).
             if said and not said[0].startswith("waiting for "):
                 show_context(g.role, logdir / f"{g.role}.console",
-                             ": FAILED: " + said[0], 30, 0)
+                             ": FAILED: " + said[0], 60, 0)
 
     for g in guests:
         bad = scan_log(logdir / f"{g.role}.console", pats, allow_re, True)

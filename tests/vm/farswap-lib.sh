@@ -143,13 +143,24 @@ fs_workload_start() {
 	[ -x "$FS_PAGEVERIFY" ] || bed_fail "$FS_PAGEVERIFY not built (make -C tests/workload)"
 	mkdir -p "$FS_CGROUP"
 	# memory.high is the limit the workload is sized against: past it the
-	# kernel reclaims and throttles.  memory.max, at twice that, is only a
-	# backstop: a hard limit alone OOM-kills a workload that thrashes
-	# faster than an emulated link can swap (seen under TCG, device idle).
-	[[ $limit =~ ^([0-9]+)([KMG]?)$ ]] || bed_fail "bad memory limit '$limit'"
+	# kernel reclaims and throttles.  memory.max is only a backstop, above
+	# the whole workload: a hard limit OOM-kills a workload that thrashes
+	# faster than an emulated link can swap (seen under TCG, device idle,
+	# and while a new chunk waits for its slabs), and a test must fail on
+	# a wrong page, never on a slow emulator.
+	local high max
+	case $limit in
+	*K) high=$((${limit%K} * 1024)) ;;
+	*M) high=$((${limit%M} * 1048576)) ;;
+	*G) high=$((${limit%G} * 1073741824)) ;;
+	*) high=$limit ;;
+	esac
+	[[ $high =~ ^[0-9]+$ ]] || bed_fail "bad memory limit '$limit'"
+	max=$(((mb + 64) * 1048576))
+	[ "$max" -ge $((high * 2)) ] || max=$((high * 2))
 	echo max >"$FS_CGROUP/memory.high"
-	echo "$((BASH_REMATCH[1] * 2))${BASH_REMATCH[2]}" >"$FS_CGROUP/memory.max"
-	echo "$limit" >"$FS_CGROUP/memory.high"
+	echo "$max" >"$FS_CGROUP/memory.max"
+	echo "$high" >"$FS_CGROUP/memory.high"
 	echo max >"$FS_CGROUP/memory.swap.max"
 	FS_WL_LOG=$BED/$FARSWAP_ROLE-pageverify.log
 	# The subshell joins the cgroup, then becomes pageverify.
@@ -165,6 +176,9 @@ fs_workload_wait_hold() {
 	while [ "$(grep -c '^HOLD ' "$FS_WL_LOG" || true)" -lt "$n" ]; do
 		if ! kill -0 "$FS_WL_PID" 2>/dev/null; then
 			sed 's/^/  pageverify: /' "$FS_WL_LOG" | tail -n 30
+			# Why a worker died: the OOM killer, or SIGBUS on a read.
+			sed 's/^/  memory.events: /' "$FS_CGROUP/memory.events" || true
+			dmesg | grep -iE 'killed process|oom|farswap' | tail -n 20 || true
 			bed_fail "pageverify ended before all workers verified"
 		fi
 		[ $SECONDS -lt $end ] || bed_fail "pageverify: workers not done in $secs s"
