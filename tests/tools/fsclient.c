@@ -85,6 +85,9 @@ static struct {
 	unsigned int min_notices;
 	bool keep;
 	bool quiet;
+	unsigned int queue_depth;	/* asked for in every conn_req */
+	unsigned int sessions;		/* --mode flood: connects to open */
+	unsigned int accepted;		/* ... of which the donor takes */
 	const char *key_file;		/* authenticate with this secret */
 } opt = {
 	.mode = "basic",
@@ -95,6 +98,7 @@ static struct {
 	.timeout = 20,
 	.expect_reclaims = 1,
 	.verify_every = 1,
+	.queue_depth = 64,
 };
 
 static struct {
@@ -128,6 +132,7 @@ static struct {
 	uint8_t donor_id[FARSWAP_ID_LEN];
 	uint8_t key[FARSWAP_AUTH_KEY_MAX];
 	size_t key_len;			/* 0: no --key-file */
+	bool no_recv;			/* control QPs that will get nothing */
 } c;
 
 static void say(const char *fmt, ...)
@@ -314,7 +319,7 @@ static int connect_qp(struct rdma_cm_id **idp, struct farswap_conn_req *req,
 		unsigned int i;
 
 		c.ctrl = *idp;
-		for (i = 0; i < FARSWAP_CTRL_DEPTH; i++)
+		for (i = 0; !c.no_recv && i < FARSWAP_CTRL_DEPTH; i++)
 			post_recv(i);
 	}
 	if (ibv_query_device(c.verbs, &da))
@@ -366,7 +371,8 @@ static int connect_qp(struct rdma_cm_id **idp, struct farswap_conn_req *req,
 static void conn_req(struct farswap_conn_req *req, unsigned int qtype,
 		     unsigned int qid, uint64_t session)
 {
-	farswap_conn_req_init(req, qtype, qid, opt.nr_io, session, 64);
+	farswap_conn_req_init(req, qtype, qid, opt.nr_io, session,
+			      opt.queue_depth);
 	memcpy(req->host_id, opt.host_id, strnlen(opt.host_id, FARSWAP_ID_LEN));
 	if (c.key_len)
 		req->features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
@@ -1271,6 +1277,117 @@ static int mode_hostile(void)
 	return 0;
 }
 
+/*
+ * Quota: -n N slabs are this host's share (max-slabs-per-host): N come,
+ * the next is refused with NO_SPACE (go elsewhere), and once one is
+ * freed the next comes again.
+ */
+static int mode_quota(void)
+{
+	struct slab extra;
+	unsigned int i;
+	int st;
+
+	open_session();
+	for (i = 0; i < opt.nr_slabs; i++) {
+		st = alloc_slab(i, &c.slabs[i]);
+		if (st)
+			fail("slab %u of a share of %u refused: %s", i,
+			     opt.nr_slabs, farswap_status_str((unsigned int)st));
+		write_pattern(&c.slabs[i]);
+	}
+	st = alloc_slab(opt.nr_slabs, &extra);
+	if (st != FARSWAP_ST_NO_SPACE)
+		fail("slab %u, over the share: wanted NO_SPACE, got %s",
+		     opt.nr_slabs, farswap_status_str((unsigned int)st));
+	say("slab %u, over the share of %u: NO_SPACE", opt.nr_slabs,
+	    opt.nr_slabs);
+	verify_all();
+	if (free_slab(&c.slabs[0]))
+		fail("SLAB_FREE_REQ refused");
+	st = alloc_slab(0, &c.slabs[0]);
+	if (st)
+		fail("a slab after freeing one: %s",
+		     farswap_status_str((unsigned int)st));
+	check_zero(&c.slabs[0]);
+	say("freed one, got one again (zeroed); the others still verify (%u)",
+	    verify_all());
+	for (i = 0; i < opt.nr_slabs; i++)
+		if (free_slab(&c.slabs[i]))
+			fail("SLAB_FREE_REQ slab %u refused", c.slabs[i].id);
+	close_session();
+	say("OK");
+	return 0;
+}
+
+/*
+ * A connect flood: --sessions control connections that never
+ * authenticate.  The donor takes --accepted of them (max-unauthenticated)
+ * and refuses the rest with BUSY; it closes the ones it took at
+ * handshake-timeout; then an authenticated session comes in as usual.
+ */
+static int mode_flood(void)
+{
+	struct rdma_cm_id *ids[64] = { NULL };
+	struct farswap_conn_req req;
+	struct farswap_conn_rep rep;
+	unsigned int i, taken = 0, busy = 0, open;
+	uint64_t t0, end;
+	struct event ev;
+	int reason;
+
+	if (!opt.sessions || opt.sessions > 64 || opt.accepted > opt.sessions)
+		fail("bad --sessions or --accepted");
+	c.ch = rdma_create_event_channel();
+	if (!c.ch)
+		fail("rdma_create_event_channel: %s", strerror(errno));
+	c.no_recv = true;
+	for (i = 0; i < opt.sessions; i++) {
+		conn_req(&req, FARSWAP_QT_CTRL, 0, 0);
+		reason = connect_qp(&ids[i], &req, &rep);
+		if (!reason)
+			taken++;
+		else if (reason == FARSWAP_ST_BUSY)
+			busy++;
+		else
+			fail("flood connect %u: wanted OK or BUSY, got %d", i,
+			     reason);
+	}
+	c.ctrl = NULL;
+	say("flood: %u connects, %u taken, %u refused BUSY", opt.sessions,
+	    taken, busy);
+	if (taken != opt.accepted)
+		fail("the donor took %u unauthenticated sessions, wanted %u",
+		     taken, opt.accepted);
+	t0 = now_ms();
+	end = t0 + opt.timeout * 1000ull;
+	for (open = taken; open && now_ms() < end;) {
+		if (!get_event(&ev, 200) ||
+		    ev.type != RDMA_CM_EVENT_DISCONNECTED)
+			continue;
+		for (i = 0; i < opt.sessions; i++) {
+			if (ids[i] != ev.id)
+				continue;
+			rdma_destroy_qp(ids[i]);
+			rdma_destroy_id(ids[i]);
+			ids[i] = NULL;
+			open--;
+		}
+	}
+	if (open)
+		fail("%u unauthenticated sessions still open after %u s", open,
+		     opt.timeout);
+	say("the donor closed all %u within %" PRIu64 " ms", taken,
+	    now_ms() - t0);
+	c.no_recv = false;
+	open_session();
+	stats();
+	close_session();
+	say("a host with the key came in after the flood");
+	say("OK");
+	return 0;
+}
+
 static int mode_stats(void)
 {
 	open_session();
@@ -1291,6 +1408,9 @@ static void usage(void)
 	     "                      badio: wrong token / duplicate qid / intruder\n"
 	     "                      stats: STATS_REQ\n"
 	     "                      hostile: no key / wrong --key-file: refused\n"
+	     "                      quota: -n N slabs come, the next is NO_SPACE\n"
+	     "                      flood: --sessions connects without the key,\n"
+	     "                      --accepted of them taken, then closed\n"
 	     "                      at connect, then DENIED at every step\n"
 	     "  -k, --key-file F    authenticate with the secret in F (the donor's\n"
 	     "                      key-file); with --mode hostile, a wrong one\n"
@@ -1299,6 +1419,9 @@ static void usage(void)
 	     "  -n, --slabs N       slabs to allocate (default 2)\n"
 	     "  -p, --pages N       pattern pages per slab (default 16)\n"
 	     "  -t, --timeout S     per-step timeout (default 20)\n"
+	     "      --queue-depth N I/O queue depth asked for (default 64)\n"
+	     "      --sessions N    --mode flood: connects to open (max 64)\n"
+	     "      --accepted N    --mode flood: how many the donor must take\n"
 	     "      --hold S        keep verifying the data for S seconds\n"
 	     "      --verify-every S  while holding (default 1; 0: stay idle)\n"
 	     "      --min-notices N fail unless N unsolicited STATS_REP came\n"
@@ -1344,6 +1467,9 @@ int main(int argc, char **argv)
 		{ "verify-every", required_argument, NULL, 14 },
 		{ "min-notices", required_argument, NULL, 15 },
 		{ "key-file", required_argument, NULL, 'k' },
+		{ "queue-depth", required_argument, NULL, 16 },
+		{ "sessions", required_argument, NULL, 17 },
+		{ "accepted", required_argument, NULL, 18 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1415,6 +1541,15 @@ int main(int argc, char **argv)
 		case 15:
 			opt.min_notices = (unsigned int)atoi(optarg);
 			break;
+		case 16:
+			opt.queue_depth = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 17:
+			opt.sessions = (unsigned int)atoi(optarg);
+			break;
+		case 18:
+			opt.accepted = (unsigned int)atoi(optarg);
+			break;
 		case 'k':
 			opt.key_file = optarg;
 			break;
@@ -1451,5 +1586,9 @@ int main(int argc, char **argv)
 		return mode_badio();
 	if (!strcmp(opt.mode, "stats"))
 		return mode_stats();
+	if (!strcmp(opt.mode, "quota"))
+		return mode_quota();
+	if (!strcmp(opt.mode, "flood"))
+		return mode_flood();
 	fail("unknown mode %s", opt.mode);
 }

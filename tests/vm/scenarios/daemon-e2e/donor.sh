@@ -24,6 +24,12 @@ hysteresis=16M
 reclaim-deadline "5s"
 log-level debug
 key-file = /run/farswap-bed.key
+# Limits a hostile host meets (host-q, host-d, host-f).
+max-slabs-per-host 4
+max-queue-depth 128
+max-unauthenticated 3
+max-sessions-per-address 8
+handshake-timeout 4s
 EOF_CONF
 # The run's key, readable by root alone (farswapd refuses any other).
 install -m 600 "$BED/bed.key" /run/farswap-bed.key
@@ -85,6 +91,15 @@ grep -q "rejected: no session with that token" "$log" || bed_fail "log: bad toke
 grep -q "rejected: session token belongs to another host" "$log" || bed_fail "log: intruder reject missing"
 grep -q "rejected: I/O queue id already connected" "$log" || bed_fail "log: duplicate qid reject missing"
 grep -q "stats: host" "$log" || bed_fail "log: SIGUSR1 did not dump the stats"
+# The limits held, each said once with the host it held back.
+grep -q "(host-q, .*SLAB_ALLOC_REQ refused (no free slab): its host holds 4 slabs, max-slabs-per-host 4" "$log" ||
+	bed_fail "log: host-q's slab over max-slabs-per-host not refused"
+grep -q "(host-d, .*queue depth 1000000 cut to 128 (max-queue-depth)" "$log" ||
+	bed_fail "log: host-d's queue depth not cut"
+n=$(grep -c "rejected: too many sessions not authenticated yet (max-unauthenticated)" "$log" || true)
+[ "$n" -eq 2 ] || bed_fail "log: want 2 flood connects refused for max-unauthenticated, found $n"
+n=$(grep -c "(host-f, .*closing session: not authenticated within 4000 ms (handshake-timeout)" "$log" || true)
+[ "$n" -eq 3 ] || bed_fail "log: want 3 flood sessions closed at handshake-timeout, found $n"
 
 kill -TERM $pid
 rc=0
