@@ -1310,8 +1310,8 @@ static int mode_quota(void)
 		fail("a slab after freeing one: %s",
 		     farswap_status_str((unsigned int)st));
 	check_zero(&c.slabs[0]);
-	say("freed one, got one again (zeroed); the others still verify (%u)",
-	    verify_all());
+	write_pattern(&c.slabs[0]);
+	say("freed one, got one again (zeroed); all %u verify", verify_all());
 	for (i = 0; i < opt.nr_slabs; i++)
 		if (free_slab(&c.slabs[i]))
 			fail("SLAB_FREE_REQ slab %u refused", c.slabs[i].id);

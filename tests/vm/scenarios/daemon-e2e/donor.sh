@@ -63,7 +63,8 @@ grep -q '^hosts 1$' <<<"$stats" || bed_fail "stats: the abusive sessions are not
 grep -q '^slab_size 4194304$' <<<"$stats" || bed_fail "stats: the --slab-size flag did not override the file"
 kill -USR1 $pid
 # SIGHUP re-reads the file: a live key changes, a restart-only one is named.
-sed -i 's/^headroom 32M/headroom 24M/; s/^donate = 64M/donate = 60M/' "$conf"
+# host-c takes all 16 slabs later: the per-host share goes up with it.
+sed -i 's/^headroom 32M/headroom 24M/; s/^donate = 64M/donate = 60M/; s/^max-slabs-per-host 4/max-slabs-per-host 16/' "$conf"
 kill -HUP $pid
 for ((i = 0; i < 50; i++)); do
 	grep -q "reloaded $conf" "$log" && break

@@ -32,7 +32,10 @@ sed 's/^/  A: /' /tmp/a.log
 run() {
 	local name=$1 out
 	shift
-	out=$("$fsc" "$@" "$donor" 2>&1) || bed_fail "$name: $out"
+	if ! out=$("$fsc" "$@" "$donor" 2>&1); then
+		echo "$out" | sed "s/^/  $name: /"
+		bed_fail "$name: $(tail -n 1 <<<"$out")"
+	fi
 	echo "$out" | sed "s/^/  $name: /"
 	grep -q '^fsclient: OK$' <<<"$out" || bed_fail "$name: no OK"
 }
