@@ -49,23 +49,13 @@ name=${dev#/dev/}
 mkswap "$dev" >/dev/null
 swapon "$dev"
 
-# Two workloads with their pages out on the donors: the first verifies
-# while a donor dies, the second waits for swapoff.
+# Two workloads: the first's pages are out on the donors and it verifies
+# while a donor dies; the second is still filling (swap-outs in flight)
+# when it dies, and waits for swapoff.
 fs_workload_start 48 16M --procs 2 --no-fork --seed 41
 fs_workload_wait_hold 2 900
 w1_pid=$FS_WL_PID
 w1_log=$FS_WL_LOG
-FS_WL_LOG=$BED/host-pageverify-2.log
-(echo $BASHPID >"$FS_CGROUP/cgroup.procs" &&
-	exec "$FS_PAGEVERIFY" --mb 48 --hold --procs 2 --no-fork --seed 42) \
-	>"$FS_WL_LOG" 2>&1 &
-FS_WL_PID=$!
-fs_workload_wait_hold 2 900
-w2_pid=$FS_WL_PID
-w2_log=$FS_WL_LOG
-for d in "$d1" "$d2" "$d3"; do
-	[ "$(fs_donor_field "$name" "$d" slabs)" -gt 0 ] || bed_fail "no slab on $d"
-done
 "$FS_CTL" status "$name" | sed 's/^/  /'
 # A donor failed by a late reply on this loaded bed leaves chunks with
 # one copy until the repair work is through: cut power only when every
@@ -95,32 +85,58 @@ bed_result replicas.colocated_before_cuts "$(rep colocated)"
 "$FS_CTL" status "$name" --json | grep -q '"colocated": 0' ||
 	bed_fail "farswapctl status --json does not show colocated 0"
 
-# 1. Power cut on one donor while the first workload verifies.
+# The second workload starts filling; the cut comes once it has swapped
+# out a few thousand pages (or, on a fast machine, once it is through).
+out0=$(fs_vmstat pswpout)
+FS_WL_LOG=$BED/host-pageverify-2.log
+(echo $BASHPID >"$FS_CGROUP/cgroup.procs" &&
+	exec "$FS_PAGEVERIFY" --mb 48 --hold --procs 2 --no-fork --seed 42) \
+	>"$FS_WL_LOG" 2>&1 &
+w2_pid=$!
+w2_log=$FS_WL_LOG
+end=$((SECONDS + 300))
+until [ $(($(fs_vmstat pswpout) - out0)) -ge 3000 ] ||
+	[ "$(grep -c '^HOLD ' "$w2_log" || true)" -ge 2 ]; do
+	kill -0 "$w2_pid" 2>/dev/null || bed_fail "the second workload ended during its fill: $(tail -n 5 "$w2_log")"
+	[ $SECONDS -lt $end ] || bed_fail "the second workload swapped out too little in 300 s"
+	sleep 0.5
+done
+
+# 1. Power cut on one donor while the first workload verifies and the
+# second fills.
 in0=$(fs_vmstat pswpin)
-FS_WL_PID=$w1_pid
-FS_WL_LOG=$w1_log
-for pid in $(sed -n 's/^HOLD //p' "$FS_WL_LOG"); do kill -USR1 "$pid"; done
+for pid in $(sed -n 's/^HOLD //p' "$w1_log"); do kill -USR1 "$pid"; done
 sleep 1
 # On a fast machine the verify may be through before the cut lands: say
-# how many workers were still verifying.
+# how many workers were still verifying, and whether the fill went on.
 running=0
-for pid in $(sed -n 's/^HOLD //p' "$FS_WL_LOG"); do
+for pid in $(sed -n 's/^HOLD //p' "$w1_log"); do
 	! kill -0 "$pid" 2>/dev/null || running=$((running + 1))
 done
+filling=$((2 - $(grep -c '^HOLD ' "$w2_log" || true)))
 t0=$SECONDS
 bed_cut_power donor
 bed_result replicas.cut1_verifying_workers "$running"
+bed_result replicas.cut1_filling_workers "$filling"
 wait_failed "$d1"
 bed_result replicas.cut1_noticed_s $((SECONDS - t0))
+FS_WL_PID=$w1_pid
+FS_WL_LOG=$w1_log
 fs_workload_release
 [ $(($(fs_vmstat pswpin) - in0)) -gt 1000 ] || bed_fail "the verify swapped in too little"
+# The fill goes on without the donor, then verifies every page once.
+FS_WL_PID=$w2_pid
+FS_WL_LOG=$w2_log
+fs_workload_wait_hold 2 900
 no_loss
 wait_repaired
 bed_result replicas.cut1_repaired_s $((SECONDS - t0))
 bed_result replicas.repaired_chunks "$(rep repaired)"
 bed_result replicas.failovers "$(rep failovers)"
 [ "$(rep repaired)" -gt 0 ] || bed_fail "no chunk was copied to a new replica"
-[ "$(fs_donor_field "$name" "$d3" slabs)" -gt 0 ] || bed_fail "nothing went to $d3"
+for d in "$d2" "$d3"; do
+	[ "$(fs_donor_field "$name" "$d" slabs)" -gt 0 ] || bed_fail "no slab on $d"
+done
 "$FS_CTL" status "$name" | sed 's/^/  /'
 
 # 2. Power cut on a second donor: the third holds a copy of everything.
