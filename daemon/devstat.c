@@ -48,7 +48,7 @@ static const char *const file_names[FSH_NR_FILES] = {
 /* The replicas file, in JSON only (its counters are not metrics yet). */
 static const char *const replicas_keys[] = {
 	"replicas", "degraded", "repaired", "repair_bytes", "repair_failures",
-	"failovers", "heals", "lost_pages", "colocated", "domains",
+	"failovers", "heals", "lost_pages", "colocated", "domains", "spread",
 };
 
 static const struct fsh_field slabs_fields[] = {

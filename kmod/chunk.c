@@ -1007,6 +1007,27 @@ static int farswap_take_slot_any(struct farswap_dev *dev,
 }
 
 /*
+ * A slot on a donor outside @exclude and outside the failure domains
+ * @avoid, or -ENOSPC: a slab is asked for there if none has room.
+ */
+static int farswap_take_slot_outside(struct farswap_dev *dev,
+				     unsigned long exclude,
+				     unsigned long avoid, u32 hint,
+				     struct farswap_placement *to)
+{
+	int ret;
+
+	if (farswap_take_slot(dev, exclude, avoid, to))
+		return 0;
+	if (!farswap_room_outside(dev, exclude, avoid))
+		return -ENOSPC;
+	ret = farswap_acquire_rslab(dev, exclude, avoid, hint, false);
+	if (ret)
+		return ret;
+	return farswap_take_slot(dev, exclude, avoid, to) ? 0 : -ENOSPC;
+}
+
+/*
  * Hold the chunk's writes (MIGRATING) and wait for those in flight, so
  * that a copy of it is consistent.  Returns false, the chunk left BOUND,
  * if they do not land in time.
@@ -1028,11 +1049,14 @@ static bool farswap_hold_writes(struct farswap_dev *dev,
 }
 
 /**
- * farswap_migrate_chunk - move a chunk's replica out of a slab its donor
- * reclaims
+ * farswap_migrate_chunk - move a chunk's replica out of a slab
  * @dev: the device
  * @chunk: a chunk that was placed in @rs
- * @rs: the slab being reclaimed
+ * @rs: the slab its donor reclaims, or (with @spread) a slab in a failure
+ *	domain that holds another replica of the chunk
+ * @spread: the replica moves only to a domain that holds no copy of the
+ *	chunk, and stays where it is when none has room (the slab is not
+ *	wanted back: only the chunk's copies are to be spread)
  *
  * Writes are held from the start, so the copy is consistent; reads go on
  * until the switch, when everything is held until the reads in flight
@@ -1045,7 +1069,7 @@ static bool farswap_hold_writes(struct farswap_dev *dev,
  */
 static int farswap_migrate_chunk(struct farswap_dev *dev,
 				 struct farswap_chunk *chunk,
-				 struct farswap_rslab *rs)
+				 struct farswap_rslab *rs, bool spread)
 {
 	u32 index = farswap_chunk_index(dev, chunk);
 	struct farswap_placement from, to = {};
@@ -1067,8 +1091,11 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 	from = chunk->place[r];
 	uptodate = chunk->uptodate & BIT(r);
 	exclude = farswap_chunk_donors(chunk);
-	/* The moving replica leaves its domain: only the others' count. */
-	avoid = farswap_chunk_domains(chunk, r);
+	/*
+	 * The moving replica leaves its domain: only the others' count.
+	 * Spreading avoids its own too (that is where another copy is).
+	 */
+	avoid = farswap_chunk_domains(chunk, spread ? -1 : r);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 
 	/* Writes posted before MIGRATING must land before the copy. */
@@ -1080,7 +1107,15 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 	others = farswap_other_copies_locked(chunk, r);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 
-	if (!empty) {
+	if (spread && empty) {
+		/* Nothing worth a copy: it stays, and binds as it comes. */
+		farswap_migrate_abort(chunk);
+		return 0;
+	}
+	if (spread) {
+		ret = farswap_take_slot_outside(dev, exclude, avoid,
+						rs->remote_id, &to);
+	} else if (!empty) {
 		ret = farswap_take_slot_any(dev, exclude, avoid, rs->remote_id,
 					    &to);
 		/*
@@ -1130,10 +1165,20 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 	list_splice_init(&chunk->held, &held);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 
-	/* The reclaiming slab loses the chunk; it is not given back here. */
-	farswap_slot_drop(dev, &from);
+	/*
+	 * The reclaiming slab loses the chunk; it is not given back here.
+	 * A slab a spread empties is, as any emptied one.
+	 */
+	if (spread)
+		farswap_put_slot(dev, &from);
+	else
+		farswap_slot_drop(dev, &from);
 
-	if (!empty) {
+	if (spread) {
+		atomic64_inc(&dev->stats.spread);
+		pr_debug("%s: chunk %u: a replica moved from donor %s to %s, out of a failure domain it shared\n",
+			 dev->name, index, from.donor->name, to.donor->name);
+	} else if (!empty) {
 		atomic64_inc(&dev->stats.migrations);
 		pr_debug("%s: chunk %u moved from donor %s to %s\n", dev->name,
 			 index, from.donor->name, to.donor->name);
@@ -1240,10 +1285,71 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 }
 
 /*
+ * A chunk with two replicas in one failure domain (bound so when no other
+ * domain had room, or while a domain was away) moves one of them to a
+ * domain that holds no copy, as soon as a live donor there has room: the
+ * loss of one domain must not take every copy.  The replica that moves
+ * is the last one placed in a shared domain.
+ *
+ * Return: bytes copied (0 if nothing was to be done), or a negative error.
+ */
+static long farswap_spread_chunk(struct farswap_dev *dev,
+				 struct farswap_chunk *chunk)
+{
+	struct farswap_rslab *rs = NULL;
+	unsigned long flags, exclude, avoid, seen = 0;
+	unsigned int r;
+	long bytes;
+	int ret;
+
+	spin_lock_irqsave(&chunk->lock, flags);
+	if (chunk->state != FARSWAP_CHUNK_BOUND || !chunk->pages.used ||
+	    !farswap_chunk_colocated_locked(chunk)) {
+		spin_unlock_irqrestore(&chunk->lock, flags);
+		return 0;
+	}
+	for (r = 0; r < chunk->nr_places; r++) {
+		const struct farswap_placement *p = &chunk->place[r];
+		unsigned long dom = BIT(farswap_donor_dom(p->donor));
+
+		/* Dead copies are the loss work's; stale ones the repair's. */
+		if (!farswap_donor_live(p->donor, p->gen) ||
+		    !(chunk->uptodate & BIT(r))) {
+			spin_unlock_irqrestore(&chunk->lock, flags);
+			return 0;
+		}
+		if (seen & dom)
+			rs = p->rslab;
+		seen |= dom;
+	}
+	exclude = farswap_chunk_donors(chunk);
+	avoid = farswap_chunk_domains(chunk, -1);
+	bytes = (long)chunk->pages.used << FARSWAP_PAGE_SHIFT;
+	spin_unlock_irqrestore(&chunk->lock, flags);
+
+	if (!rs || !farswap_room_outside(dev, exclude, avoid))
+		return 0;
+	ret = farswap_migrate_chunk(dev, chunk, rs, true);
+	return ret ?: bytes;
+}
+
+/* Sleep what @bytes of copying may take at repair_kbps (0: no limit). */
+static void farswap_repair_pace(struct farswap_dev *dev, long bytes)
+{
+	unsigned int kbps = READ_ONCE(dev->params.repair_kbps);
+
+	if (kbps)
+		msleep(div_u64((u64)bytes * 1000, (u64)kbps << 10));
+	cond_resched();
+}
+
+/*
  * Copy every degraded chunk to new replicas, a chunk at a time, at most
  * repair_kbps (so that swap-ins sharing the link stay fast).  A chunk
  * that cannot be repaired now (no donor with room) is tried again when
- * something changes (a donor comes back, a slab is granted).
+ * something changes (a donor comes back, a slab is granted).  Then, if
+ * every repair could be made, chunks whose copies share a failure domain
+ * spread out (farswap_spread_chunk()), at the same rate.
  */
 void farswap_repair_work(struct work_struct *work)
 {
@@ -1253,7 +1359,6 @@ void farswap_repair_work(struct work_struct *work)
 	u32 i, failed = 0;
 
 	for (i = 0; i < dev->geo.nr_chunks; i++) {
-		unsigned int kbps = READ_ONCE(dev->params.repair_kbps);
 		long bytes;
 
 		mutex_lock(&dev->map_mutex);
@@ -1270,9 +1375,21 @@ void farswap_repair_work(struct work_struct *work)
 			continue;
 		atomic64_inc(&dev->stats.repaired);
 		atomic64_add(bytes, &dev->stats.repair_bytes);
-		if (kbps)
-			msleep(div_u64((u64)bytes * 1000, (u64)kbps << 10));
-		cond_resched();
+		farswap_repair_pace(dev, bytes);
+	}
+	/* Then chunks whose copies share a domain, while room lasts. */
+	for (i = 0; i < dev->geo.nr_chunks && !failed; i++) {
+		long bytes;
+
+		mutex_lock(&dev->map_mutex);
+		bytes = farswap_spread_chunk(dev, &dev->chunks[i]);
+		mutex_unlock(&dev->map_mutex);
+		if (bytes < 0)
+			break;	/* out of room: the next change retries */
+		if (!bytes)
+			continue;
+		atomic64_add(bytes, &dev->stats.repair_bytes);
+		farswap_repair_pace(dev, bytes);
 	}
 	memalloc_noio_restore(noio);
 }
@@ -1319,7 +1436,7 @@ static int farswap_reclaim_one(struct farswap_dev *dev,
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		if (!here)
 			continue;
-		ret = farswap_migrate_chunk(dev, chunk, rs);
+		ret = farswap_migrate_chunk(dev, chunk, rs, false);
 		if (!ret)
 			moved++;
 	}

@@ -950,7 +950,7 @@ static ssize_t replicas_show(struct device *d, struct device_attribute *attr,
 	struct farswap_dev *dev = farswap_dev_of(d);
 	struct farswap_dev_stats *s = &dev->stats;
 
-	return sysfs_emit(buf, "replicas=%u degraded=%u repaired=%lld repair_bytes=%lld repair_failures=%lld failovers=%lld heals=%lld lost_pages=%lld colocated=%u domains=%u\n",
+	return sysfs_emit(buf, "replicas=%u degraded=%u repaired=%lld repair_bytes=%lld repair_failures=%lld failovers=%lld heals=%lld lost_pages=%lld colocated=%u domains=%u spread=%lld\n",
 			  dev->params.replicas, farswap_degraded_chunks(dev),
 			  atomic64_read(&s->repaired),
 			  atomic64_read(&s->repair_bytes),
@@ -959,7 +959,8 @@ static ssize_t replicas_show(struct device *d, struct device_attribute *attr,
 			  atomic64_read(&s->heals),
 			  atomic64_read(&s->lost_pages),
 			  farswap_colocated_chunks(dev),
-			  farswap_dev_nr_domains(dev));
+			  farswap_dev_nr_domains(dev),
+			  atomic64_read(&s->spread));
 }
 static DEVICE_ATTR_RO(replicas);
 

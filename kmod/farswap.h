@@ -297,6 +297,7 @@ struct farswap_dev_stats {
 	atomic64_t slab_allocs;		/* donor slabs acquired */
 	atomic64_t releases;		/* donor slabs given back */
 	atomic64_t migrations;		/* chunks moved on reclaim */
+	atomic64_t spread;		/* replicas moved out of a shared domain */
 	atomic64_t lost_pages;
 	atomic64_t write_throttled;	/* writes made to wait for budget */
 	atomic64_t held;		/* requests parked on a chunk */

@@ -49,6 +49,13 @@ name=${dev#/dev/}
 mkswap "$dev" >/dev/null
 swapon "$dev"
 
+# rackB away: donor3's farswapd is stopped, so the host fails it, and the
+# first workload's chunks get both replicas in rackA (no other domain
+# has room).  When it is back, one replica of each moves there.
+bed_signal stop-farswapd
+bed_wait donor3 farswapd-stopped 60
+wait_failed "$d3"
+
 # Two workloads: the first's pages are out on the donors and it verifies
 # while a donor dies; the second is still filling (swap-outs in flight)
 # when it dies, and waits for swapoff.
@@ -56,6 +63,27 @@ fs_workload_start 48 16M --procs 2 --no-fork --seed 41
 fs_workload_wait_hold 2 900
 w1_pid=$FS_WL_PID
 w1_log=$FS_WL_LOG
+colocated=$(rep colocated)
+bed_result replicas.colocated_rackB_away "$colocated"
+[ "$colocated" -gt 0 ] || bed_fail "rackB away, yet no chunk has both replicas in rackA"
+"$FS_CTL" status "$name" | grep -q "$colocated chunks have replicas in one failure domain" ||
+	bed_fail "farswapctl status does not warn of the $colocated colocated chunks"
+t0=$SECONDS
+bed_signal cont-farswapd
+end=$((SECONDS + 180))
+until [ "$(fs_donor_field "$name" "$d3" state)" = live ]; do
+	[ $SECONDS -lt $end ] || bed_fail "$d3 not back 180 s after its farswapd continued"
+	sleep 1
+done
+end=$((SECONDS + 300))
+until [ "$(rep colocated)" = 0 ]; do
+	[ $SECONDS -lt $end ] || bed_fail "$(rep colocated) chunks still have both replicas in rackA 300 s after rackB came back"
+	sleep 1
+done
+bed_result replicas.spread_s $((SECONDS - t0))
+bed_result replicas.spread "$(rep spread)"
+[ "$(rep spread)" -ge "$colocated" ] ||
+	bed_fail "$colocated chunks were colocated, $(rep spread) replicas spread"
 "$FS_CTL" status "$name" | sed 's/^/  /'
 # A donor failed by a late reply on this loaded bed leaves chunks with
 # one copy until the repair work is through: cut power only when every
