@@ -65,7 +65,7 @@ static void put_device(const char *name, const char *donors)
 	DEV("sync_io", "0\n");
 	DEV("io_timeout_ms", "10000\n");
 	DEV("read_policy", "round-robin\n");
-	DEV("replicas", "replicas=2 degraded=1 repaired=4 repair_bytes=8192 repair_failures=0 failovers=5 heals=0 lost_pages=0 colocated=3 domains=2\n");
+	DEV("replicas", "replicas=2 degraded=1 repaired=4 repair_bytes=8192 repair_failures=0 failovers=5 heals=0 lost_pages=0 colocated=3 domains=2 spread=7\n");
 #undef DEV
 }
 
@@ -224,7 +224,7 @@ static void test_json_document(void **state)
 	assert_has(doc, "\"donors\": []");
 	/* Failure domains: the replicas file, each donor's domain. */
 	assert_has(doc, "\"replicas\": {\n        \"replicas\": 2,\n        \"degraded\": 1,");
-	assert_has(doc, "\"colocated\": 3,\n        \"domains\": 2\n");
+	assert_has(doc, "\"colocated\": 3,\n        \"domains\": 2,\n        \"spread\": 7\n");
 	assert_has(doc, "\"state\": \"live\",\n          \"domain\": \"rackA\",");
 	/* "-": not told yet. */
 	assert_has(doc, "\"state\": \"reconnecting\",\n          \"domain\": null,");
