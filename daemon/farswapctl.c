@@ -572,8 +572,9 @@ static int show_device(const char *name)
 		       kv_num(replicas, "failovers"), kv_num(replicas, "heals"),
 		       kv_num(replicas, "lost_pages"));
 		if (kv_num(replicas, "colocated"))
-			printf("  warning: %llu chunks have replicas in one failure domain\n",
-			       kv_num(replicas, "colocated"));
+			printf("  warning: %llu chunks have replicas in one failure domain (one moves out when another domain has room; %llu moved so far)\n",
+			       kv_num(replicas, "colocated"),
+			       kv_num(replicas, "spread"));
 	}
 	if (integrity) {
 		char alg[32], tb[32];
