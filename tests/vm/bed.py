@@ -42,8 +42,14 @@ VMDIR = SRC / "tests" / "vm"
 # FARSWAP_BUILD_DIR moves it (scripts/build-module.sh honours it too); it
 # must not be under /tmp, which the guests cover with their own tmpfs.
 BUILD = Path(os.environ.get("FARSWAP_BUILD_DIR") or SRC / "build").resolve()
-# The guests' CPU model: FARSWAP_QEMU_CPU overrides "max".
-QEMU_CPU = os.environ.get("FARSWAP_QEMU_CPU") or "max"
+# The guests' CPU model: FARSWAP_QEMU_CPU overrides it.  "max" without
+# CMPXCHG16B: QEMU 7.2's TCG now and then leaves EFLAGS holding the low
+# half of RDI after the slab allocator's per-CPU cmpxchg16b (every such
+# trap seen was at the start of SLUB's fast path, RDI its freelist
+# pointer, reserved EFLAGS bits set).  Without the instruction SLUB takes
+# its locked path, and the guests run as fast (vm/swap-2donor: 310 s of
+# guest time against 330 s).
+QEMU_CPU = os.environ.get("FARSWAP_QEMU_CPU") or "max,-cx16"
 
 # Modules the initramfs loads (with their dependencies, in order): 9p and
 # overlay to reach the machine's root, virtio_net and Soft-RoCE (rdma_ucm
