@@ -43,6 +43,17 @@ static const char *const file_names[FSH_NR_FILES] = {
 	[FSH_REPLICAS] = "replicas",
 	[FSH_AUTH] = "auth",
 	[FSH_READ_POLICY] = "read_policy",
+	[FSH_INTEGRITY] = "integrity",
+	[FSH_ENCRYPT] = "encrypt",
+};
+
+/* The integrity and encrypt files' numbers, in JSON only. */
+static const char *const integrity_keys[] = {
+	"checked", "mismatches", "bytes_per_page", "table_bytes",
+};
+
+static const char *const encrypt_keys[] = {
+	"bounce_bytes",
 };
 
 /* The replicas file, in JSON only (its counters are not metrics yet). */
@@ -507,6 +518,45 @@ static void line_word(const char *line, const char *key, char *out,
 	}
 }
 
+/* Member @key: the word after "@key=" in @file, or null. */
+static void json_kv_word(struct fsj *j, const char *key, const char *file)
+{
+	size_t klen = strlen(key);
+	char word[40];
+
+	if (!file) {
+		fsj_null(j, key);
+		return;
+	}
+	/* line_word() finds keys after a space: this one may come first. */
+	if (!strncmp(file, key, klen) && file[klen] == '=')
+		copy_word(word, sizeof(word), file + klen + 1,
+			  strcspn(file + klen + 1, " \n"));
+	else
+		line_word(file, key, word, sizeof(word));
+	fsj_string(j, key, word[0] ? word : NULL);
+}
+
+/*
+ * Member @key: an object of @file's "alg=" word and the numbers of
+ * @keys; null when the module has no such file.
+ */
+static void json_alg_file(struct fsj *j, const char *key, const char *file,
+			  const char *const *keys, size_t n)
+{
+	size_t i;
+
+	if (!file) {
+		fsj_null(j, key);
+		return;
+	}
+	fsj_object_begin(j, key);
+	json_kv_word(j, "alg", file);
+	for (i = 0; i < n; i++)
+		json_kv(j, keys[i], file, keys[i]);
+	fsj_object_end(j);
+}
+
 /* The first word of a donors line and its state= value. */
 static void donor_words(const char *line, char *addr, size_t alen,
 			char *state, size_t slen)
@@ -652,6 +702,10 @@ static void json_device(struct fsj *j, const struct fsh_device *dev)
 	} else {
 		fsj_null(j, "replicas");
 	}
+	json_alg_file(j, "integrity", f[FSH_INTEGRITY], integrity_keys,
+		      ARRAY_SIZE(integrity_keys));
+	json_alg_file(j, "encrypt", f[FSH_ENCRYPT], encrypt_keys,
+		      ARRAY_SIZE(encrypt_keys));
 	json_donors(j, f[FSH_DONORS]);
 	fsj_object_end(j);
 }

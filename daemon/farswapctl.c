@@ -234,7 +234,7 @@ static void usage(FILE *out)
 		"usage: farswapctl attach --donor ADDR[:PORT] [--donor ...] --size SIZE\n"
 		"                         [--slab-size SIZE] [--name farswapN] [--queues N]\n"
 		"                         [--queue-depth N] [--io-timeout MS] [--sync-io]\n"
-		"                         [--integrity siphash|crc32c|off] [--replicas N]\n"
+		"                         [--integrity siphash|crc32c|off | --encrypt] [--replicas N]\n"
 		"                         [--read-policy fastest|round-robin] [--key PREFIX:NAME]\n"
 		"       farswapctl detach farswapN\n"
 		"       farswapctl status [farswapN] [--json]\n"
@@ -246,6 +246,8 @@ static void usage(FILE *out)
 		"runs there), and prints its name; then: mkswap /dev/farswapN; swapon it.\n"
 		"SIZE takes K, M, G or T.  ADDR is IPv4, or [IPv6] when a port follows.\n"
 		"detach is refused while the device is in use (swapoff first).\n"
+		"--encrypt seals every page on this host (ChaCha20-Poly1305, a key made at\n"
+		"attach that never leaves the kernel): donors hold ciphertext only.\n"
 		"--key names a logon key in your keyrings holding the secret the donors'\n"
 		"key-file holds; donors are then authenticated (and this host to them):\n"
 		"  keyctl add logon farswap:pool \"$(cat KEYFILE)\" @u\n"
@@ -301,6 +303,7 @@ static int cmd_attach(int argc, char **argv)
 		{ "io-timeout", required_argument, NULL, 't' },
 		{ "sync-io", no_argument, NULL, 'y' },
 		{ "integrity", required_argument, NULL, 'i' },
+		{ "encrypt", no_argument, NULL, 'e' },
 		{ "replicas", required_argument, NULL, 'r' },
 		{ "read-policy", required_argument, NULL, 'p' },
 		{ "key", required_argument, NULL, 'k' },
@@ -313,7 +316,7 @@ static int cmd_attach(int argc, char **argv)
 	char cmd[MAX_CMD + 64], made[64], reason[MAX_RESULT];
 	int c, fd, err;
 
-	while ((c = getopt_long(argc, argv, "d:s:S:n:q:D:t:yi:r:p:k:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:S:n:q:D:t:yi:er:p:k:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			append(base, " donor=%s", optarg);
@@ -343,6 +346,9 @@ static int cmd_attach(int argc, char **argv)
 			break;
 		case 'i':
 			append(base, " integrity=%s", optarg);
+			break;
+		case 'e':
+			append(base, " encrypt=1");
 			break;
 		case 'r':
 			append(base, " replicas=%s", optarg);
@@ -519,6 +525,7 @@ static int show_device(const char *name)
 	char *lat = dev_file(name, "latency"), *donors = dev_file(name, "donors");
 	char *sync_io = dev_file(name, "sync_io"), *size_s;
 	char *integrity = dev_file(name, "integrity");
+	char *encrypt = dev_file(name, "encrypt");
 	char *auth = dev_file(name, "auth");
 	char *replicas = dev_file(name, "replicas");
 	char *policy = dev_file(name, "read_policy");
@@ -586,6 +593,17 @@ static int show_device(const char *name)
 		       kv_num(integrity, "mismatches"), tb,
 		       kv_num(integrity, "bytes_per_page"));
 	}
+	if (encrypt) {
+		char buf[32], bb[32];
+		const char *alg = kv(encrypt, "alg", buf, sizeof(buf)) ?: "off";
+
+		human_bytes(kv_num(encrypt, "bounce_bytes"), bb, sizeof(bb));
+		if (strcmp(alg, "off"))
+			printf("  encryption: %s, pages sealed on this host, donors hold ciphertext; %s of write bounce buffers\n",
+			       alg, bb);
+		else
+			printf("  encryption: off: donors hold what is written to the device as it is written (--encrypt, or dm-crypt over the device, keeps it from them)\n");
+	}
 	if (auth) {
 		char alg[32];
 
@@ -627,6 +645,7 @@ static int show_device(const char *name)
 	free(sync_io);
 	free(policy);
 	free(integrity);
+	free(encrypt);
 	free(auth);
 	free(replicas);
 	free(size_s);

@@ -41,6 +41,7 @@ enum {
 	FARSWAP_OPT_REPLICAS	= 1 << 9,
 	FARSWAP_OPT_KEY		= 1 << 10,
 	FARSWAP_OPT_READ_POLICY	= 1 << 11,
+	FARSWAP_OPT_ENCRYPT	= 1 << 12,
 };
 
 /* A device is made of several donors: the one option given more than once. */
@@ -59,6 +60,7 @@ static const match_table_t farswap_attach_tokens = {
 	{ FARSWAP_OPT_REPLICAS,		"replicas=%s" },
 	{ FARSWAP_OPT_KEY,		"key=%s" },
 	{ FARSWAP_OPT_READ_POLICY,	"read_policy=%s" },
+	{ FARSWAP_OPT_ENCRYPT,		"encrypt=%s" },
 	{ FARSWAP_OPT_ERR,		NULL },
 };
 
@@ -420,6 +422,10 @@ static int farswap_apply_number(int token, substring_t *arg,
 		if (kstrtobool(val, &a->sync_io))
 			return farswap_bad("bad sync_io '%s' (0 or 1)", val);
 		break;
+	case FARSWAP_OPT_ENCRYPT:
+		if (kstrtobool(val, &a->encrypt))
+			return farswap_bad("bad encrypt '%s' (0 or 1)", val);
+		break;
 	case FARSWAP_OPT_REPLICAS:
 		ret = farswap_match_uint(arg, 1, FARSWAP_MAX_REPLICAS,
 					 &a->replicas);
@@ -495,6 +501,10 @@ int farswap_parse_attach(char *buf, struct farswap_attach_args *args,
 	if (args->slab_size && args->size % args->slab_size)
 		return farswap_bad("size %llu is not a multiple of slab_size %llu",
 				   args->size, args->slab_size);
+	/* A sealed page carries its own check: another one asked is a mistake. */
+	if (args->encrypt && (seen & FARSWAP_OPT_INTEGRITY))
+		return farswap_bad("integrity= with encrypt=1: an encrypted page is checked by its cipher's own tag (%s)",
+				   FARSWAP_SEAL_ALG);
 	return 0;
 }
 

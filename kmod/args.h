@@ -7,6 +7,7 @@
  *            [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N]
  *            [sync_io=0|1] [integrity=siphash|crc32c|off] [replicas=N]
  *            [read_policy=fastest|round-robin] [key=PREFIX:NAME]
+ *            [encrypt=0|1]
  *   detach name=farswapN
  *
  * Options are separated by spaces, tabs, newlines or commas.  ADDR is IPv4
@@ -25,6 +26,7 @@
 #include "auth.h"
 #include "place.h"
 #include "replica.h"
+#include "seal.h"
 #include "tag.h"
 
 #define FARSWAP_NAME_LEN	32
@@ -40,7 +42,8 @@ struct farswap_attach_args {
 	unsigned int queue_depth;
 	unsigned int io_timeout_ms;
 	bool sync_io;
-	enum farswap_tag_alg integrity;
+	enum farswap_tag_alg integrity;	/* unused with encrypt: seal.h checks */
+	bool encrypt;			/* seal every page (seal.h) */
 	enum farswap_read_policy read_policy;
 	unsigned int replicas;		/* 0: 2 with two donors or more, else 1 */
 	/* A logon key's description; "": do not authenticate. */

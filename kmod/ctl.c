@@ -63,6 +63,7 @@ static void farswap_default_args(struct farswap_attach_args *a)
 	a->io_timeout_ms = farswap_defaults.io_timeout_ms;
 	a->sync_io = farswap_defaults.sync_io;
 	a->integrity = farswap_defaults.integrity;
+	a->encrypt = farswap_defaults.encrypt;
 	a->read_policy = farswap_defaults.read_policy;
 	a->replicas = farswap_defaults.replicas;
 }

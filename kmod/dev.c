@@ -192,8 +192,17 @@ static int farswap_init_request(struct blk_mq_tag_set *set,
 				struct request *rq, unsigned int hctx_idx,
 				unsigned int numa_node)
 {
-	farswap_cmd_init(blk_mq_rq_to_pdu(rq), set->driver_data);
-	return 0;
+	struct farswap_dev *dev = set->driver_data;
+
+	/* Writes go to the first nr_queues hardware queues (map_queues). */
+	return farswap_cmd_init(blk_mq_rq_to_pdu(rq), dev,
+				hctx_idx < dev->params.nr_queues, numa_node);
+}
+
+static void farswap_exit_request(struct blk_mq_tag_set *set,
+				 struct request *rq, unsigned int hctx_idx)
+{
+	farswap_cmd_exit(blk_mq_rq_to_pdu(rq));
 }
 
 static const struct blk_mq_ops farswap_mq_ops = {
@@ -201,6 +210,7 @@ static const struct blk_mq_ops farswap_mq_ops = {
 	.complete	= farswap_complete_rq,
 	.timeout	= farswap_timeout,
 	.init_request	= farswap_init_request,
+	.exit_request	= farswap_exit_request,
 	.map_queues	= farswap_map_queues,
 };
 
@@ -297,7 +307,10 @@ static int farswap_add_disk(struct farswap_dev *dev)
 	u64 slab_sectors = farswap_slab_bytes(&dev->geo) >> SECTOR_SHIFT;
 	struct farswap_limits lim = {
 		.block_size		= FARSWAP_PAGE_BYTES,
-		.max_hw_sectors		= FARSWAP_MAX_IO_BYTES >> SECTOR_SHIFT,
+		/* A sealed write needs bounce pages for all of it. */
+		.max_hw_sectors		= (dev->params.encrypt ?
+					   FARSWAP_SEAL_IO_BYTES :
+					   FARSWAP_MAX_IO_BYTES) >> SECTOR_SHIFT,
 		.max_segments		= FARSWAP_MAX_SEGS,
 		.max_segment_size	= farswap_max_segment(dev),
 		/* No read or write request crosses a chunk. */
@@ -449,7 +462,9 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 	kfree(dev->write_inflight);
 	kvfree(dev->tags);
 	kvfree(dev->versions);
+	kvfree(dev->seal_tags);
 	memzero_explicit(&dev->tag_key, sizeof(dev->tag_key));
+	memzero_explicit(&dev->seal_key, sizeof(dev->seal_key));
 	farswap_auth_key_clear(&dev->auth_key);
 	kfree(dev->bounce);
 	kfree(dev);
@@ -479,21 +494,52 @@ static int farswap_pick_slab_size(struct farswap_dev *dev,
 	return 0;
 }
 
+/* Host memory per device page for its check: tag and version. */
+static size_t farswap_check_bytes_per_page(const struct farswap_dev *dev)
+{
+	if (dev->params.encrypt)
+		return sizeof(*dev->seal_tags) + sizeof(*dev->versions);
+	if (dev->params.integrity == FARSWAP_TAG_OFF)
+		return 0;
+	return FARSWAP_TAG_BYTES_PER_PAGE;
+}
+
+/* The check of every page read back: the cipher's tag when sealing. */
+static const char *farswap_check_name(const struct farswap_dev *dev)
+{
+	return dev->params.encrypt ? FARSWAP_SEAL_ALG :
+				     farswap_tag_alg_name(dev->params.integrity);
+}
+
 /*
  * The integrity table: a tag and a version per device page, made now so
- * that no swap-out ever allocates (FARSWAP_TAG_BYTES_PER_PAGE each).
+ * that no swap-out ever allocates (farswap_check_bytes_per_page() each).
  */
 static int farswap_alloc_tags(struct farswap_dev *dev)
 {
 	u64 pages = dev->geo.size >> FARSWAP_PAGE_SHIFT;
 
+	if (dev->params.encrypt) {
+		/* The cipher's tag is the check: no second one. */
+		dev->params.integrity = FARSWAP_TAG_OFF;
+		farswap_seal_key_init(&dev->seal_key);
+		dev->seal_tags = kvcalloc(pages, sizeof(*dev->seal_tags),
+					  GFP_KERNEL);
+		if (!dev->seal_tags)
+			return -ENOMEM;
+	}
 	farswap_tag_key_init(&dev->tag_key, dev->params.integrity);
-	if (dev->params.integrity == FARSWAP_TAG_OFF)
-		return 0;
-	dev->tags = kvcalloc(pages, sizeof(*dev->tags), GFP_KERNEL);
-	dev->versions = kvcalloc(pages, sizeof(*dev->versions), GFP_KERNEL);
-	if (!dev->tags || !dev->versions)
-		return -ENOMEM;
+	if (dev->params.integrity != FARSWAP_TAG_OFF) {
+		dev->tags = kvcalloc(pages, sizeof(*dev->tags), GFP_KERNEL);
+		if (!dev->tags)
+			return -ENOMEM;
+	}
+	if (farswap_check_bytes_per_page(dev)) {
+		dev->versions = kvcalloc(pages, sizeof(*dev->versions),
+					 GFP_KERNEL);
+		if (!dev->versions)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -525,6 +571,7 @@ static void farswap_dev_init(struct farswap_dev *dev,
 	/* Unless asked: two copies when two donors can hold them. */
 	dev->params.replicas = a->replicas ?: min(a->nr_donors, 2U);
 	dev->params.integrity = a->integrity;
+	dev->params.encrypt = a->encrypt;
 	dev->params.read_policy = a->read_policy;
 	mutex_init(&dev->map_mutex);
 	spin_lock_init(&dev->work_lock);
@@ -700,9 +747,8 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 	if (ret) {
 		farswap_reason_set(why, "out of memory for the map of %llu chunks and its integrity table (%llu bytes)",
 				   (u64)dev->geo.nr_chunks,
-				   dev->params.integrity == FARSWAP_TAG_OFF ? 0 :
 				   (dev->geo.size >> FARSWAP_PAGE_SHIFT) *
-				   FARSWAP_TAG_BYTES_PER_PAGE);
+				   farswap_check_bytes_per_page(dev));
 		goto out_destroy;
 	}
 	ret = farswap_add_disk(dev);
@@ -717,13 +763,14 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 
 	strscpy(name_out, dev->name, FARSWAP_NAME_LEN);
 	farswap_warn_overcommit(dev);
-	pr_info("%s: attached: %llu MiB, donors' slabs of %llu MiB, over %u donor%s, %u replica%s, %u read and %u write queues of depth %u%s, integrity %s, auth %s\n",
+	pr_info("%s: attached: %llu MiB, donors' slabs of %llu MiB, over %u donor%s, %u replica%s, %u read and %u write queues of depth %u%s, integrity %s%s, auth %s\n",
 		dev->name, dev->geo.size >> 20, slab_size >> 20, dev->nr_donors, dev->nr_donors > 1 ? "s" : "",
 		dev->params.replicas, dev->params.replicas > 1 ? "s" : "",
 		dev->params.nr_queues, dev->params.nr_queues,
 		dev->params.queue_depth,
 		dev->params.sync_io ? ", synchronous swap-in" : "",
-		farswap_tag_alg_name(dev->params.integrity),
+		farswap_check_name(dev),
+		dev->params.encrypt ? ", pages encrypted" : "",
 		dev->auth_key.len ? "hmac-sha256" : "none");
 	return 0;
 
@@ -969,17 +1016,33 @@ static ssize_t integrity_show(struct device *d, struct device_attribute *attr,
 			      char *buf)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
-	bool on = dev->params.integrity != FARSWAP_TAG_OFF;
 	u64 pages = dev->geo.size >> FARSWAP_PAGE_SHIFT;
 
 	return sysfs_emit(buf, "alg=%s checked=%lld mismatches=%lld bytes_per_page=%zu table_bytes=%llu\n",
-			  farswap_tag_alg_name(dev->params.integrity),
+			  farswap_check_name(dev),
 			  atomic64_read(&dev->stats.checked),
 			  atomic64_read(&dev->stats.mismatches),
-			  on ? FARSWAP_TAG_BYTES_PER_PAGE : 0,
-			  on ? pages * FARSWAP_TAG_BYTES_PER_PAGE : 0);
+			  farswap_check_bytes_per_page(dev),
+			  pages * farswap_check_bytes_per_page(dev));
 }
 static DEVICE_ATTR_RO(integrity);
+
+/*
+ * Encryption: the cipher and the host memory its write bounce pages take
+ * (one request's worth per write request), never its key.
+ */
+static ssize_t encrypt_show(struct device *d, struct device_attribute *attr,
+			    char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	u64 bounce = (u64)dev->params.nr_queues * dev->params.queue_depth *
+		     FARSWAP_SEAL_IO_BYTES;
+
+	return sysfs_emit(buf, "alg=%s bounce_bytes=%llu\n",
+			  dev->params.encrypt ? FARSWAP_SEAL_ALG : "off",
+			  dev->params.encrypt ? bounce : 0);
+}
+static DEVICE_ATTR_RO(encrypt);
 
 /* How donors are authenticated: the algorithm, never the key or its name. */
 static ssize_t auth_show(struct device *d, struct device_attribute *attr,
@@ -1115,6 +1178,7 @@ static struct attribute *farswap_disk_attrs[] = {
 	&dev_attr_latency.attr,
 	&dev_attr_donors.attr,
 	&dev_attr_integrity.attr,
+	&dev_attr_encrypt.attr,
 	&dev_attr_auth.attr,
 	&dev_attr_replicas.attr,
 	NULL,

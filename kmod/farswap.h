@@ -70,6 +70,8 @@
 #define FARSWAP_MAX_SEGS	64
 /* Bytes of one request: a 2 MiB THP swap-out. */
 #define FARSWAP_MAX_IO_BYTES	(2u << 20)
+/* Pieces a device page can come in: direct I/O aligns them to sectors. */
+#define FARSWAP_PAGE_PIECES	(FARSWAP_PAGE_BYTES >> SECTOR_SHIFT)
 /* Work requests reserved on each I/O queue for chunk migration copies. */
 #define FARSWAP_SQ_RESERVE	4
 /* Unsolicited reclaim requests a donor may have outstanding. */
@@ -93,6 +95,7 @@ struct farswap_params {
 	unsigned int replicas;		/* 0 at load: 2 with two donors, else 1 */
 	unsigned int repair_kbps;	/* re-replication rate; 0 = no limit */
 	enum farswap_tag_alg integrity;
+	bool encrypt;			/* seal.h */
 	enum farswap_read_policy read_policy;	/* sysfs changes a device's */
 	unsigned int ack_timeout;
 	bool sync_io;
@@ -385,6 +388,13 @@ struct farswap_dev {
 	struct farswap_auth_key auth_key;
 	u64 *tags;
 	u32 *versions;
+	/*
+	 * encrypt=1: the key pages are sealed with and, per device page, the
+	 * tag of its last seal (seal.h); tags is then NULL and versions
+	 * counts the seals.  Allocated at attach, as tags.
+	 */
+	struct farswap_seal_key seal_key;
+	struct farswap_seal_tag *seal_tags;
 
 	/* Bounce buffer for copying a chunk between donors. */
 	void *bounce;
@@ -446,6 +456,15 @@ struct farswap_cmd {
 
 	/* A device page split over two segments, made whole to be tagged. */
 	void *page_buf;
+
+	/*
+	 * encrypt=1: a write's pages sealed (the request's own pages stay
+	 * plaintext); allocated with the request, for write queues only.
+	 */
+	struct page *bounce[FARSWAP_SEAL_IO_BYTES >> FARSWAP_PAGE_SHIFT];
+	/* The pieces of the device page being sealed or opened, then its tag. */
+	struct scatterlist seal_sg[FARSWAP_PAGE_PIECES + 1];
+	struct farswap_seal_tag seal_tag;
 };
 
 /*
@@ -478,7 +497,9 @@ extern const struct attribute_group *farswap_disk_groups[];
 
 /* io.c */
 size_t farswap_cmd_size(unsigned int replicas);
-void farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev);
+int farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev,
+		     bool writes, int numa_node);
+void farswap_cmd_exit(struct farswap_cmd *cmd);
 blk_status_t farswap_submit(struct farswap_cmd *cmd);
 void farswap_discard(struct farswap_cmd *cmd, struct request *rq);
 void farswap_cmd_fail(struct farswap_cmd *cmd, blk_status_t status);

@@ -36,10 +36,32 @@ size_t farswap_cmd_size(unsigned int replicas)
 	       FARSWAP_PAGE_BYTES;
 }
 
-void farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev)
+void farswap_cmd_exit(struct farswap_cmd *cmd)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmd->bounce); i++) {
+		if (cmd->bounce[i])
+			__free_page(cmd->bounce[i]);
+		cmd->bounce[i] = NULL;
+	}
+}
+
+/**
+ * farswap_cmd_init - set up a request's context when blk-mq makes it
+ * @cmd: the context
+ * @dev: its device
+ * @writes: the request serves a write queue
+ * @numa_node: where its memory should be
+ *
+ * Return: 0, or -ENOMEM when a sealing device's write bounce pages
+ * cannot be had (then nothing is left allocated).
+ */
+int farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev,
+		     bool writes, int numa_node)
 {
 	void *at = cmd + 1;
-	unsigned int r;
+	unsigned int r, i;
 
 	cmd->dev = dev;
 	for (r = 0; r < dev->params.replicas; r++) {
@@ -54,6 +76,16 @@ void farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev)
 	}
 	cmd->page_buf = at;
 	INIT_LIST_HEAD(&cmd->held_node);
+	if (!dev->params.encrypt || !writes)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(cmd->bounce); i++) {
+		cmd->bounce[i] = alloc_pages_node(numa_node, GFP_KERNEL, 0);
+		if (!cmd->bounce[i]) {
+			farswap_cmd_exit(cmd);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 static void farswap_cmd_complete(struct farswap_cmd *cmd, blk_status_t status)
@@ -235,12 +267,143 @@ static bool farswap_check_one(struct farswap_cmd *cmd, u32 i,
 }
 
 /*
+ * Encryption (seal.h)
+ */
+
+typedef bool (*farswap_sg_fn)(struct farswap_cmd *cmd, u32 i,
+			      unsigned int nents);
+
+/*
+ * Call @fn on each device page of the request, i its index in the
+ * request, with cmd->seal_sg's first @nents entries holding its pieces in
+ * order and room after them for its tag.  A page in more pieces than
+ * direct I/O can make stops it, as does a call that returns false.
+ */
+static bool farswap_for_each_page_sg(struct farswap_cmd *cmd,
+				     struct request *rq, farswap_sg_fn fn)
+{
+	struct req_iterator iter;
+	unsigned int nents = 0;
+	struct bio_vec bv;
+	u32 at = 0;
+
+	rq_for_each_segment(bv, rq, iter) {
+		u32 done = 0;
+
+		while (done < bv.bv_len) {
+			u32 in_page = (at + done) & (FARSWAP_PAGE_BYTES - 1);
+			u32 n = min(bv.bv_len - done,
+				    FARSWAP_PAGE_BYTES - in_page);
+
+			if (!in_page) {
+				sg_init_table(cmd->seal_sg,
+					      ARRAY_SIZE(cmd->seal_sg));
+				nents = 0;
+			}
+			if (nents == FARSWAP_PAGE_PIECES) {
+				pr_err_ratelimited("%s: a page of a request at sector %llu comes in more than %u pieces\n",
+						   cmd->dev->name, blk_rq_pos(rq),
+						   FARSWAP_PAGE_PIECES);
+				return false;
+			}
+			sg_set_page(&cmd->seal_sg[nents++], bv.bv_page, n,
+				    bv.bv_offset + done);
+			if (in_page + n == FARSWAP_PAGE_BYTES &&
+			    !fn(cmd, (at + done) >> FARSWAP_PAGE_SHIFT, nents))
+				return false;
+			done += n;
+		}
+		at += bv.bv_len;
+	}
+	return true;
+}
+
+/* End cmd->seal_sg after a page's @nents pieces with its tag. */
+static void farswap_seal_sg_tag(struct farswap_cmd *cmd, unsigned int nents)
+{
+	sg_set_buf(&cmd->seal_sg[nents], &cmd->seal_tag,
+		   sizeof(cmd->seal_tag));
+	sg_mark_end(&cmd->seal_sg[nents]);
+}
+
+/* Seal the request's page @i into its bounce page, with a new version. */
+static bool farswap_seal_one(struct farswap_cmd *cmd, u32 i,
+			     unsigned int nents)
+{
+	struct farswap_dev *dev = cmd->dev;
+	u64 idx = farswap_page_index(cmd, i);
+	struct page *bounce = cmd->bounce[i];
+	/* As for tags: writes of one page never overlap. */
+	u32 version = READ_ONCE(dev->versions[idx]);
+
+	if (version == FARSWAP_SEAL_VERSION_MAX) {
+		pr_err_ratelimited("%s: page at byte %llu was written %u times under this device's key: its writes fail until the device is attached anew\n",
+				   dev->name, idx << FARSWAP_PAGE_SHIFT,
+				   version);
+		return false;
+	}
+	version++;
+	sg_copy_to_buffer(cmd->seal_sg, nents, page_address(bounce),
+			  FARSWAP_PAGE_BYTES);
+	sg_init_table(cmd->seal_sg, 2);
+	sg_set_page(&cmd->seal_sg[0], bounce, FARSWAP_PAGE_BYTES, 0);
+	farswap_seal_sg_tag(cmd, 1);
+	farswap_seal_page(&dev->seal_key, idx, version, cmd->seal_sg);
+	WRITE_ONCE(dev->versions[idx], version);
+	dev->seal_tags[idx] = cmd->seal_tag;
+	return true;
+}
+
+/*
+ * Before a sealing device's write goes out: seal each of its pages into
+ * the request's bounce pages, which the RDMA WRITEs then send.
+ */
+static bool farswap_seal_write(struct farswap_cmd *cmd, struct request *rq)
+{
+	if (unlikely(blk_rq_bytes(rq) > sizeof(cmd->bounce) /
+					 sizeof(cmd->bounce[0]) *
+					 FARSWAP_PAGE_BYTES || !cmd->bounce[0])) {
+		pr_err_ratelimited("%s: write of %u bytes at sector %llu exceeds the bounce pages of encryption\n",
+				   cmd->dev->name, blk_rq_bytes(rq),
+				   blk_rq_pos(rq));
+		return false;
+	}
+	return farswap_for_each_page_sg(cmd, rq, farswap_seal_one);
+}
+
+/* Open the request's page @i in place: false if it was not ours. */
+static bool farswap_open_one(struct farswap_cmd *cmd, u32 i,
+			     unsigned int nents)
+{
+	struct farswap_dev *dev = cmd->dev;
+	u64 idx = farswap_page_index(cmd, i);
+
+	/* Zeroed locally: never written, nothing to open. */
+	if (cmd->any_unwritten && test_bit(i, cmd->unwritten))
+		return true;
+	atomic64_inc(&dev->stats.checked);
+	cmd->seal_tag = dev->seal_tags[idx];
+	farswap_seal_sg_tag(cmd, nents);
+	if (farswap_open_page(&dev->seal_key, idx,
+			      READ_ONCE(dev->versions[idx]), cmd->seal_sg))
+		return true;
+	atomic64_inc(&dev->stats.mismatches);
+	pr_err_ratelimited("%s: page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
+			   dev->name, idx << FARSWAP_PAGE_SHIFT,
+			   cmd->copy[0].place.donor->name, FARSWAP_SEAL_ALG);
+	return false;
+}
+
+/*
  * After a read landed: every page must be the one last written there.
  * A page that fails never reaches a process: the request fails.
  */
 static blk_status_t farswap_check_read(struct farswap_cmd *cmd,
 				       struct request *rq)
 {
+	if (cmd->dev->seal_tags)
+		return farswap_for_each_page_sg(cmd, rq, farswap_open_one) ?
+		       BLK_STS_OK : BLK_STS_IOERR;
 	if (!cmd->dev->tags || farswap_for_each_page(cmd, rq, farswap_check_one))
 		return BLK_STS_OK;
 	return BLK_STS_IOERR;
@@ -453,6 +616,19 @@ static int farswap_build_sg(struct farswap_cmd_copy *c, struct request *rq)
 	return n;
 }
 
+/* A sealed write's scatterlist: its bounce pages, one entry each. */
+static int farswap_build_bounce_sg(struct farswap_cmd_copy *c,
+				   struct request *rq)
+{
+	unsigned int n = blk_rq_bytes(rq) >> FARSWAP_PAGE_SHIFT, i;
+
+	sg_init_table(c->sg, n);
+	for (i = 0; i < n; i++)
+		sg_set_page(&c->sg[i], c->cmd->bounce[i], FARSWAP_PAGE_BYTES,
+			    0);
+	return n;
+}
+
 /* Chain a copy's RDMA work requests: at most max_sge entries each. */
 static unsigned int farswap_build_wrs(struct farswap_cmd_copy *c, u64 off,
 				      bool write, int nents, u32 max_sge,
@@ -507,7 +683,10 @@ static int farswap_map_copy(struct farswap_cmd_copy *c, struct request *rq,
 		c->failed = true;
 		return 0;
 	}
-	nents = farswap_build_sg(c, rq);
+	if (write && c->cmd->dev->seal_tags)
+		nents = farswap_build_bounce_sg(c, rq);
+	else
+		nents = farswap_build_sg(c, rq);
 	if (nents < 0)
 		return nents;
 	/* IOMMU and swiotlb mappings fail exactly under memory pressure. */
@@ -792,6 +971,10 @@ blk_status_t farswap_submit(struct farswap_cmd *cmd)
 		return BLK_STS_OK;
 	}
 	chunk = farswap_chunk_of(dev, cmd->ext.chunk);
+	if (write && dev->seal_tags && !farswap_seal_write(cmd, rq)) {
+		farswap_cmd_complete(cmd, BLK_STS_IOERR);
+		return BLK_STS_OK;
+	}
 	if (write)
 		farswap_tag_write(cmd, rq);
 

@@ -61,6 +61,8 @@ module_param_named(ack_timeout, farswap_defaults.ack_timeout, uint, 0444);
 MODULE_PARM_DESC(ack_timeout, "RDMA transport ack timeout exponent: 4.096 us << N per retry, 7 retries (default 17)");
 module_param_named(sync_io, farswap_defaults.sync_io, bool, 0444);
 MODULE_PARM_DESC(sync_io, "Mark new devices synchronous (SWP_SYNCHRONOUS_IO fast swap-in) (default 0)");
+module_param_named(encrypt, farswap_defaults.encrypt, bool, 0444);
+MODULE_PARM_DESC(encrypt, "Encrypt and authenticate every page of new devices on the host (ChaCha20-Poly1305, a key made at attach that never leaves the host); the integrity check is then the cipher's tag (default 0)");
 
 static char *donors;
 module_param_named(replicas, farswap_defaults.replicas, uint, 0444);
@@ -131,7 +133,7 @@ static ssize_t attach_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
 	return sysfs_emit(buf,
-			  "donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE] [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N] [sync_io=0|1] [integrity=siphash|crc32c|off] [replicas=N] [read_policy=fastest|round-robin]\n");
+			  "donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE] [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N] [sync_io=0|1] [integrity=siphash|crc32c|off] [encrypt=0|1] [replicas=N] [read_policy=fastest|round-robin]\n");
 }
 static struct kobj_attribute attach_attr = __ATTR_RW_MODE(attach, 0600);
 

@@ -45,13 +45,15 @@ REFERENCE = "nvmf"
 # farswap with one of its options changed (BENCH_SYSTEMS), compared with
 # plain farswap in "farswap's options"; farswap-sync is one too, but part
 # of the default run.
-OPTIONS = ["farswap-crc32c", "farswap-nocheck", "farswap-dmcrypt", "farswap-r2"]
+OPTIONS = ["farswap-crc32c", "farswap-nocheck", "farswap-encrypt", "farswap-dmcrypt",
+           "farswap-r2"]
 SYSTEMS = ["farswap", "farswap-sync"] + OPTIONS + ["nvmf", "nbd", "zram"]
 LABEL = {
     "farswap": "farswap",
     "farswap-sync": "farswap --sync-io",
     "farswap-crc32c": "farswap --integrity crc32c",
     "farswap-nocheck": "farswap --integrity off",
+    "farswap-encrypt": "farswap --encrypt",
     "farswap-dmcrypt": "farswap + dm-crypt",
     "farswap-r2": "farswap --replicas 2",
     "nvmf": "NVMe-oF/RDMA",
@@ -525,7 +527,8 @@ def write_raw(out, runs, info, summary):
 # --- plots (gnuplot) -------------------------------------------------------------
 
 COLORS = {"farswap": "#1b9e77", "farswap-sync": "#66c2a5", "farswap-crc32c": "#a6761d",
-          "farswap-nocheck": "#e6ab02", "farswap-dmcrypt": "#e7298a", "farswap-r2": "#66a61e",
+          "farswap-nocheck": "#e6ab02", "farswap-encrypt": "#7f3b08",
+          "farswap-dmcrypt": "#e7298a", "farswap-r2": "#66a61e",
           "nvmf": "#d95f02", "nbd": "#7570b3", "zram": "#888888"}
 
 
@@ -757,6 +760,9 @@ OPTION_WHAT = {
     "farswap-crc32c": "`--integrity crc32c`: an unkeyed check of every page read back, "
                       "instead of the default keyed siphash",
     "farswap-nocheck": "`--integrity off`: no check of the pages read back",
+    "farswap-encrypt": "`--encrypt`: every page sealed on the host with ChaCha20-Poly1305 "
+                       "(its tag is the page check; writes go through bounce pages, "
+                       "requests of at most 64 KiB): the donor holds ciphertext",
     "farswap-dmcrypt": "dm-crypt in plain mode with a random key (aes-xts-plain64, 512-bit key) "
                        "over /dev/farswapN, as crypttab's `swap` option sets it up: the donor "
                        "holds ciphertext; fio and swap run on the mapping",

@@ -306,6 +306,7 @@ struct attach_ok_case {
 	unsigned int io_timeout_ms;
 	bool sync_io;
 	enum farswap_read_policy read_policy;	/* not given: FASTEST */
+	bool encrypt;
 };
 
 #define DONORS16 \
@@ -346,6 +347,12 @@ static const struct attach_ok_case attach_ok_cases[] = {
 	  2, SZ_4G, 0, "", 4, 128, 30000, false, FARSWAP_READ_ROUND_ROBIN },
 	{ "read_policy fastest", "donor=10.0.0.1 size=4G read_policy=fastest",
 	  1, SZ_4G, 0, "", 4, 128, 30000, false, FARSWAP_READ_FASTEST },
+	{ "encrypt", "donor=10.0.0.1 size=4G encrypt=1",
+	  1, SZ_4G, 0, "", 4, 128, 30000, false, FARSWAP_READ_FASTEST, true },
+	/* Only encryption brings its own check: integrity= goes with 0. */
+	{ "encrypt off, integrity given",
+	  "donor=10.0.0.1 size=4G encrypt=0 integrity=crc32c",
+	  1, SZ_4G, 0, "", 4, 128, 30000, false, FARSWAP_READ_FASTEST, false },
 };
 
 KUNIT_ARRAY_PARAM_DESC(attach_ok, attach_ok_cases, desc);
@@ -375,6 +382,7 @@ static void parse_attach_ok_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->io_timeout_ms, c->io_timeout_ms);
 	KUNIT_EXPECT_EQ(test, a->sync_io, c->sync_io);
 	KUNIT_EXPECT_EQ(test, a->read_policy, c->read_policy);
+	KUNIT_EXPECT_EQ(test, a->encrypt, c->encrypt);
 }
 
 struct attach_bad_case {
@@ -419,6 +427,15 @@ static const struct attach_bad_case attach_bad_cases[] = {
 	  "option 'name' given twice" },
 	{ "sync_io given twice", "donor=10.0.0.1 size=4G sync_io=0 sync_io=1",
 	  "option 'sync_io' given twice" },
+	{ "encrypt given twice", "donor=10.0.0.1 size=4G encrypt=1 encrypt=1",
+	  "option 'encrypt' given twice" },
+	{ "encrypt 2", "donor=10.0.0.1 size=4G encrypt=2", "bad encrypt '2'" },
+	{ "encrypt with integrity",
+	  "donor=10.0.0.1 size=4G integrity=siphash encrypt=1",
+	  "integrity= with encrypt=1" },
+	{ "encrypt with integrity off",
+	  "donor=10.0.0.1 size=4G encrypt=1 integrity=off",
+	  "integrity= with encrypt=1" },
 
 	{ "key without value", "donor=10.0.0.1 size", "key=value" },
 	{ "empty value", "donor=10.0.0.1 size=", "key=value" },

@@ -12,11 +12,14 @@
  *   swap      swap the contents of N pairs of pages
  *   snapshot  save N pages (address and bytes) to --file
  *   restore   write the pages saved by snapshot back: old copies
+ *   find      change nothing: count the pages that hold --pattern (what a
+ *             donor can read of the pages it holds)
  *
  * Only pages of writable private mappings of at least --min-region bytes
  * (farswapd's slabs) that are not all zeros (a host wrote them) are
  * touched.  Prints "memcorrupt: MODE pages=N" with how many it changed;
- * exits 1 if it changed none.
+ * exits 1 if it changed none.  find prints how many pages hold the
+ * pattern and exits 0 whatever it found.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -208,6 +211,19 @@ static size_t do_restore(const char *file)
 	return done;
 }
 
+/* Pages with data that hold @pattern (no page is changed). */
+static size_t do_find(const char *pattern)
+{
+	size_t i, done = 0, len = strlen(pattern);
+	uint8_t buf[PAGE];
+
+	for (i = 0; i < nr_cand; i++) {
+		read_page(cand[i], buf);
+		done += memmem(buf, PAGE, pattern, len) != NULL;
+	}
+	return done;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -217,9 +233,10 @@ int main(int argc, char **argv)
 		{ "pages", required_argument, NULL, 'n' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "pattern", required_argument, NULL, 'P' },
 		{}
 	};
-	const char *mode = NULL, *file = NULL;
+	const char *mode = NULL, *file = NULL, *pattern = NULL;
 	uint64_t min_region = 2 << 20;
 	size_t n = 100, done;
 	char path[64];
@@ -234,12 +251,14 @@ int main(int argc, char **argv)
 		case 'n': n = strtoul(optarg, NULL, 0); break;
 		case 'f': file = optarg; break;
 		case 's': srandom((unsigned int)strtoul(optarg, NULL, 0)); break;
+		case 'P': pattern = optarg; break;
 		default: return 2;
 		}
 	}
 	if (pid <= 0 || !mode ||
-	    (!file && (!strcmp(mode, "snapshot") || !strcmp(mode, "restore")))) {
-		fprintf(stderr, "usage: memcorrupt --pid PID --min-region BYTES --mode flip|zero|swap|snapshot|restore [--pages N] [--file PATH] [--seed S]\n");
+	    (!file && (!strcmp(mode, "snapshot") || !strcmp(mode, "restore"))) ||
+	    (!strcmp(mode, "find") && (!pattern || !*pattern))) {
+		fprintf(stderr, "usage: memcorrupt --pid PID --min-region BYTES --mode flip|zero|swap|snapshot|restore|find [--pages N] [--file PATH] [--pattern TEXT] [--seed S]\n");
 		return 2;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
@@ -259,11 +278,13 @@ int main(int argc, char **argv)
 		done = do_snapshot(n, file);
 	else if (!strcmp(mode, "restore"))
 		done = do_restore(file);
+	else if (!strcmp(mode, "find"))
+		done = do_find(pattern);
 	else {
 		fprintf(stderr, "memcorrupt: unknown mode %s\n", mode);
 		return 2;
 	}
 	printf("memcorrupt: %s pages=%zu (of %zu with data)\n", mode, done,
 	       nr_cand);
-	return done ? 0 : 1;
+	return done || !strcmp(mode, "find") ? 0 : 1;
 }

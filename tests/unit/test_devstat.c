@@ -65,6 +65,8 @@ static void put_device(const char *name, const char *donors)
 	DEV("sync_io", "0\n");
 	DEV("io_timeout_ms", "10000\n");
 	DEV("read_policy", "round-robin\n");
+	DEV("integrity", "alg=chacha20poly1305 checked=300 mismatches=2 bytes_per_page=20 table_bytes=2621440\n");
+	DEV("encrypt", "alg=chacha20poly1305 bounce_bytes=8388608\n");
 	DEV("replicas", "replicas=2 degraded=1 repaired=4 repair_bytes=8192 repair_failures=0 failovers=5 heals=0 lost_pages=0 colocated=3 domains=2 spread=7\n");
 #undef DEV
 }
@@ -228,6 +230,9 @@ static void test_json_document(void **state)
 	assert_has(doc, "\"state\": \"live\",\n          \"domain\": \"rackA\",");
 	/* "-": not told yet. */
 	assert_has(doc, "\"state\": \"reconnecting\",\n          \"domain\": null,");
+	/* The check and the cipher, each an object of its file. */
+	assert_has(doc, "\"integrity\": {\n        \"alg\": \"chacha20poly1305\",\n        \"checked\": 300,\n        \"mismatches\": 2,\n        \"bytes_per_page\": 20,\n        \"table_bytes\": 2621440\n      },");
+	assert_has(doc, "\"encrypt\": {\n        \"alg\": \"chacha20poly1305\",\n        \"bounce_bytes\": 8388608\n      },");
 	free(doc);
 }
 
@@ -261,11 +266,16 @@ static void test_json_missing_values(void **state)
 	put_file("sys/block/farswap0/farswap/stat", "reads=-1 writes=5\n");
 	put_file("sys/block/farswap0/farswap/sync_io", "yes\n");
 	put_file("sys/block/farswap0/farswap/read_policy", "two words\n");
+	put_file("sys/block/farswap0/farswap/integrity", "checked=x mismatches=1\n");
 	snprintf(path, sizeof(path), "%s/sys/block/farswap0/farswap/latency",
+		 root);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/sys/block/farswap0/farswap/encrypt",
 		 root);
 	assert_int_equal(unlink(path), 0);
 	doc = status_json(NULL, &ret);
 	assert_int_equal(ret, 0);
+	assert_has(doc, "\"encrypt\": null,");
 	assert_has(doc, "\"version\": null,");
 	assert_has(doc, "\"protocol_min\": null,");
 	assert_has(doc, "\"host_id\": null");
@@ -273,6 +283,7 @@ static void test_json_missing_values(void **state)
 	assert_has(doc, "\"lost_pages\": null,");
 	assert_has(doc, "\"sync_io\": null,");
 	assert_has(doc, "\"read_policy\": null,");
+	assert_has(doc, "\"integrity\": {\n        \"alg\": null,\n        \"checked\": null,\n        \"mismatches\": 1,");
 	assert_has(doc, "\"read\": {\n          \"count\": null,");
 	assert_has(doc, "\"slabs\": null,\n          \"free\": null,");
 	/* No /proc/swaps: not active. */

@@ -97,6 +97,7 @@ fs_load_module() {
 	# insmod loads no dependencies: what modules.dep would bring.
 	modprobe rdma_cm || bed_fail "modprobe rdma_cm failed"
 	modprobe libcrc32c || bed_fail "modprobe libcrc32c failed"
+	modprobe libchacha20poly1305 || bed_fail "modprobe libchacha20poly1305 failed"
 	insmod "$FARSWAP_KO" "$@" || bed_fail "insmod $FARSWAP_KO $* failed"
 	[ -d /sys/kernel/farswap ] || bed_fail "no /sys/kernel/farswap after insmod"
 	fs_add_key

@@ -5,8 +5,8 @@
 # the host asks for it, and snapshot this guest's counters (CPU time, NIC,
 # Soft-RoCE) around each measured run.  Every remote system serves RAM:
 #   farswap  farswapd donating BENCH_DEV_MB (+ a slab) in BENCH_SLAB slabs
-#            (also for farswap-sync, -crc32c, -nocheck, -dmcrypt: the
-#            options are the host's)
+#            (also for farswap-sync, -crc32c, -nocheck, -encrypt,
+#            -dmcrypt: the options are the host's)
 #   farswap-r2  two such farswapd, on two ports, with their own donor ids
 #            and failure domains: the host sees two donors
 #   nvmf     nvmet + nvmet-rdma exporting a brd ramdisk (/dev/ram0)

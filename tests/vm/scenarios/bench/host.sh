@@ -109,6 +109,18 @@ teardown_farswap_nocheck() {
 	teardown_farswap
 }
 
+# Confidentiality by farswap itself: every page sealed on the host
+# (ChaCha20-Poly1305), whose tag is then the page check.
+setup_farswap_encrypt() {
+	setup_farswap --encrypt
+	[ "$(fs_sysfs encrypt alg)" = chacha20poly1305 ] ||
+		bed_fail "$dev: --encrypt did not stick ($(cat "/sys/block/${dev#/dev/}/farswap/encrypt"))"
+}
+
+teardown_farswap_encrypt() {
+	teardown_farswap
+}
+
 # Confidentiality as deployed today: dm-crypt in plain mode with a fresh
 # random key over /dev/farswapN (what /etc/crypttab's "swap" option sets
 # up), as tests/vm/scenarios/swap-secure does it.  The bench runs on the

@@ -22,14 +22,14 @@ bed_wait host damage-flip 900
 corrupt --mode flip --pages 3000
 bed_signal damaged-flip
 
-for alg in siphash crc32c; do
-	if [ "$alg" = siphash ]; then
+for alg in siphash crc32c chacha20poly1305; do
+	if [ "$alg" != crc32c ]; then
 		bed_wait host "damage-snapshot-$alg" 900
 		corrupt --mode snapshot --pages 3000 --file "$snap"
 		bed_signal "damaged-snapshot-$alg"
 	fi
 	bed_wait host "damage-all-$alg" 900
-	[ "$alg" != siphash ] || corrupt --mode restore --file "$snap"
+	[ "$alg" = crc32c ] || corrupt --mode restore --file "$snap"
 	corrupt --mode flip --pages 1000
 	corrupt --mode zero --pages 500
 	corrupt --mode swap --pages 500

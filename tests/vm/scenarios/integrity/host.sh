@@ -10,11 +10,18 @@ donor=$FARSWAP_PEER_donor
 donor2=$FARSWAP_PEER_donor2
 integ() { tr ' ' '\n' <"/sys/block/$name/farswap/integrity" | sed -n "s/^$1=//p"; }
 
-# attach ALG [ARGS...]: a fresh device with that check, swapped on.
+# attach ALG [ARGS...]: a fresh device with that check, swapped on;
+# chacha20poly1305: an encrypting one, whose check is the cipher's tag.
 attach() {
-	dev=$(fs_attach --donor "$donor" --size 128M --integrity "$@")
+	local alg=$1 how=(--integrity "$1")
+
+	shift
+	[ "$alg" != chacha20poly1305 ] || how=(--encrypt)
+	dev=$(fs_attach --donor "$donor" --size 128M "${how[@]}" "$@")
 	name=${dev#/dev/}
-	[ "$(integ alg)" = "$1" ] || bed_fail "$name: integrity $(integ alg), asked for $1"
+	[ "$(integ alg)" = "$alg" ] || bed_fail "$name: integrity $(integ alg), asked for $alg"
+	[ "$alg" != chacha20poly1305 ] || grep -q "^alg=$alg " "/sys/block/$name/farswap/encrypt" ||
+		bed_fail "$name: encrypt says '$(cat "/sys/block/$name/farswap/encrypt")'"
 	grep -q -- --read-policy <<<"$*" ||
 		[ "$(cat "/sys/block/$name/farswap/read_policy")" = fastest ] ||
 		bed_fail "$name: read_policy $(cat "/sys/block/$name/farswap/read_policy"), not the default fastest"
@@ -57,11 +64,12 @@ bed_log "integrity off: the flipped bits reached the workload ($(grep -c MISMATC
 [ "$(integ checked)" = 0 ] || bed_fail "integrity off, yet pages were checked"
 detach
 
-# 2. and 3. The keyed check (the default), and crc32c: damage of every
-# kind is caught; the workload's only errors are failed reads.
-for alg in siphash crc32c; do
+# 2. to 4. The keyed check (the default), crc32c, and encryption (the
+# cipher's tag): damage of every kind is caught; the workload's only
+# errors are failed reads.
+for alg in siphash crc32c chacha20poly1305; do
 	attach "$alg"
-	if [ "$alg" = siphash ]; then
+	if [ "$alg" != crc32c ]; then
 		# An old copy: pages of a first workload, saved on the donor,
 		# are written back over a second workload's pages at the same
 		# places.
@@ -90,9 +98,10 @@ for alg in siphash crc32c; do
 	detach
 done
 
-# 4. Two replicas: a page that fails its check on the damaged donor is
-# read from the other one, the damaged copy is marked stale and copied
-# again, and the workload loses nothing: every page verifies.
+# 5. Two replicas, encrypted: a page that fails to open on the damaged
+# donor (left garbage in the request's page) is read from the other one,
+# the damaged copy is marked stale and copied again, and the workload
+# loses nothing: every page verifies.
 rep() { tr ' ' '\n' <"/sys/block/$name/farswap/replicas" | sed -n "s/^$1=//p"; }
 # Reads go to the fastest donor by default, and under TCG either may be
 # the faster: round-robin makes half of them read the damaged copies.
@@ -103,7 +112,7 @@ err=$("$FS_CTL" attach --donor "$donor" --donor "$donor2" --size 128M \
 	bed_fail "attach took an unknown read policy"
 grep -q "bad read_policy 'sideways'" <<<"$err" ||
 	bed_fail "attach refused an unknown read policy without saying why: $err"
-attach siphash --donor "$donor2" --replicas 2 --read-policy round-robin
+attach chacha20poly1305 --donor "$donor2" --replicas 2 --read-policy round-robin
 [ "$(rep replicas)" = 2 ] || bed_fail "$name has $(rep replicas) replicas, asked for 2"
 policy=/sys/block/$name/farswap/read_policy
 [ "$(cat "$policy")" = round-robin ] || bed_fail "read_policy $(cat "$policy"), attached with round-robin"

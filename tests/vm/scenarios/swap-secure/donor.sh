@@ -27,6 +27,26 @@ done
 [ "$(counter grants)" = 0 ] || bed_fail "slabs granted before any host authenticated"
 bed_signal counted
 
+# What this donor can read of the pages it holds.
+MEMCORRUPT=$FARSWAP_SRC/tests/tools/memcorrupt
+marker_pages() {
+	"$MEMCORRUPT" --pid "$FS_DONOR_PID" --min-region $((16 << 20)) \
+		--mode find --pattern farswap-plaintext-marker |
+		sed -n 's/^memcorrupt: find pages=\([0-9]*\) (of \([0-9]*\) with data)$/\1 \2/p'
+}
+bed_wait host sealed-written 900
+read -r found data < <(marker_pages)
+bed_result secure.donor.sealed_marker_pages "$found"
+bed_result secure.donor.sealed_data_pages "$data"
+[ "${data:-0}" -ge 64 ] || bed_fail "the encrypted marker pages are not in this donor's memory (${data:-no} pages with data)"
+[ "$found" = 0 ] || bed_fail "with --encrypt the donor read the marker in $found pages"
+bed_signal sealed-scanned
+bed_wait host plain-written 900
+read -r found data < <(marker_pages)
+bed_result secure.donor.plain_marker_pages "$found"
+[ "${found:-0}" -ge 64 ] || bed_fail "without encryption the donor should read the host's 64 marker pages, found ${found:-none}"
+bed_signal plain-scanned
+
 bed_wait host done 900
 [ "$(counter auth_ok)" -gt 0 ] || bed_fail "no session authenticated"
 bed_result secure.donor.auth_ok "$(counter auth_ok)"

@@ -5,7 +5,10 @@
 # with a wrong key, with a key that is not there, and a hostile userspace
 # host gets nothing; with the key, attach.  2. dm-crypt (plain, random
 # key) over /dev/farswap0: swap to it, the raw device holds no plaintext
-# swap signature, and every page verifies.
+# swap signature, and every page verifies.  3. farswap's own encryption
+# (--encrypt): with it the donor finds nothing of what the host wrote in
+# the memory it lends, and swap to it verifies every page; without it
+# (the control: the search works), it finds it all.
 set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
 . "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
@@ -92,6 +95,66 @@ fs_workload_release
 [ "$(fs_dev_stat "$name" reads)" -gt 0 ] || bed_fail "no read came back from the donor"
 cryptsetup close "$map"
 "$FS_CTL" status "$name" | sed 's/^/  /'
+
+# 3. Encryption on the host.  Pages of a marker, written straight to the
+# device: the donor looks for it in the memory it lends.
+marker=farswap-plaintext-marker
+head -c $((64 * 4096)) < <(yes "$marker") >/run/marker
+"$FS_CTL" status "$name" | grep -q 'encryption: off' || bed_fail "status does not say encryption is off"
+# put_marker: 64 pages of it at 64 MiB, read back whole through farswap.
+put_marker() {
+	dd if=/run/marker of="$dev" bs=4096 seek=16384 oflag=direct conv=fsync status=none ||
+		bed_fail "writing the marker to $dev failed"
+	cmp /run/marker <(dd if="$dev" bs=4096 skip=16384 count=64 iflag=direct status=none) ||
+		bed_fail "the marker did not read back from $dev"
+}
+"$FS_CTL" detach "$name"
+
+err=$("$FS_CTL" attach --donor "$donor" --size 128M --key farswap:secure --encrypt --integrity crc32c 2>&1) &&
+	bed_fail "attach took --encrypt with --integrity"
+grep -q "integrity= with encrypt=1" <<<"$err" || bed_fail "--encrypt --integrity refused without saying why: $err"
+dev=$(fs_attach --donor "$donor" --size 128M --key farswap:secure --encrypt)
+name=${dev#/dev/}
+enc() { tr ' ' '\n' <"/sys/block/$name/farswap/$1" | sed -n "s/^$2=//p"; }
+[ "$(enc encrypt alg)" = chacha20poly1305 ] || bed_fail "encrypt says '$(cat "/sys/block/$name/farswap/encrypt")'"
+[ "$(enc integrity alg)" = chacha20poly1305 ] || bed_fail "integrity says '$(cat "/sys/block/$name/farswap/integrity")'"
+[ "$(cat "/sys/block/$name/queue/max_hw_sectors_kb")" = 64 ] ||
+	bed_fail "an encrypting device takes requests of $(cat "/sys/block/$name/queue/max_hw_sectors_kb") KiB, its bounce pages hold 64"
+put_marker
+bed_signal sealed-written
+bed_wait donor sealed-scanned 300
+
+mkswap "$dev" >/dev/null
+swapon "$dev"
+out0=$(fs_vmstat pswpout)
+fs_workload_start 40 16M --procs 2 --no-fork --seed "${FARSWAP_SEED:-$RANDOM}"
+fs_workload_wait_hold 2 600
+pswpout=$(($(fs_vmstat pswpout) - out0))
+bed_result secure.encrypt.pswpout "$pswpout"
+[ "$pswpout" -ge 2048 ] || bed_fail "encrypted: only $pswpout pages swapped out"
+in0=$(fs_vmstat pswpin)
+fs_unlimit_workload
+swapoff "$dev"
+pswpin=$(($(fs_vmstat pswpin) - in0))
+bed_result secure.encrypt.swapoff_pswpin "$pswpin"
+fs_workload_release
+bed_result secure.encrypt.checked "$(enc integrity checked)"
+[ "$(enc integrity checked)" -ge "$pswpin" ] ||
+	bed_fail "$(enc integrity checked) pages opened, $pswpin swapped in"
+[ "$(enc integrity mismatches)" = 0 ] || bed_fail "$(enc integrity mismatches) sealed pages failed to open"
+! grep -rqF "$keyhex" /sys/block/"$name"/farswap/ <("$FS_CTL" status "$name" --json) ||
+	bed_fail "the key shows in sysfs or status"
+grep -q '"encrypt": {' <("$FS_CTL" status "$name" --json) || bed_fail "status --json has no encrypt object"
+"$FS_CTL" status "$name" | sed 's/^/  /'
+"$FS_CTL" detach "$name"
+
+# The control, last: so no earlier marker can linger in the donor's
+# free slabs before they are zeroed.
+dev=$(fs_attach --donor "$donor" --size 128M --key farswap:secure)
+name=${dev#/dev/}
+put_marker
+bed_signal plain-written
+bed_wait donor plain-scanned 300
 "$FS_CTL" detach "$name"
 rmmod farswap
 check_kernel_log
