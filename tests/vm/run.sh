@@ -122,7 +122,9 @@ run_bed() {
 
 while read -r name opts; do
 	case $name in '' | '#'*) continue ;; esac
-	if [ -n "${FARSWAP_VM_ONLY:-}" ] && ! grep -qw -- "$name" <<<"$FARSWAP_VM_ONLY"; then
+	# Whole names: grep -w would take "replicas" in "replicas-repair".
+	if [ -n "${FARSWAP_VM_ONLY:-}" ] &&
+		! tr ' \t' '\n\n' <<<"$FARSWAP_VM_ONLY" | grep -qxF -- "$name"; then
 		continue
 	fi
 	args=()
