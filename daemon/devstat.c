@@ -139,6 +139,8 @@ static const struct fsh_field donor_fields[] = {
 	  FSM_COUNTER, "Reconnections to this donor." },
 	{ "migrated_out", "farswap_host_donor_migrated_out_total", NULL,
 	  FSM_COUNTER, "Chunks moved off this donor." },
+	{ "revoked", "farswap_host_donor_revoked_slabs_total", NULL,
+	  FSM_COUNTER, "Slabs this donor took back by force (SLAB_REVOKE)." },
 };
 
 /*

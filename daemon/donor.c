@@ -611,13 +611,14 @@ static bool unregister_slab(struct fsd_donor *d, struct fsd_slab *slab)
 	return false;
 }
 
-/* A held slab leaves @s: its reclaim, if any, is over. */
+/* A held slab leaves @s: its reclaim or revoke, if any, is over. */
 static void slab_leaves(struct fsd_session *s, struct fsd_slab *slab)
 {
 	if (slab->reclaiming) {
 		s->nr_reclaiming--;
 		s->unsolicited--;
 	}
+	slab->revoke_at = 0;
 	s->nr_slabs--;
 }
 
@@ -1327,7 +1328,7 @@ static bool can_reclaim(const struct fsd_slab *slab, uint64_t now)
 	const struct fsd_session *s = slab->owner;
 
 	return slab->state == FSD_SLAB_HELD && !slab->reclaiming &&
-	       !slab->granting &&
+	       !slab->granting && !slab->revoke_at &&
 	       now >= slab->reclaim_retry_after && s && !s->closing &&
 	       s->established && (s->features & FARSWAP_FEAT_RECLAIM);
 }
@@ -1505,24 +1506,65 @@ static void zero_some(struct fsd_donor *d)
 }
 
 /*
- * Take a held slab back without its host's word: deregister it (its
- * rkey is dead: the host's next RDMA to it fails) and give the memory
- * to the kernel.  For the host this is the slab's donor dying.
+ * The end of a revoke: deregister the slab (its rkey is dead: the host's
+ * next RDMA to it fails) and give the memory to the kernel.
+ */
+static void revoke_finish(struct fsd_donor *d, struct fsd_slab *slab)
+{
+	slab_leaves(slab->owner, slab);
+	if (unregister_slab(d, slab))
+		release_slab(d, slab);
+}
+
+/*
+ * Tell @slab's host it is revoked (SLAB_REVOKE): it stops using the slab
+ * and loses only that slab's copies, not its session.  False when the
+ * host does not take the notice or it cannot be sent now.
+ */
+static bool revoke_notify(struct fsd_donor *d, struct fsd_slab *slab,
+			  uint64_t now)
+{
+	struct fsd_session *s = slab->owner;
+	union farswap_msg m;
+
+	if (!(s->features & FARSWAP_FEAT_REVOKE) || s->closing ||
+	    !s->established || s->unsolicited >= FSD_UNSOLICITED_MAX)
+		return false;
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_REVOKE, s->version,
+			 ++s->next_cookie);
+	m.slab_revoke.slab_id = cpu_to_le32(slab->id);
+	m.slab_revoke.grace_ms = cpu_to_le32(d->reclaim_deadline_ms);
+	if (send_msg(d, s, &m, 0))
+		return false;
+	slab->revoke_at = now + d->reclaim_deadline_ms;
+	d->cnt.revoke_notices++;
+	return true;
+}
+
+/*
+ * Take a held slab back without its host's word.  A host that takes the
+ * notice is told first and has a reclaim deadline to stop using the slab
+ * (or free it); one that does not loses the slab at once, and to it this
+ * is the slab's donor dying.
  */
 static void revoke_slab(struct fsd_donor *d, struct fsd_slab *slab,
 			uint64_t now)
 {
 	struct fsd_session *s = slab->owner;
 	uint64_t asked = ms_since(now, slab->reclaim_first);
+	bool told;
 
-	pr_warn("host %u (%s, %s): slab %u revoked: not given back %" PRIu64 ".%01" PRIu64 " s (%u deadlines of %u ms) after the first RECLAIM_REQ, while short of memory; its memory goes back to the OS",
+	d->cnt.revoked++;
+	told = revoke_notify(d, slab, now);
+	pr_warn("host %u (%s, %s): slab %u revoked: not given back %" PRIu64 ".%01" PRIu64 " s (%u deadlines of %u ms) after the first RECLAIM_REQ, while short of memory; %s",
 		s->nr, s->name, s->peer, slab->id, asked / 1000,
 		asked % 1000 / 100, d->lim.revoke_after,
-		d->reclaim_deadline_ms);
-	slab_leaves(s, slab);
-	d->cnt.revoked++;
-	if (unregister_slab(d, slab))
-		release_slab(d, slab);
+		d->reclaim_deadline_ms,
+		told ? "the host is told, and its memory goes back to the OS after one more deadline" :
+		       "its memory goes back to the OS now");
+	/* send_msg() closes a session it cannot send on, freeing its slabs. */
+	if (!told && slab->state == FSD_SLAB_HELD && slab->owner == s)
+		revoke_finish(d, slab);
 }
 
 /* Under pressure, has @slab had revoke-after deadlines to come back? */
@@ -1531,7 +1573,7 @@ static bool revoke_due(const struct fsd_donor *d, const struct fsd_slab *slab,
 {
 	return d->under_pressure && d->lim.revoke_after &&
 	       slab->state == FSD_SLAB_HELD && !slab->granting &&
-	       slab->reclaim_first &&
+	       !slab->revoke_at && slab->reclaim_first &&
 	       ms_since(now, slab->reclaim_first) >=
 		       (uint64_t)d->lim.revoke_after * d->reclaim_deadline_ms;
 }
@@ -1550,6 +1592,13 @@ static void check_deadlines(struct fsd_donor *d, uint64_t now)
 		struct fsd_slab *slab = &d->pool.slabs[i];
 		struct fsd_session *s = slab->owner;
 
+		if (slab->state == FSD_SLAB_HELD && slab->revoke_at &&
+		    now >= slab->revoke_at) {
+			pr_info("host %u (%s, %s): revoked slab %u deregistered",
+				s->nr, s->name, s->peer, slab->id);
+			revoke_finish(d, slab);
+			continue;
+		}
 		if (revoke_due(d, slab, now)) {
 			revoke_slab(d, slab, now);
 			continue;
@@ -1733,12 +1782,12 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     " alloc_rate_limited=%" PRIu64 " depth_clamped=%" PRIu64
 	     " closed_not_allowed=%" PRIu64 " auth_ok=%" PRIu64
 	     " auth_failed=%" PRIu64 " auth_denied_msgs=%" PRIu64
-	     " auth_timeouts=%" PRIu64 "\n",
+	     " auth_timeouts=%" PRIu64 " revoke_notices=%" PRIu64 "\n",
 	     d->cnt.handshake_timeouts, d->cnt.revoked, d->cnt.quarantined,
 	     d->cnt.alloc_capped, d->cnt.alloc_rate_limited,
 	     d->cnt.depth_clamped, d->cnt.closed_not_allowed,
 	     d->cnt.auth_ok, d->cnt.auth_failed, d->cnt.auth_denied_msgs,
-	     d->cnt.auth_timeouts);
+	     d->cnt.auth_timeouts, d->cnt.revoke_notices);
 	emit(&o, "hosts %u\n", d->nr_sessions);
 	for (s = d->sessions; s; s = s->next)
 		emit(&o, "host %u id %s peer %s slabs %u bytes %" PRIu64

@@ -36,7 +36,7 @@
 #define FSD_ZERO_BYTES (256ull << 20)
 /* Features this donor implements (FARSWAP_FEAT_AUTH only with a key). */
 #define FSD_FEATURES (FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH | \
-		      FARSWAP_FEAT_INFO | FARSWAP_FEAT_AUTH)
+		      FARSWAP_FEAT_INFO | FARSWAP_FEAT_AUTH | FARSWAP_FEAT_REVOKE)
 /*
  * Features a host must have: it takes keepalive probes (an unsolicited
  * STATS_REP), so a dead host's slabs come back in bounded time, and it
@@ -180,6 +180,7 @@ struct fsd_counters {
 	uint64_t refused[FSD_REFUSED_COUNT];	/* connections, by reason */
 	uint64_t handshake_timeouts;	/* sessions closed half set up */
 	uint64_t revoked;		/* slabs taken back by force */
+	uint64_t revoke_notices;	/* of those, told first (SLAB_REVOKE) */
 	uint64_t quarantined;		/* slabs whose MR would not go */
 	uint64_t alloc_capped;		/* ALLOC over max-slabs-per-host */
 	uint64_t alloc_rate_limited;	/* ALLOC over alloc-rate */

@@ -44,6 +44,8 @@ struct fsd_slab {
 	uint64_t reclaim_deadline;	/* monotonic ms */
 	uint64_t reclaim_retry_after;	/* monotonic ms, after a refusal */
 	uint64_t reclaim_first;		/* ms: first asked this pressure spell */
+	/* Revoked, its host told (SLAB_REVOKE): deregistered at this ms. */
+	uint64_t revoke_at;
 };
 
 struct fsd_pool {

@@ -52,6 +52,8 @@ static const struct {
 	  "Connections closed because they did not finish their handshake in time."),
 	N("revoked_slabs", revoked, "farswapd_revoked_slabs_total",
 	  "Slabs taken back by force from hosts that did not return them under pressure."),
+	C(revoke_notices, "farswapd_revoke_notices_total",
+	  "Revoked slabs whose host was told first (SLAB_REVOKE) and had a deadline to stop using them."),
 	N("quarantined_slabs", quarantined, "farswapd_quarantined_slabs_total",
 	  "Slabs whose memory registration could not be removed, never reused."),
 	C(alloc_capped, "farswapd_alloc_capped_total",

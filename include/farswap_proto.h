@@ -125,8 +125,9 @@ enum farswap_qtype {
 #define FARSWAP_FEAT_STATS_PUSH	(1u << 1)	/* donor sends unsolicited stats */
 #define FARSWAP_FEAT_AUTH	(1u << 2)	/* HMAC challenge-response (AUTH_*) */
 #define FARSWAP_FEAT_INFO	(1u << 3)	/* donor answers INFO_REQ */
+#define FARSWAP_FEAT_REVOKE	(1u << 4)	/* host takes SLAB_REVOKE notices */
 #define FARSWAP_FEATURES_KNOWN	(FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH | \
-				 FARSWAP_FEAT_INFO)
+				 FARSWAP_FEAT_INFO | FARSWAP_FEAT_REVOKE)
 
 /*
  * A donor's failure domain: a name of 1 to FARSWAP_DOMAIN_LEN printable
@@ -207,7 +208,8 @@ enum farswap_msg_type {
 	FARSWAP_MSG_AUTH_REP		= 12,	/* donor -> host */
 	FARSWAP_MSG_INFO_REQ		= 13,	/* host -> donor */
 	FARSWAP_MSG_INFO_REP		= 14,	/* donor -> host */
-	FARSWAP_MSG_TYPE_MAX		= FARSWAP_MSG_INFO_REP,
+	FARSWAP_MSG_SLAB_REVOKE		= 15,	/* donor -> host, unsolicited */
+	FARSWAP_MSG_TYPE_MAX		= FARSWAP_MSG_SLAB_REVOKE,
 };
 
 /*
@@ -298,6 +300,24 @@ struct farswap_reclaim_req {
 	__u8 reserved[8];
 };
 _Static_assert(sizeof(struct farswap_reclaim_req) == 32, "reclaim_req size");
+
+/*
+ * SLAB_REVOKE: the donor takes slab_id back without the host's word (the
+ * host neither gave it back nor could, past the donor's reclaim deadlines,
+ * while the donor is short of memory).  It deregisters the slab grace_ms
+ * after sending this, or when the host frees it (SLAB_FREE_REQ), whichever
+ * comes first.  The host stops placing and posting anything there at once:
+ * the slab's chunks lose that replica (their pages are lost when it was the
+ * last), and nothing else of the session is touched.  RDMA to the slab
+ * after the grace fails, and fails the session.  No reply.
+ */
+struct farswap_slab_revoke {
+	struct farswap_msg_hdr hdr;
+	__le32 slab_id;
+	__le32 grace_ms;
+	__u8 reserved[8];
+};
+_Static_assert(sizeof(struct farswap_slab_revoke) == 32, "slab_revoke size");
 
 /*
  * RECLAIM_REP: echoes the request's cookie.  status OK: the host no longer
@@ -469,6 +489,7 @@ union farswap_msg {
 	struct farswap_auth_rep auth_rep;
 	struct farswap_info_req info_req;
 	struct farswap_info_rep info_rep;
+	struct farswap_slab_revoke slab_revoke;
 	__u8 raw[FARSWAP_MSG_MAX];
 };
 _Static_assert(sizeof(union farswap_msg) == FARSWAP_MSG_MAX, "msg max");
@@ -536,6 +557,8 @@ static inline const char *farswap_msg_type_str(unsigned int type)
 		return "INFO_REQ";
 	case FARSWAP_MSG_INFO_REP:
 		return "INFO_REP";
+	case FARSWAP_MSG_SLAB_REVOKE:
+		return "SLAB_REVOKE";
 	default:
 		return "unknown";
 	}
@@ -573,6 +596,8 @@ static inline __u32 farswap_msg_size(unsigned int type)
 		return sizeof(struct farswap_info_req);
 	case FARSWAP_MSG_INFO_REP:
 		return sizeof(struct farswap_info_rep);
+	case FARSWAP_MSG_SLAB_REVOKE:
+		return sizeof(struct farswap_slab_revoke);
 	default:
 		return 0;
 	}
@@ -723,6 +748,8 @@ static inline int farswap_body_ok(const union farswap_msg *m)
 		return farswap_domain_len(m->info_rep.domain,
 					  sizeof(m->info_rep.domain)) &&
 		       FARSWAP_RESERVED_ZERO(m->info_rep.reserved);
+	case FARSWAP_MSG_SLAB_REVOKE:
+		return FARSWAP_RESERVED_ZERO(m->slab_revoke.reserved);
 	default:
 		return 0;
 	}

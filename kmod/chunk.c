@@ -808,7 +808,7 @@ void farswap_loss_work(struct work_struct *work)
 		for (r = 0; r < chunk->nr_places; r++) {
 			struct farswap_placement *p = &chunk->place[r];
 
-			if (farswap_donor_live(p->donor, p->gen)) {
+			if (farswap_place_live(p)) {
 				if (chunk->uptodate & BIT(r))
 					uptodate |= BIT(k);
 				chunk->place[k++] = *p;
@@ -850,7 +850,8 @@ void farswap_loss_work(struct work_struct *work)
 
 	spin_lock_irqsave(&dev->rslab_lock, flags);
 	list_for_each_entry_safe(rs, next, &dev->rslabs, node) {
-		if (farswap_donor_live(rs->donor, rs->gen))
+		if (farswap_donor_live(rs->donor, rs->gen) &&
+		    rs->state != FARSWAP_RSLAB_REVOKED)
 			continue;
 		list_del(&rs->node);
 		dev->nr_rslabs--;
@@ -864,6 +865,10 @@ void farswap_loss_work(struct work_struct *work)
 	spin_unlock_irqrestore(&dev->rslab_lock, flags);
 	list_for_each_entry_safe(rs, next, &dead, node) {
 		list_del(&rs->node);
+		/* Revoked, nothing here any more: the donor may let it go now. */
+		if (rs->state == FARSWAP_RSLAB_REVOKED &&
+		    farswap_donor_live(rs->donor, rs->gen))
+			farswap_donor_free_slab(rs->donor, rs->remote_id);
 		farswap_rslab_free(dev, rs);
 	}
 	mutex_unlock(&dev->map_mutex);
@@ -872,18 +877,64 @@ void farswap_loss_work(struct work_struct *work)
 		queue_work(dev->wq, &dev->repair_work);
 
 	for (i = 0; i < dev->nr_donors; i++) {
+		/* A live donor lost slabs only by revoking them. */
+		const char *how = farswap_donor_state(dev->donors[i]) ==
+				  FARSWAP_DONOR_LIVE ? "took back" : "is gone with";
+
 		if (!lost_slabs[i] && !lost_pages[i])
 			continue;
 		atomic64_add(lost_pages[i], &dev->stats.lost_pages);
 		if (lost_pages[i])
-			pr_err("%s: donor %s is gone with %u slabs: %llu pages lost; reading them fails with EIO\n",
-			       dev->name, dev->donors[i]->name, lost_slabs[i],
-			       lost_pages[i]);
+			pr_err("%s: donor %s %s %u slabs: %llu pages lost; reading them fails with EIO\n",
+			       dev->name, dev->donors[i]->name, how,
+			       lost_slabs[i], lost_pages[i]);
 		else
-			pr_warn("%s: donor %s is gone with %u slabs; other replicas hold their pages\n",
-				dev->name, dev->donors[i]->name,
+			pr_warn("%s: donor %s %s %u slabs; other replicas hold their pages\n",
+				dev->name, dev->donors[i]->name, how,
 				lost_slabs[i]);
 	}
+}
+
+/**
+ * farswap_slab_revoked - a donor took one of its slabs back (SLAB_REVOKE)
+ * @donor: the donor, whose current session sent it
+ * @remote_id: the donor's slab id
+ * @grace_ms: until the donor deregisters it
+ *
+ * Nothing goes there any more; the loss work drops the chunks' copies
+ * there (pages of which it held the last copy are lost) and frees the
+ * record.  The rest of the session goes on.  Any context.
+ */
+void farswap_slab_revoked(struct farswap_donor *donor, u32 remote_id,
+			  u32 grace_ms)
+{
+	struct farswap_dev *dev = donor->dev;
+	u32 gen = READ_ONCE(donor->gen);
+	struct farswap_rslab *rs;
+	unsigned long flags;
+	bool found = false;
+
+	spin_lock_irqsave(&dev->rslab_lock, flags);
+	list_for_each_entry(rs, &dev->rslabs, node) {
+		if (rs->donor != donor || rs->gen != gen ||
+		    rs->remote_id != remote_id)
+			continue;
+		WRITE_ONCE(rs->state, FARSWAP_RSLAB_REVOKED);
+		if (dev->cur_rslab == rs)
+			dev->cur_rslab = NULL;
+		found = true;
+		break;
+	}
+	spin_unlock_irqrestore(&dev->rslab_lock, flags);
+	if (!found) {
+		pr_info("%s: donor %s revoked its slab %u, which this device no longer holds\n",
+			dev->name, donor->name, remote_id);
+		return;
+	}
+	atomic64_inc(&donor->stats.revoked);
+	pr_warn("%s: donor %s revoked its slab %u (asked back, and its chunks could not move): their copies there are dropped within its %u ms\n",
+		dev->name, donor->name, remote_id, grace_ms);
+	queue_work(dev->wq, &dev->loss_work);
 }
 
 /* Copy a chunk's written pages from one placement to another. */
@@ -892,8 +943,12 @@ static int farswap_copy_chunk(struct farswap_dev *dev,
 			      const struct farswap_placement *from,
 			      const struct farswap_placement *to)
 {
-	u32 step = min_t(u32, dev->bounce_len >> FARSWAP_PAGE_SHIFT,
-			 FARSWAP_CHUNK_PAGES);
+	/*
+	 * Swap-ins to these donors wait behind each piece on the link: small
+	 * pieces keep that wait short (a round trip's gap lets them pass).
+	 */
+	u32 step = min_t(u32, dev->bounce_len, FARSWAP_COPY_PIECE_BYTES) >>
+		   FARSWAP_PAGE_SHIFT;
 	u32 first, n;
 	int ret;
 
@@ -958,8 +1013,7 @@ static bool farswap_other_copies_locked(const struct farswap_chunk *chunk,
 
 	for (i = 0; i < chunk->nr_places; i++)
 		if (i != r && (chunk->uptodate & BIT(i)) &&
-		    farswap_donor_live(chunk->place[i].donor,
-				       chunk->place[i].gen))
+		    farswap_place_live(&chunk->place[i]))
 			return true;
 	return false;
 }
@@ -1207,7 +1261,7 @@ static bool farswap_chunk_degraded_locked(struct farswap_dev *dev,
 		const struct farswap_placement *p = &chunk->place[r];
 
 		/* The loss work drops dead copies first. */
-		if (!farswap_donor_live(p->donor, p->gen))
+		if (!farswap_place_live(p))
 			return false;
 		if (!(chunk->uptodate & BIT(r)))
 			continue;
@@ -1313,7 +1367,7 @@ static long farswap_spread_chunk(struct farswap_dev *dev,
 		unsigned long dom = BIT(farswap_donor_dom(p->donor));
 
 		/* Dead copies are the loss work's; stale ones the repair's. */
-		if (!farswap_donor_live(p->donor, p->gen) ||
+		if (!farswap_place_live(p) ||
 		    !(chunk->uptodate & BIT(r))) {
 			spin_unlock_irqrestore(&chunk->lock, flags);
 			return 0;
@@ -1446,7 +1500,8 @@ static int farswap_reclaim_one(struct farswap_dev *dev,
 	if (!left) {
 		list_del(&rs->node);
 		dev->nr_rslabs--;
-	} else {
+	} else if (rs->state == FARSWAP_RSLAB_RECLAIMING) {
+		/* Not if revoked meanwhile: the loss work retires it. */
 		rs->state = FARSWAP_RSLAB_LIVE;
 	}
 	spin_unlock_irqrestore(&dev->rslab_lock, flags);

@@ -269,6 +269,12 @@ static void farswap_ctrl_dispatch(struct farswap_donor *donor,
 		if (farswap_ctrl_unasked_ok(donor, msg))
 			farswap_reclaim_enqueue(donor, &msg->reclaim_req);
 		break;
+	case FARSWAP_MSG_SLAB_REVOKE:
+		if (farswap_ctrl_unasked_ok(donor, msg))
+			farswap_slab_revoked(donor,
+					     le32_to_cpu(msg->slab_revoke.slab_id),
+					     le32_to_cpu(msg->slab_revoke.grace_ms));
+		break;
 	case FARSWAP_MSG_INFO_REP:
 	case FARSWAP_MSG_AUTH_CHAL:
 	case FARSWAP_MSG_AUTH_REP:

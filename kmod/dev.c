@@ -951,6 +951,27 @@ static ssize_t read_policy_store(struct device *d,
 }
 static DEVICE_ATTR_RW(read_policy);
 
+/* The re-replication rate, KiB/s; 0: no limit.  Takes effect per chunk. */
+static ssize_t repair_kbps_show(struct device *d,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(farswap_dev_of(d)->params.repair_kbps));
+}
+
+static ssize_t repair_kbps_store(struct device *d,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	unsigned int kbps;
+
+	if (kstrtouint(buf, 10, &kbps))
+		return -EINVAL;
+	WRITE_ONCE(farswap_dev_of(d)->params.repair_kbps, kbps);
+	return count;
+}
+static DEVICE_ATTR_RW(repair_kbps);
+
 /* Chunks with fewer serving replicas than the device wants. */
 static u32 farswap_degraded_chunks(struct farswap_dev *dev)
 {
@@ -965,8 +986,7 @@ static u32 farswap_degraded_chunks(struct farswap_dev *dev)
 		spin_lock_irqsave(&chunk->lock, flags);
 		for (r = 0; r < chunk->nr_places; r++)
 			serving += (chunk->uptodate & BIT(r)) &&
-				   farswap_donor_live(chunk->place[r].donor,
-						      chunk->place[r].gen);
+				   farswap_place_live(&chunk->place[r]);
 		degraded += chunk->state == FARSWAP_CHUNK_BOUND &&
 			    serving < want;
 		spin_unlock_irqrestore(&chunk->lock, flags);
@@ -1161,7 +1181,8 @@ static ssize_t donors_show(struct device *d, struct device_attribute *attr,
 				    atomic64_read(&s->migrated_out));
 		at = farswap_emit_lat(buf, at, "read_", &s->read_lat, false);
 		at = farswap_emit_lat(buf, at, "write_", &s->write_lat, false);
-		at += sysfs_emit_at(buf, at, " domain=%s\n", domain);
+		at += sysfs_emit_at(buf, at, " domain=%s revoked=%lld\n", domain,
+				    atomic64_read(&s->revoked));
 	}
 	return at;
 }
@@ -1179,6 +1200,7 @@ static struct attribute *farswap_disk_attrs[] = {
 	&dev_attr_donors.attr,
 	&dev_attr_integrity.attr,
 	&dev_attr_encrypt.attr,
+	&dev_attr_repair_kbps.attr,
 	&dev_attr_auth.attr,
 	&dev_attr_replicas.attr,
 	NULL,

@@ -70,6 +70,8 @@
 #define FARSWAP_MAX_SEGS	64
 /* Bytes of one request: a 2 MiB THP swap-out. */
 #define FARSWAP_MAX_IO_BYTES	(2u << 20)
+/* Largest RDMA transfer of a chunk copy between donors (repair, reclaim). */
+#define FARSWAP_COPY_PIECE_BYTES	(64u << 10)
 /* Pieces a device page can come in: direct I/O aligns them to sectors. */
 #define FARSWAP_PAGE_PIECES	(FARSWAP_PAGE_BYTES >> SECTOR_SHIFT)
 /* Work requests reserved on each I/O queue for chunk migration copies. */
@@ -165,6 +167,7 @@ struct farswap_donor_stats {
 	atomic64_t errors;		/* failed RDMA operations */
 	atomic64_t reconnects;
 	atomic64_t migrated_out;	/* slabs moved away on reclaim */
+	atomic64_t revoked;		/* slabs the donor took back by force */
 	atomic_t slabs;			/* slabs of the device bound here */
 	struct farswap_lat_hist read_lat;
 	struct farswap_lat_hist write_lat;
@@ -248,6 +251,7 @@ enum farswap_rslab_state {
 	FARSWAP_RSLAB_LIVE,		/* slots may be taken */
 	FARSWAP_RSLAB_RECLAIMING,	/* the donor wants it back: chunks move */
 	FARSWAP_RSLAB_FREEING,		/* empty, being given back */
+	FARSWAP_RSLAB_REVOKED,		/* the donor took it back (SLAB_REVOKE) */
 };
 
 struct farswap_rslab {
@@ -520,6 +524,19 @@ void farswap_donor_destroy(struct farswap_donor *donor);
 int farswap_donor_connect_first(struct farswap_donor *donor);
 void farswap_donor_error(struct farswap_donor *donor, const char *why);
 bool farswap_donor_live(struct farswap_donor *donor, u32 gen);
+void farswap_slab_revoked(struct farswap_donor *donor, u32 remote_id,
+			  u32 grace_ms);
+
+/*
+ * Does a chunk's placement serve: its donor's session lives and has not
+ * revoked the slab?  Only for a placement in a chunk, under its lock (the
+ * slot it holds keeps the slab record alive).
+ */
+static inline bool farswap_place_live(const struct farswap_placement *p)
+{
+	return farswap_donor_live(p->donor, p->gen) &&
+	       READ_ONCE(p->rslab->state) != FARSWAP_RSLAB_REVOKED;
+}
 int farswap_ctrl_call(struct farswap_donor *donor, union farswap_msg *req,
 		      union farswap_msg *reply);
 int farswap_ctrl_send(struct farswap_donor *donor, union farswap_msg *msg);

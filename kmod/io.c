@@ -471,7 +471,7 @@ static void farswap_heal(struct farswap_cmd *cmd, struct farswap_chunk *chunk)
 		const struct farswap_placement *p = &chunk->place[r];
 
 		if ((chunk->uptodate & BIT(r)) && p->rslab != bad->rslab &&
-		    farswap_donor_live(p->donor, p->gen))
+		    farswap_place_live(p))
 			healed = true;
 	}
 	if (healed)
@@ -819,7 +819,7 @@ static unsigned int farswap_replica_views(const struct farswap_cmd *cmd,
 	for (r = 0; r < chunk->nr_places; r++) {
 		const struct farswap_placement *p = &chunk->place[r];
 
-		v[r].live = farswap_donor_live(p->donor, p->gen);
+		v[r].live = farswap_place_live(p);
 		v[r].uptodate = chunk->uptodate & BIT(r);
 		v[r].tried = test_bit(p->donor->index, &cmd->tried);
 		v[r].lat_ns = READ_ONCE(p->donor->read_ewma_ns);
@@ -933,8 +933,7 @@ static bool farswap_chunk_any_dead(const struct farswap_chunk *chunk)
 	unsigned int r;
 
 	for (r = 0; r < chunk->nr_places; r++)
-		if (!farswap_donor_live(chunk->place[r].donor,
-					chunk->place[r].gen))
+		if (!farswap_place_live(&chunk->place[r]))
 			return true;
 	return false;
 }

@@ -87,6 +87,10 @@ static void build_valid(union farswap_msg *m, unsigned int type)
 	case FARSWAP_MSG_INFO_REP:
 		memcpy(m->info_rep.domain, "rack-7/pdu:B", 12);
 		break;
+	case FARSWAP_MSG_SLAB_REVOKE:
+		m->slab_revoke.slab_id = cpu_to_le32(5);
+		m->slab_revoke.grace_ms = cpu_to_le32(3000);
+		break;
 	}
 }
 
@@ -158,6 +162,8 @@ static const struct type_case type_cases[] = {
 	  { FIELD(farswap_info_req, reserved) } },
 	{ FARSWAP_MSG_INFO_REP,
 	  { FIELD(farswap_info_rep, reserved) } },
+	{ FARSWAP_MSG_SLAB_REVOKE,
+	  { FIELD(farswap_slab_revoke, reserved) } },
 };
 
 static void type_desc(const struct type_case *c, char *desc)
@@ -562,7 +568,8 @@ static void status_and_type_names_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_AUTH_REQ, 9);
 	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_INFO_REQ, 13);
 	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_INFO_REP, 14);
-	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_TYPE_MAX, 14);
+	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_SLAB_REVOKE, 15);
+	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_TYPE_MAX, 15);
 	KUNIT_EXPECT_STREQ(test, farswap_msg_type_str(0), "unknown");
 	KUNIT_EXPECT_STREQ(test,
 			   farswap_msg_type_str(FARSWAP_MSG_TYPE_MAX + 1),

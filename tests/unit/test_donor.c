@@ -1468,6 +1468,13 @@ static void hold_everything(struct ctx *c)
 		alloc(c, c->b, SLAB);
 }
 
+/* Hosts that do not take SLAB_REVOKE lose a revoked slab at once. */
+static void no_revoke_notices(struct ctx *c)
+{
+	c->a->features &= ~FARSWAP_FEAT_REVOKE;
+	c->b->features &= ~FARSWAP_FEAT_REVOKE;
+}
+
 static void test_forced_revoke_ignored(void **state)
 {
 	struct ctx *c = *state;
@@ -1477,6 +1484,7 @@ static void test_forced_revoke_ignored(void **state)
 	struct fsd_slab *slab;
 	unsigned int held;
 
+	no_revoke_notices(c);
 	hold_everything(c);
 	c->d.reclaim_deadline_ms = 10000;
 	fsd_donor_tick(&c->d, &mi, 1000);
@@ -1529,6 +1537,7 @@ static void test_forced_revoke_refused(void **state)
 	struct fsd_slab *slab = NULL;
 	uint64_t t;
 
+	no_revoke_notices(c);
 	hold_everything(c);
 	c->d.reclaim_deadline_ms = 10000;
 	c->d.lim.revoke_after = 2;
@@ -1558,6 +1567,82 @@ static void test_forced_revoke_refused(void **state)
 	assert_int_equal(slab->state, FSD_SLAB_RELEASED);
 	assert_int_equal(c->d.cnt.revoked, 1);
 	assert_int_equal(c->d.cnt.reclaim_refused, 2);
+}
+
+/*
+ * Ignore reclaim until revoked, as above, by a host that takes the
+ * notice: returns the slab, revoked and told but still registered.
+ */
+static struct fsd_slab *revoke_told(struct ctx *c,
+				    const struct fsd_meminfo *mi)
+{
+	const union farswap_msg *req, *n;
+	struct fsd_slab *slab;
+
+	hold_everything(c);
+	c->d.reclaim_deadline_ms = 10000;
+	fsd_donor_tick(&c->d, mi, 1000);
+	req = fake_last(&c->f);
+	assert_int_equal(req->hdr.type, FARSWAP_MSG_RECLAIM_REQ);
+	slab = fsd_pool_get(&c->d.pool, le32_to_cpu(req->reclaim_req.slab_id));
+	fsd_donor_tick(&c->d, mi, 11000);
+	fsd_donor_tick(&c->d, mi, 31000);
+	n = fake_last(&c->f);
+	assert_int_equal(n->hdr.type, FARSWAP_MSG_SLAB_REVOKE);
+	assert_int_equal(le32_to_cpu(n->slab_revoke.slab_id), slab->id);
+	assert_int_equal(le32_to_cpu(n->slab_revoke.grace_ms), 10000);
+	assert_int_equal(farswap_msg_check(n, sizeof(n->slab_revoke), V),
+			 FARSWAP_ST_OK);
+	assert_int_equal(slab->state, FSD_SLAB_HELD);
+	assert_non_null(slab->mr);
+	assert_int_equal(c->f.revokes, 0);
+	assert_int_equal(c->d.cnt.revoked, 1);
+	assert_int_equal(c->d.cnt.revoke_notices, 1);
+	return slab;
+}
+
+/* The host is told, then the slab goes after one more deadline. */
+static void test_forced_revoke_notice(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(c->d.headroom - SLAB / 2);
+	struct fsd_slab *slab = revoke_told(c, &mi);
+	struct fsd_session *owner = slab->owner;
+	unsigned int held = owner->nr_slabs, sent;
+
+	/* Not asked again, not revoked twice, during the grace. */
+	sent = c->f.nr_sent;
+	fsd_donor_tick(&c->d, &mi, 40999);
+	assert_int_equal(count_sent(c, sent, FARSWAP_MSG_SLAB_REVOKE, NULL), 0);
+	assert_int_equal(slab->state, FSD_SLAB_HELD);
+	assert_int_equal(c->d.cnt.revoked, 1);
+	fsd_donor_tick(&c->d, &mi, 41000);
+	assert_int_equal(slab->state, FSD_SLAB_RELEASED);
+	assert_null(slab->mr);
+	assert_int_equal(c->f.revokes, 1);
+	assert_int_equal(slab->revoke_at, 0);
+	assert_int_equal(owner->nr_slabs, held - 1);
+	assert_int_equal(owner->unsolicited, 0);
+	assert_false(owner->closing);
+}
+
+/* A host that frees the slab it was told of frees it as any other. */
+static void test_forced_revoke_notice_freed(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = mem(c->d.headroom - SLAB / 2);
+	struct fsd_slab *slab = revoke_told(c, &mi);
+	const struct farswap_slab_free_rep *r;
+
+	r = free_slab(c, slab->owner, slab->id);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_OK);
+	assert_int_equal(c->f.revokes, 1);
+	assert_int_equal(slab->revoke_at, 0);
+	assert_int_not_equal(slab->state, FSD_SLAB_HELD);
+	/* The deadline passes with nothing left to do. */
+	fsd_donor_tick(&c->d, &mi, 41000);
+	assert_int_equal(c->f.revokes, 1);
+	assert_int_equal(c->d.cnt.revoked, 1);
 }
 
 static void test_no_revoke_once_pressure_is_over(void **state)
@@ -1738,7 +1823,7 @@ static void test_stats_text_new_fields(void **state)
 	counters = strstr(buf, "\ncounters sessions=2 rejects=0 bad_msgs=0 ");
 	assert_non_null(counters);
 	/* Old fields first and unchanged, new ones appended. */
-	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 refused_max_unauthenticated=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0\n"));
+	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 refused_max_unauthenticated=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0 revoke_notices=0\n"));
 	assert_non_null(strstr(buf, "\nslabs_quarantined 0\n"));
 	assert_non_null(strstr(buf, "\nauth none\n"));
 	assert_non_null(strstr(buf, "io_queues 0/2 state up granting 0\n"));
@@ -1975,6 +2060,8 @@ int main(void)
 		T(test_alloc_rate),
 		T(test_forced_revoke_ignored),
 		T(test_forced_revoke_refused),
+		T(test_forced_revoke_notice),
+		T(test_forced_revoke_notice_freed),
 		T(test_no_revoke_once_pressure_is_over),
 		T(test_quarantine),
 		T(test_async_grants_in_order),

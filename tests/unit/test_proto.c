@@ -57,6 +57,7 @@ static const struct msg_case cases[] = {
 	    R(farswap_auth_rep, reserved2) } },
 	{ FARSWAP_MSG_INFO_REQ, 32, { R(farswap_info_req, reserved) } },
 	{ FARSWAP_MSG_INFO_REP, 64, { R(farswap_info_rep, reserved) } },
+	{ FARSWAP_MSG_SLAB_REVOKE, 32, { R(farswap_slab_revoke, reserved) } },
 };
 
 /* A valid message of @type, the way a correct sender fills it. */
@@ -105,6 +106,10 @@ static void build(union farswap_msg *m, unsigned int type)
 		break;
 	case FARSWAP_MSG_INFO_REP:
 		memcpy(m->info_rep.domain, "rackA", 5);
+		break;
+	case FARSWAP_MSG_SLAB_REVOKE:
+		m->slab_revoke.slab_id = cpu_to_le32(3);
+		m->slab_revoke.grace_ms = cpu_to_le32(2000);
 		break;
 	}
 }
@@ -242,8 +247,8 @@ static void test_reserved_bytes(void **state)
 			}
 		}
 	}
-	/* Every reserved byte of every type: 16+2+8+4+8+2+4+8+2+8+4+8, AUTH_REP 2+4+8, INFO 16+16 */
-	assert_int_equal(checked, 120);
+	/* Every reserved byte of every type: 16+2+8+4+8+2+4+8+2+8+4+8, AUTH_REP 2+4+8, INFO 16+16, SLAB_REVOKE 8 */
+	assert_int_equal(checked, 128);
 }
 
 static void test_body_ranges(void **state)
@@ -306,7 +311,8 @@ static void test_status_strings(void **state)
 	}
 	assert_int_equal(FARSWAP_MSG_INFO_REQ, 13);
 	assert_int_equal(FARSWAP_MSG_INFO_REP, 14);
-	assert_int_equal(FARSWAP_MSG_TYPE_MAX, 14);
+	assert_int_equal(FARSWAP_MSG_SLAB_REVOKE, 15);
+	assert_int_equal(FARSWAP_MSG_TYPE_MAX, 15);
 	assert_string_equal(farswap_msg_type_str(FARSWAP_MSG_INFO_REP),
 			    "INFO_REP");
 }
