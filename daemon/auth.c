@@ -117,3 +117,77 @@ out_close:
 	close(fd);
 	return ret;
 }
+
+bool fsd_auth_host_key_name_ok(const char *name)
+{
+	size_t i, n = strlen(name);
+
+	/* "", ".", ".." and hidden files are never a host's key. */
+	if (!n || n > FSD_HOST_KEY_NAME_MAX || name[0] == '.')
+		return false;
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		      c == '-'))
+			return false;
+	}
+	return true;
+}
+
+/* Only this user or root may choose which keys are in @dir. */
+static int check_host_keys_dir(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(dir, &st)) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "host-keys %s: %s", dir, strerror(errno));
+		return ret;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "host-keys %s: not a directory", dir);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		snprintf(err, errlen,
+			 "host-keys %s: owned by uid %u, not by this user or root",
+			 dir, (unsigned int)st.st_uid);
+		return -EPERM;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err, errlen,
+			 "host-keys %s: group or others may write it (mode %04o); chmod go-w it",
+			 dir, (unsigned int)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+int fsd_auth_load_host_key(const char *dir, const char *name,
+			   struct fsd_auth_key *key, char *err, size_t errlen)
+{
+	char path[4096];
+	int ret;
+
+	fsd_auth_key_clear(key);
+	if (!fsd_auth_host_key_name_ok(name)) {
+		snprintf(err, errlen, "host id '%.64s' is not a file name host-keys can hold",
+			 name);
+		return -EINVAL;
+	}
+	ret = check_host_keys_dir(dir, err, errlen);
+	if (ret)
+		return ret;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    sizeof(path)) {
+		snprintf(err, errlen, "host-keys %s: path too long", dir);
+		return -ENAMETOOLONG;
+	}
+	/* No file: the caller falls back to key-file, or denies. */
+	if (access(path, F_OK) && errno == ENOENT)
+		return -ENOENT;
+	return fsd_auth_load_key(path, key, err, errlen);
+}

@@ -13,6 +13,9 @@
 
 #include "farswap_proto.h"
 
+/* Longest name of a host's key file: its id in hex, with UUID dashes. */
+#define FSD_HOST_KEY_NAME_MAX (2 * FARSWAP_ID_LEN + 4)
+
 struct fsd_auth_key {
 	uint8_t bytes[FARSWAP_AUTH_KEY_MAX];
 	size_t len;			/* 0: no key, no authentication */
@@ -40,6 +43,21 @@ bool fsd_auth_mac_equal(const uint8_t *a, const uint8_t *b);
  */
 int fsd_auth_load_key(const char *path, struct fsd_auth_key *key, char *err,
 		      size_t errlen);
+
+/*
+ * The secret of one host: the file @name (the host's id as farswapd logs
+ * it) in the directory @dir (host-keys).  @name must be a safe file name
+ * (letters, digits, '.', '_', '-'; not starting with '.'); @dir must be a
+ * directory owned by this user or root that group and others cannot
+ * write; the file is checked as fsd_auth_load_key() checks key-file.
+ * Returns 0, -ENOENT when the host has no file there, or another -errno
+ * with why in @err (never a byte of the secret).
+ */
+int fsd_auth_load_host_key(const char *dir, const char *name,
+			   struct fsd_auth_key *key, char *err, size_t errlen);
+
+/* Can @name be a file in host-keys? */
+bool fsd_auth_host_key_name_ok(const char *name);
 
 /* Forget the secret (explicit_bzero). */
 void fsd_auth_key_clear(struct fsd_auth_key *key);

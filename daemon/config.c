@@ -62,6 +62,9 @@ const char fsd_usage[] =
 	"                               a slab is taken back by force (default 3, 0: never)\n"
 	"      --key-file PATH          secret shared with hosts (16 to 64 bytes, mode\n"
 	"                               0600); hosts must authenticate with it\n"
+	"      --host-keys DIR          a secret per host: DIR/HOST-ID (as the log\n"
+	"                               names hosts, or the host's UUID), read at\n"
+	"                               each handshake; key-file serves the others\n"
 	"      --insecure-no-auth       run without key-file: any host on the fabric\n"
 	"                               can take this donor's memory\n"
 	"      --donor-id ID            identity sent to hosts (default: machine-id)\n"
@@ -676,6 +679,16 @@ int fsd_config_set(struct fsd_config *c, const char *key, const char *val,
 					       val, "");
 			snprintf(c->key_file, sizeof(c->key_file), "%s", val);
 		}
+	} else if (key_is(key, "host-keys")) {
+		if (!strcasecmp(val, "none") || !*val) {
+			c->host_keys[0] = '\0';
+		} else {
+			if (val[0] != '/' || strlen(val) >= sizeof(c->host_keys))
+				return set_err(err, errlen,
+					       "host-keys '%s': want an absolute path or none%s",
+					       val, "");
+			snprintf(c->host_keys, sizeof(c->host_keys), "%s", val);
+		}
 	} else if (key_is(key, "insecure-no-auth")) {
 		if (!strcasecmp(val, "yes") || !strcasecmp(val, "true") ||
 		    !strcmp(val, "1"))
@@ -845,6 +858,7 @@ static const struct option long_opts[] = {
 	{ "alloc-rate", required_argument, NULL, OPT_LIMIT },
 	{ "revoke-after", required_argument, NULL, OPT_LIMIT },
 	{ "key-file", required_argument, NULL, OPT_LIMIT },
+	{ "host-keys", required_argument, NULL, OPT_LIMIT },
 	{ "insecure-no-auth", no_argument, NULL, OPT_INSECURE },
 	{ "donor-id", required_argument, NULL, OPT_DONOR_ID },
 	{ "failure-domain", required_argument, NULL, OPT_DONOR_ID },
@@ -1075,10 +1089,12 @@ void fsd_config_print(const struct fsd_config *c, char *buf, size_t len)
 						"(the donor id)");
 	if (strlen(buf) + 1 < len)
 		snprintf(buf + strlen(buf), len - strlen(buf),
-			 "key-file %s\ninsecure-no-auth %s\nauth %s\n",
+			 "key-file %s\nhost-keys %s\ninsecure-no-auth %s\nauth %s\n",
 			 c->key_file[0] ? c->key_file : "none",
+			 c->host_keys[0] ? c->host_keys : "none",
 			 c->insecure_no_auth ? "yes" : "no",
-			 c->key_file[0] ? "hmac-sha256" : "none");
+			 c->key_file[0] || c->host_keys[0] ? "hmac-sha256" :
+							      "none");
 }
 
 /*
@@ -1088,9 +1104,9 @@ void fsd_config_print(const struct fsd_config *c, char *buf, size_t len)
 int fsd_config_check_auth(const struct fsd_config *c, char *err,
 			  size_t errlen)
 {
-	if (c->key_file[0] || c->insecure_no_auth)
+	if (c->key_file[0] || c->host_keys[0] || c->insecure_no_auth)
 		return 0;
 	snprintf(err, errlen,
-		 "no key-file: hosts could not be authenticated, and any host on the fabric could take this donor's memory; give --key-file PATH (key-file in the config), or --insecure-no-auth (insecure-no-auth = yes) to run without");
+		 "no key-file or host-keys: hosts could not be authenticated, and any host on the fabric could take this donor's memory; give --key-file PATH or --host-keys DIR (key-file, host-keys in the config), or --insecure-no-auth (insecure-no-auth = yes) to run without");
 	return -EPERM;
 }

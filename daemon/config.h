@@ -66,6 +66,7 @@ struct fsd_config {
 	unsigned int revoke_after;		/* missed deadlines; 0: never */
 	/* Authentication: the secret's file; "": none (insecure-no-auth). */
 	char key_file[FSD_METRICS_PATH_LEN];
+	char host_keys[FSD_METRICS_PATH_LEN];	/* a directory; "": none */
 	bool insecure_no_auth;			/* allowed to run without one */
 };
 

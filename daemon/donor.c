@@ -43,6 +43,17 @@ void fsd_donor_set_key(struct fsd_donor *d, const struct fsd_auth_key *key)
 	d->key = *key;
 }
 
+void fsd_donor_set_host_keys(struct fsd_donor *d, const char *dir)
+{
+	snprintf(d->host_keys, sizeof(d->host_keys), "%s", dir ? dir : "");
+}
+
+/* Hosts must prove a secret: key-file, host-keys, or both. */
+bool fsd_donor_auth_required(const struct fsd_donor *d)
+{
+	return d->key.len || d->host_keys[0];
+}
+
 /* May the session's host use the donor: authenticated, or no key asked. */
 bool fsd_session_authenticated(const struct fsd_session *s)
 {
@@ -201,7 +212,8 @@ static void decide_ctrl(struct fsd_donor *d, struct fsd_conn_decision *dec)
 		snprintf(dec->detail, sizeof(dec->detail),
 			 "host does not take keepalive probes or give slabs back (features 0x%x, 0x%x required)",
 			 features, FSD_FEATURES_REQUIRED);
-	} else if (d->key.len && !(features & FARSWAP_FEAT_AUTH)) {
+	} else if (fsd_donor_auth_required(d) &&
+		   !(features & FARSWAP_FEAT_AUTH)) {
 		char name[FSD_NAME_LEN];
 
 		refuse(dec, FARSWAP_ST_DENIED, FSD_REFUSED_AUTH,
@@ -215,7 +227,7 @@ static void decide_ctrl(struct fsd_donor *d, struct fsd_conn_decision *dec)
 	} else if (live_sessions(d, true) >= d->max_hosts) {
 		refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_MAX_HOSTS,
 		       "too many hosts (max-hosts)");
-	} else if (d->key.len &&
+	} else if (fsd_donor_auth_required(d) &&
 		   live_sessions(d, false) >= d->max_unauthenticated) {
 		/*
 		 * Only sessions whose host proved the key count toward
@@ -394,7 +406,7 @@ struct fsd_session *fsd_session_new(struct fsd_donor *d,
 	s->created = now_ms;
 	s->version = (uint8_t)dec->version;
 	s->features = le32_to_cpu(dec->req.features) & FSD_FEATURES;
-	if (d->key.len) {
+	if (fsd_donor_auth_required(d)) {
 		s->auth = FSD_AUTH_WAIT_REQ;
 	} else {
 		s->auth = FSD_AUTH_NONE;
@@ -664,6 +676,7 @@ void fsd_session_free(struct fsd_donor *d, struct fsd_session *s)
 	if (s->grants_in_flight)
 		abort();
 	fsd_session_drop_slabs(d, s);
+	fsd_auth_key_clear(&s->key);
 	for (pp = &d->sessions; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
 			*pp = s->next;
@@ -1005,11 +1018,65 @@ static void auth_log(struct fsd_donor *d, struct fsd_session *s,
 		s->name, s->peer, why);
 }
 
+/*
+ * The host id as a UUID with dashes (as the host's sysfs host_id shows
+ * it), for an id farswapd names in hex; false for any other id.
+ */
+static bool host_uuid_name(const struct fsd_session *s, char *out,
+			   size_t len)
+{
+	static const unsigned int dash[] = { 8, 12, 16, 20 };
+	size_t i, at = 0, k = 0;
+
+	if (strlen(s->name) != 2 * FARSWAP_ID_LEN || len < 2 * FARSWAP_ID_LEN + 5)
+		return false;
+	for (i = 0; i < 2 * FARSWAP_ID_LEN; i++) {
+		if (k < 4 && i == dash[k]) {
+			out[at++] = '-';
+			k++;
+		}
+		out[at++] = s->name[i];
+	}
+	out[at] = '\0';
+	return true;
+}
+
+/*
+ * The secret @s must prove: the host's own file in host-keys (named by
+ * its id as logged, or as a dashed UUID), else key-file.  Returns 0 with
+ * s->key set, or -errno with why in @why (never a byte of a secret).
+ */
+static int pick_host_key(struct fsd_donor *d, struct fsd_session *s,
+			 char *why, size_t whylen)
+{
+	char uuid[2 * FARSWAP_ID_LEN + 5];
+	int ret = -ENOENT;
+
+	if (d->host_keys[0] && fsd_auth_host_key_name_ok(s->name))
+		ret = fsd_auth_load_host_key(d->host_keys, s->name, &s->key,
+					     why, whylen);
+	if (ret == -ENOENT && d->host_keys[0] &&
+	    host_uuid_name(s, uuid, sizeof(uuid)))
+		ret = fsd_auth_load_host_key(d->host_keys, uuid, &s->key, why,
+					     whylen);
+	if (ret != -ENOENT)
+		return ret;
+	if (!d->key.len) {
+		snprintf(why, whylen,
+			 "no key for this host in host-keys %.160s, and no key-file",
+			 d->host_keys);
+		return -ENOKEY;
+	}
+	s->key = d->key;
+	return 0;
+}
+
 /* AUTH_REQ: answer the host's nonce with ours and the donor's MAC. */
 static int handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 			   const union farswap_msg *m, uint64_t now_ms)
 {
 	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
+	char why[256];
 	union farswap_msg r;
 	int ret;
 
@@ -1025,6 +1092,13 @@ static int handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 				  "bad message: AUTH_REQ out of turn");
 		return -EPROTO;
 	}
+	if (pick_host_key(d, s, why, sizeof(why))) {
+		s->auth = FSD_AUTH_FAILED;
+		d->cnt.auth_failed++;
+		auth_log(d, s, now_ms, why);
+		return refuse_session(d, s, cookie, FARSWAP_ST_DENIED,
+				      FSD_LOG_INFO, "no key for this host");
+	}
 	memcpy(s->host_nonce, m->auth_req.host_nonce, FARSWAP_AUTH_NONCE_LEN);
 	do {
 		ret = d->ops->random(d, s->donor_nonce, FARSWAP_AUTH_NONCE_LEN);
@@ -1032,7 +1106,7 @@ static int handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 	farswap_msg_init(&r, FARSWAP_MSG_AUTH_CHAL, s->version, cookie);
 	memcpy(r.auth_chal.donor_nonce, s->donor_nonce, FARSWAP_AUTH_NONCE_LEN);
 	if (!ret)
-		ret = fsd_auth_mac(&d->key, FARSWAP_AUTH_DONOR, s->host_nonce,
+		ret = fsd_auth_mac(&s->key, FARSWAP_AUTH_DONOR, s->host_nonce,
 				   s->donor_nonce, s->token, s->host_id,
 				   d->donor_id, r.auth_chal.donor_mac);
 	if (ret) {
@@ -1059,7 +1133,7 @@ static int handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
 				  "bad message: AUTH_PROOF out of turn");
 		return -EPROTO;
 	}
-	ret = fsd_auth_mac(&d->key, FARSWAP_AUTH_HOST, s->host_nonce,
+	ret = fsd_auth_mac(&s->key, FARSWAP_AUTH_HOST, s->host_nonce,
 			   s->donor_nonce, s->token, s->host_id, d->donor_id,
 			   want);
 	if (ret) {
@@ -1073,7 +1147,7 @@ static int handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
 		s->auth = FSD_AUTH_FAILED;
 		d->cnt.auth_failed++;
 		auth_log(d, s, now_ms,
-			 "wrong proof (not the donor's key-file secret)");
+			 "wrong proof (not the secret this donor holds for the host)");
 		return refuse_session(d, s, cookie, FARSWAP_ST_DENIED,
 				      FSD_LOG_INFO, "authentication failed");
 	}
@@ -1096,7 +1170,11 @@ static int handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
 	d->cnt.auth_ok++;
 	pr_info("host %u (%s, %s): authenticated (hmac-sha256)", s->nr,
 		s->name, s->peer);
-	return send_auth_rep(d, s, cookie, FARSWAP_ST_OK);
+	ret = send_auth_rep(d, s, cookie, FARSWAP_ST_OK);
+	/* Only a host that proved its id may have its old session probed. */
+	if (!ret)
+		fsd_probe_host(d, s->host_id, s, now_ms);
+	return ret;
 }
 
 /*
@@ -1428,12 +1506,12 @@ static void send_notices(struct fsd_donor *d, uint64_t now)
  * count, which it may always be sent.
  */
 void fsd_probe_host(struct fsd_donor *d, const uint8_t *host_id,
-		    uint64_t now_ms)
+		    const struct fsd_session *except, uint64_t now_ms)
 {
 	struct fsd_session *s;
 
 	for (s = d->sessions; s; s = s->next) {
-		if (memcmp(s->host_id, host_id, FARSWAP_ID_LEN) ||
+		if (s == except || memcmp(s->host_id, host_id, FARSWAP_ID_LEN) ||
 		    !notice_ok(s))
 			continue;
 		pr_notice("host %u (%s, %s): the same host connects again; checking the old session is alive",
@@ -1760,7 +1838,7 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	emit(&o, "psi_some_avg10 %u.%02u\n", d->mem.psi_some_avg10 / 100,
 	     d->mem.psi_some_avg10 % 100);
 	emit(&o, "slabs_quarantined %u\n", p->nr_quarantined);
-	emit(&o, "auth %s\n", d->key.len ? "hmac-sha256" : "none");
+	emit(&o, "auth %s\n", fsd_donor_auth_required(d) ? "hmac-sha256" : "none");
 	emit(&o, "counters sessions=%" PRIu64 " rejects=%" PRIu64
 	     " bad_msgs=%" PRIu64 " grants=%" PRIu64 " frees=%" PRIu64
 	     " denied=%" PRIu64 " reclaim_sent=%" PRIu64

@@ -121,6 +121,8 @@ struct fsd_session {
 	enum fsd_auth_state auth;
 	uint8_t host_nonce[FARSWAP_AUTH_NONCE_LEN];
 	uint8_t donor_nonce[FARSWAP_AUTH_NONCE_LEN];
+	/* The secret this host proves: its host-keys file, or key-file. */
+	struct fsd_auth_key key;
 	void *rdma;			/* host.c's verbs state */
 };
 
@@ -228,7 +230,9 @@ struct fsd_donor {
 	struct fsd_ratelimit refuse_log;
 	struct fsd_ratelimit alloc_log;
 	struct fsd_ratelimit auth_log;
-	struct fsd_auth_key key;	/* len 0: hosts are not authenticated */
+	struct fsd_auth_key key;	/* key-file; len 0: none */
+	/* host-keys: a directory of per-host secrets; "": none. */
+	char host_keys[4096];
 };
 
 /* What to do with a connect request. */
@@ -250,6 +254,8 @@ int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
 void fsd_donor_exit(struct fsd_donor *d);
 /* Hosts must authenticate; the donor keeps a copy of @key. */
 void fsd_donor_set_key(struct fsd_donor *d, const struct fsd_auth_key *key);
+void fsd_donor_set_host_keys(struct fsd_donor *d, const char *dir);
+bool fsd_donor_auth_required(const struct fsd_donor *d);
 bool fsd_session_authenticated(const struct fsd_session *s);
 
 void fsd_conn_decide(struct fsd_donor *d, const struct fsd_addr *peer,
@@ -292,7 +298,7 @@ void fsd_sends_done(struct fsd_donor *d, struct fsd_session *s);
 void fsd_send_failed(struct fsd_donor *d, struct fsd_session *s, bool notice,
 		     const char *why, uint64_t now_ms);
 void fsd_probe_host(struct fsd_donor *d, const uint8_t *host_id,
-		    uint64_t now_ms);
+		    const struct fsd_session *except, uint64_t now_ms);
 void fsd_donor_keepalive(struct fsd_donor *d, uint64_t now_ms);
 const char *fsd_msg_problem(const void *buf, size_t len, unsigned int version,
 			    char *out, size_t outlen);

@@ -137,9 +137,10 @@ static void log_keepalive(const struct fsd_server *srv)
 
 static void log_auth(const struct fsd_server *srv)
 {
-	if (srv->donor.key.len)
-		pr_info("hosts must authenticate (hmac-sha256, key-file %s)",
-			srv->cfg.key_file);
+	if (fsd_donor_auth_required(&srv->donor))
+		pr_info("hosts must authenticate (hmac-sha256, key-file %s, host-keys %s)",
+			srv->cfg.key_file[0] ? srv->cfg.key_file : "none",
+			srv->cfg.host_keys[0] ? srv->cfg.host_keys : "none");
 	else
 		pr_warn("insecure-no-auth: hosts are not authenticated; any host that reaches %s:%u can take this donor's memory",
 			srv->cfg.listen_addr, srv->cfg.port);
@@ -305,8 +306,9 @@ static void reload(struct fsd_server *srv)
 	    c.hugepages != srv->cfg.hugepages ||
 	    strcmp(c.stats_socket, srv->cfg.stats_socket) ||
 	    strcmp(c.key_file, srv->cfg.key_file) ||
+	    strcmp(c.host_keys, srv->cfg.host_keys) ||
 	    c.insecure_no_auth != srv->cfg.insecure_no_auth)
-		pr_warn("SIGHUP: listen, donate, slab-size, hugepages, stats-socket, key-file and insecure-no-auth take effect after a restart");
+		pr_warn("SIGHUP: listen, donate, slab-size, hugepages, stats-socket, key-file, host-keys and insecure-no-auth take effect after a restart (the files in host-keys are read at each host's handshake)");
 	if (strcmp(c.failure_domain, srv->cfg.failure_domain)) {
 		snprintf(srv->cfg.failure_domain,
 			 sizeof(srv->cfg.failure_domain), "%s",
@@ -388,7 +390,10 @@ static void on_connect_request(struct fsd_server *srv, struct cm_event *ev)
 	if (dec.status != FARSWAP_ST_OK)
 		goto reject;
 	if (dec.qtype == FARSWAP_QT_CTRL) {
-		fsd_probe_host(&srv->donor, dec.req.host_id, fsd_now_ms());
+		/* With authentication, once the new session proved its id. */
+		if (!fsd_donor_auth_required(&srv->donor))
+			fsd_probe_host(&srv->donor, dec.req.host_id, NULL,
+				       fsd_now_ms());
 		s = fsd_session_new(&srv->donor, &dec, peer, fsd_now_ms());
 		if (!s) {
 			dec.status = FARSWAP_ST_INTERNAL;
@@ -956,6 +961,7 @@ int main(int argc, char **argv)
 	fsd_donor_set_domain(&srv.donor, srv.cfg.failure_domain);
 	fsd_donor_set_key(&srv.donor, &key);
 	fsd_auth_key_clear(&key);
+	fsd_donor_set_host_keys(&srv.donor, srv.cfg.host_keys);
 	apply_limits(&srv);
 	srv.donor.mem = mi;
 	ret = populate_all(&srv);

@@ -199,7 +199,9 @@ static void connect_request(struct fsd_donor *d, struct fsd_conn_decision *dec,
 		return;
 	}
 	if (dec->qtype == FARSWAP_QT_CTRL) {
-		fsd_probe_host(d, dec->req.host_id, now);
+		/* As farswapd does: with authentication, after the proof. */
+		if (!fsd_donor_auth_required(d))
+			fsd_probe_host(d, dec->req.host_id, NULL, now);
 		s = fsd_session_new(d, dec, "fuzz", now);
 		if (s)
 			fsd_session_established(d, s, now);

@@ -53,6 +53,7 @@ static int teardown(void **state)
 {
 	struct ctx *c = *state;
 
+	fsd_donor_set_host_keys(&c->d, NULL);
 	fake_donor_exit(&c->d);
 	return 0;
 }
@@ -489,6 +490,171 @@ static void test_no_key(void **state)
 	assert_non_null(session(c, "host-b", false, &dec));
 }
 
+/* host-keys */
+
+#define KEY_A "host-a-has-a-secret-of-its-own!!"
+
+static char keys_dir[64];
+
+/* A fresh host-keys directory (mode 0700) holding only @files. */
+static void make_keys_dir(void)
+{
+	snprintf(keys_dir, sizeof(keys_dir), "/tmp/farswap-keys-XXXXXX");
+	assert_non_null(mkdtemp(keys_dir));
+}
+
+static void put_host_key(const char *name, const char *secret, mode_t mode)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", keys_dir, name);
+	assert_int_equal(write_file(path, secret, mode), 0);
+}
+
+static void remove_keys_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", keys_dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_host_key_file(void **state)
+{
+	struct fsd_auth_key k;
+	char err[256];
+
+	(void)state;
+	make_keys_dir();
+	put_host_key("host-a", KEY_A "\n", 0600);
+	assert_int_equal(fsd_auth_load_host_key(keys_dir, "host-a", &k, err,
+						sizeof(err)), 0);
+	assert_int_equal(k.len, 32);
+	assert_memory_equal(k.bytes, KEY_A, 32);
+	assert_int_equal(fsd_auth_load_host_key(keys_dir, "host-b", &k, err,
+						sizeof(err)), -ENOENT);
+	/* Names that are not a file of this directory. */
+	assert_int_equal(fsd_auth_load_host_key(keys_dir, "../host-a", &k,
+						err, sizeof(err)), -EINVAL);
+	assert_int_equal(fsd_auth_load_host_key(keys_dir, ".hidden", &k, err,
+						sizeof(err)), -EINVAL);
+	assert_int_equal(fsd_auth_load_host_key(keys_dir, "a/b", &k, err,
+						sizeof(err)), -EINVAL);
+	assert_false(fsd_auth_host_key_name_ok(""));
+	assert_true(fsd_auth_host_key_name_ok("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"));
+	/* The file's own checks, as key-file's. */
+	put_host_key("host-c", KEY_A, 0640);
+	assert_int_equal(fsd_auth_load_host_key(keys_dir, "host-c", &k, err,
+						sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "0640"));
+	assert_null(strstr(err, "secret-of"));
+	/* A directory others may write: anyone could add a host. */
+	assert_int_equal(chmod(keys_dir, 0777), 0);
+	assert_int_equal(fsd_auth_load_host_key(keys_dir, "host-a", &k, err,
+						sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "chmod go-w"));
+	assert_int_equal(k.len, 0);
+	remove_keys_dir();
+	assert_int_equal(fsd_auth_load_host_key(keys_dir, "host-a", &k, err,
+						sizeof(err)), -ENOENT);
+}
+
+/* The whole handshake of @host proving @secret: its AUTH_REP status. */
+static int prove(struct ctx *c, const char *host, const char *secret)
+{
+	struct fsd_conn_decision dec;
+	struct fsd_session *s = session(c, host, true, &dec);
+	const struct farswap_auth_chal *ch;
+	union farswap_msg m;
+	uint8_t mac[32];
+
+	assert_non_null(s);
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_REQ, 1, 0x101);
+	memcpy(m.auth_req.host_nonce, HNONCE, 16);
+	handle(c, s, &m, 1);
+	if (fake_last(&c->f)->hdr.type == FARSWAP_MSG_AUTH_REP)
+		return le16_to_cpu(fake_last(&c->f)->auth_rep.status);
+	ch = &fake_last(&c->f)->auth_chal;
+	host_mac(secret, s, ch->donor_nonce, mac);
+	proof(c, s, mac);
+	return le16_to_cpu(fake_last(&c->f)->auth_rep.status);
+}
+
+/* A host with a file proves its own secret; the others, key-file's. */
+static void test_host_keys_per_host(void **state)
+{
+	struct ctx *c = *state;
+	char buf[2048];
+
+	make_keys_dir();
+	put_host_key("host-a", KEY_A, 0600);
+	fsd_donor_set_host_keys(&c->d, keys_dir);
+	assert_int_equal(prove(c, "host-a", KEY_A), FARSWAP_ST_OK);
+	/* key-file's secret is not host-a's any more. */
+	assert_int_equal(prove(c, "host-a", KEY), FARSWAP_ST_DENIED);
+	assert_int_equal(prove(c, "host-b", KEY), FARSWAP_ST_OK);
+	/* Nor is host-a's secret anyone else's. */
+	assert_int_equal(prove(c, "host-c", KEY_A), FARSWAP_ST_DENIED);
+	assert_int_equal(c->d.cnt.auth_ok, 2);
+	assert_int_equal(c->d.cnt.auth_failed, 2);
+	fsd_donor_stats(&c->d, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "auth hmac-sha256\n"));
+	remove_keys_dir();
+}
+
+/* host-keys alone: a host without a file is refused at its AUTH_REQ. */
+static void test_host_keys_only(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+
+	fsd_auth_key_clear(&c->d.key);
+	make_keys_dir();
+	fsd_donor_set_host_keys(&c->d, keys_dir);
+	assert_true(fsd_donor_auth_required(&c->d));
+	/* Authentication is still required of every host. */
+	assert_null(session(c, "host-x", false, &dec));
+	assert_int_equal(prove(c, "host-b", KEY), FARSWAP_ST_DENIED);
+	assert_int_equal(c->d.cnt.grants, 0);
+	/* A key added while farswapd runs is read at the next handshake. */
+	put_host_key("host-b", KEY_A, 0600);
+	assert_int_equal(prove(c, "host-b", KEY_A), FARSWAP_ST_OK);
+	remove_keys_dir();
+}
+
+/* A host whose id is binary (a kernel's UUID) may have its file so named. */
+static void test_host_keys_uuid_name(void **state)
+{
+	struct ctx *c = *state;
+	static const uint8_t id[16] = { 0x0f, 0x1e, 0x2d, 0x3c, 0x4b, 0x5a,
+					0x69, 0x78, 0x87, 0x96, 0xa5, 0xb4,
+					0xc3, 0xd2, 0xe1, 0xf0 };
+	struct fsd_conn_decision dec;
+	struct farswap_conn_req req;
+	const struct farswap_auth_chal *ch;
+	struct fsd_session *s;
+	uint8_t mac[32];
+
+	fsd_auth_key_clear(&c->d.key);
+	make_keys_dir();
+	put_host_key("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", KEY_A, 0600);
+	fsd_donor_set_host_keys(&c->d, keys_dir);
+	farswap_conn_req_init(&req, FARSWAP_QT_CTRL, 0, 2, 0, 128);
+	req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
+	memcpy(req.host_id, id, sizeof(id));
+	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), &dec);
+	assert_int_equal(dec.status, FARSWAP_ST_OK);
+	s = fsd_session_new(&c->d, &dec, "10.0.0.1:5000", 0);
+	assert_non_null(s);
+	fsd_session_established(&c->d, s, 0);
+	assert_string_equal(s->name, "0f1e2d3c4b5a69788796a5b4c3d2e1f0");
+	ch = auth_req(c, s);
+	host_mac(KEY_A, s, ch->donor_nonce, mac);
+	assert_int_equal(proof(c, s, mac), 0);
+	assert_int_equal(s->auth, FSD_AUTH_OK);
+	remove_keys_dir();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +676,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_auth_timeout, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_no_key, setup, teardown),
+		cmocka_unit_test(test_host_key_file),
+		cmocka_unit_test_setup_teardown(test_host_keys_per_host, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_host_keys_only, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_host_keys_uuid_name,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -870,7 +870,7 @@ static void test_same_host_probes_old_session(void **state)
 
 	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-a", &dec),
 			 FARSWAP_ST_OK);
-	fsd_probe_host(&c->d, dec.req.host_id, 1000);
+	fsd_probe_host(&c->d, dec.req.host_id, NULL, 1000);
 	/* One notice, to the old session of host-a only; nothing closed. */
 	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->a), 1);
 	assert_int_equal(c->f.nr_sent - before, 1);
@@ -878,12 +878,12 @@ static void test_same_host_probes_old_session(void **state)
 	assert_false(c->a->closing);
 	assert_true(c->a->notice_in_flight);
 	/* Not twice while the first is in flight. */
-	fsd_probe_host(&c->d, dec.req.host_id, 1000);
+	fsd_probe_host(&c->d, dec.req.host_id, NULL, 1000);
 	assert_int_equal(c->f.nr_sent - before, 1);
 	/* Another host's id probes nobody. */
 	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-z", &dec),
 			 FARSWAP_ST_OK);
-	fsd_probe_host(&c->d, dec.req.host_id, 1000);
+	fsd_probe_host(&c->d, dec.req.host_id, NULL, 1000);
 	assert_int_equal(c->f.nr_sent - before, 1);
 }
 
@@ -1091,7 +1091,7 @@ static void test_send_failure_kinds(void **state)
 	/* The old session of a host that connected again does not answer. */
 	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-b", &dec),
 			 FARSWAP_ST_OK);
-	fsd_probe_host(&c->d, dec.req.host_id, 6000);
+	fsd_probe_host(&c->d, dec.req.host_id, NULL, 6000);
 	assert_int_equal(c->b->notice_kind, FSD_NOTICE_REPROBE);
 	assert_int_equal(c->d.cnt.notices, 1);
 	fsd_send_failed(&c->d, c->b, true, "transport retry counter exceeded",

@@ -15,7 +15,10 @@ FS_KEY_FILE=/run/farswap.key
 head -c 32 /dev/urandom | base64 -w0 >"$FS_KEY_FILE"
 chmod 600 "$FS_KEY_FILE"
 cp "$FS_KEY_FILE" "$BED/shared.key"
-fs_start_donor --donate 160M --slab-size 16M --headroom 32M --hysteresis 16M
+# A key per host too: none at first (every host proves key-file's secret).
+install -d -m 0700 /run/hosts.d
+fs_start_donor --donate 160M --slab-size 16M --headroom 32M --hysteresis 16M \
+	--host-keys /run/hosts.d
 "$FS_FARSWAPD" --stats | grep -qx 'auth hmac-sha256' || bed_fail "farswapd --stats does not say auth hmac-sha256"
 bed_signal ready
 
@@ -46,6 +49,13 @@ read -r found data < <(marker_pages)
 bed_result secure.donor.plain_marker_pages "$found"
 [ "${found:-0}" -ge 64 ] || bed_fail "without encryption the donor should read the host's 64 marker pages, found ${found:-none}"
 bed_signal plain-scanned
+
+# The host gets a key of its own, while farswapd runs: from its next
+# handshake on, key-file's secret no longer opens a session for its id.
+bed_wait host host-id 900
+head -c 32 /dev/urandom | base64 -w0 >"$BED/host.key"
+install -m 0600 "$BED/host.key" "/run/hosts.d/$(cat "$BED/host_id")"
+bed_signal host-key
 
 bed_wait host done 900
 [ "$(counter auth_ok)" -gt 0 ] || bed_fail "no session authenticated"

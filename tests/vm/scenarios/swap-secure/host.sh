@@ -156,6 +156,17 @@ put_marker
 bed_signal plain-written
 bed_wait donor plain-scanned 300
 "$FS_CTL" detach "$name"
+
+# 4. A key of this host's own (farswapd's host-keys, named by this
+# host's id): the shared secret is refused from now on, its own works.
+cp /sys/kernel/farswap/host_id "$BED/host_id"
+bed_signal host-id
+bed_wait donor host-key 300
+refused 'authenticat' --key farswap:secure
+keyctl padd logon farswap:own @u <"$BED/host.key" >/dev/null
+dev=$(fs_attach --donor "$donor" --size 128M --key farswap:own)
+bed_log "with a key of its own: $dev"
+"$FS_CTL" detach "${dev#/dev/}"
 rmmod farswap
 check_kernel_log
 bed_signal done
