@@ -54,6 +54,8 @@ struct farswap_attach_args {
 #define FARSWAP_QUEUE_DEPTH_MAX		1024
 #define FARSWAP_IO_TIMEOUT_MIN_MS	100
 #define FARSWAP_IO_TIMEOUT_MAX_MS	3600000
+/* 1 GiB: the cap is kept in bytes in a u32. */
+#define FARSWAP_WRITE_INFLIGHT_MAX_KB	(1U << 20)
 
 /* What a control command asks for. */
 enum farswap_cmd_op {

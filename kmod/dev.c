@@ -24,7 +24,7 @@
 static bool farswap_write_budget_get(struct farswap_dev *dev,
 				     unsigned int hctx, u32 bytes)
 {
-	u32 cap = dev->params.write_inflight_kb << 10;
+	u32 cap = READ_ONCE(dev->params.write_inflight_kb) << 10;
 	atomic_t *inflight = &dev->write_inflight[hctx];
 	int now;
 
@@ -972,6 +972,31 @@ static ssize_t repair_kbps_store(struct device *d,
 }
 static DEVICE_ATTR_RW(repair_kbps);
 
+/*
+ * The swap-out bytes in flight per write queue, KiB; 0: no cap.  A lower
+ * cap lets the writes above it finish; a higher one lets waiting writes
+ * go at the next completion.
+ */
+static ssize_t write_inflight_kb_show(struct device *d,
+				      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(farswap_dev_of(d)->params.write_inflight_kb));
+}
+
+static ssize_t write_inflight_kb_store(struct device *d,
+				       struct device_attribute *attr,
+				       const char *buf, size_t count)
+{
+	unsigned int kb;
+
+	if (kstrtouint(buf, 10, &kb) || kb > FARSWAP_WRITE_INFLIGHT_MAX_KB)
+		return -EINVAL;
+	WRITE_ONCE(farswap_dev_of(d)->params.write_inflight_kb, kb);
+	return count;
+}
+static DEVICE_ATTR_RW(write_inflight_kb);
+
 /* Chunks with fewer serving replicas than the device wants. */
 static u32 farswap_degraded_chunks(struct farswap_dev *dev)
 {
@@ -1201,6 +1226,7 @@ static struct attribute *farswap_disk_attrs[] = {
 	&dev_attr_integrity.attr,
 	&dev_attr_encrypt.attr,
 	&dev_attr_repair_kbps.attr,
+	&dev_attr_write_inflight_kb.attr,
 	&dev_attr_auth.attr,
 	&dev_attr_replicas.attr,
 	NULL,

@@ -231,6 +231,11 @@ static int farswap_check_params(void)
 		       FARSWAP_IO_TIMEOUT_MIN_MS, FARSWAP_IO_TIMEOUT_MAX_MS);
 		return -EINVAL;
 	}
+	if (p->write_inflight_kb > FARSWAP_WRITE_INFLIGHT_MAX_KB) {
+		pr_err("write_inflight_kb=%u: 0 (no cap) to %u\n",
+		       p->write_inflight_kb, FARSWAP_WRITE_INFLIGHT_MAX_KB);
+		return -EINVAL;
+	}
 	if (p->connect_timeout_ms < 100 || p->ctrl_timeout_ms < 100 ||
 	    p->reconnect_delay_ms < 100) {
 		pr_err("connect_timeout_ms, ctrl_timeout_ms and reconnect_delay_ms must be at least 100\n");

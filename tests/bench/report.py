@@ -771,6 +771,56 @@ OPTION_WHAT = {
 }
 
 
+# Variants named by their form (tests/vm/scenarios/bench/host.sh):
+# farswap-wifN, farswap with write_inflight_kb=N; SYSTEM-jumbo, SYSTEM
+# over the link at MTU 9000.  Those of farswap are options.
+VARIANT_COLORS = ["#e41a1c", "#377eb8", "#984ea3", "#ff7f00", "#a65628", "#f781bf"]
+
+
+def variant(s):
+    """(base system, label, what) for a variant's name, else None."""
+    m = re.fullmatch(r"farswap-wif(\d+)", s)
+    if m:
+        n = int(m.group(1))
+        return ("farswap", f"farswap write_inflight_kb={n}",
+                f"`write_inflight_kb={n}` (module parameter, also per device in sysfs): "
+                + ("no cap on" if n == 0 else f"at most {n} KiB of")
+                + " swap-out writes in flight per write queue (the default is 512)")
+    if s.endswith("-jumbo") and s[:-len("-jumbo")] in LABEL:
+        base = s[:-len("-jumbo")]
+        return (base, f"{LABEL[base]} at MTU 9000",
+                "both guests' link at MTU 9000 (set before the system starts, put back after): "
+                "Soft-RoCE's active and path MTU 4096, so one packet carries a 4 KiB page "
+                "(four at the default MTU 1500, path MTU 1024)")
+    return None
+
+
+def add_variants(present):
+    """Label the variants in this run; farswap's become options.  The
+    systems in report order: each variant after the system it varies."""
+    order = [s for s in SYSTEMS if s in present]
+    for s in sorted(present - set(SYSTEMS)):
+        v = variant(s)
+        if v is None:
+            order.append(s)
+            continue
+        base, LABEL[s], what = v
+        COLORS.setdefault(s, VARIANT_COLORS[len(OPTION_WHAT) % len(VARIANT_COLORS)])
+        if base == "farswap":
+            OPTION_WHAT[s] = what
+            OPTIONS.append(s)
+        else:
+            OTHER_WHAT[s] = f"{LABEL[base]} with {what}"
+        after = max([i for i, o in enumerate(order) if o == base or o.startswith(base + "-")],
+                    default=len(order) - 1)
+        order.insert(after + 1, s)
+    return order
+
+
+# What a variant of a peer changes, for the report's setup section.
+OTHER_WHAT = {}
+
+
 def options_section(runs, summary, systems):
     """farswap's options against plain farswap in the same run: the
     median's ratio, and the same round's ratios."""
@@ -970,6 +1020,8 @@ def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled
                                "attach --donor ADDR --donor ADDR:7472 --replicas 2 ...`)"
                                if s == "farswap-r2" else "") + ".\n"
                             for s in OPTIONS if s in systems)
+    other_setup = "".join(f"  - **{LABEL[s]}**: {OTHER_WHAT[s]}.\n"
+                          for s in systems if s in OTHER_WHAT)
     md.append(f"""- Two QEMU guests under TCG on this machine, one point-to-point link (QEMU UDP socket
   netdev, virtio-net, MTU {host.get('mtu', '?')}; Soft-RoCE `rxe0` on top, active MTU {host.get('rxe_active_mtu', '?')}),
   host guest {host.get('cpus', '?')} vCPUs / {int(host.get('mem_total_kb', 0)) // 1024} MiB,
@@ -994,7 +1046,7 @@ def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled
     (one TCP connection per vCPU).
   - **zram**: host `modprobe zram num_devices=1`, disksize {host.get('BENCH_DEV_MB', '?')} MiB,
     default compressor; pageverify's and fio's data do not compress, so zram stores full pages.
-- fio ({host.get('fio', '?')}), each job on the raw device: `--direct=1 --ioengine=libaio
+{other_setup}- fio ({host.get('fio', '?')}), each job on the raw device: `--direct=1 --ioengine=libaio
   --size={host.get('BENCH_FIO_MB', '?')}M --lat_percentiles=1 --output-format=json+`; first a
   precondition `--rw=write --bs=1M --iodepth=4` over the whole region (so reads never hit
   never-written blocks, which farswap answers locally with zeros; checked: farswap's zero_reads do
@@ -1152,7 +1204,7 @@ def main():
     if not runs:
         sys.exit(f"report: no runs under {args.data}")
     present = {r["system"] for r in runs}
-    systems = [s for s in SYSTEMS if s in present] + sorted(present - set(SYSTEMS))
+    systems = add_variants(present)
     info = {"date": args.started[:10], "host": host, "donor": donor, "command": args.command,
             "mode": args.mode, "started": args.started, "elapsed_s": args.elapsed}
     # A run that failed part-way still has whole phases: the report shows

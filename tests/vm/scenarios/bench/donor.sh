@@ -186,6 +186,18 @@ donor_do() {
 		*) bed_fail "no remote end for system '$1'" ;;
 		esac
 		;;
+	mtu)
+		# mtu MTU RXE_MTU: this guest's side of the link (a -jumbo
+		# variant), and Soft-RoCE's active MTU that follows it
+		ip link set dev "$netdev" mtu "$1" || bed_fail "cannot set $netdev's MTU to $1"
+		for _ in $(seq 50); do
+			[ "$(ibv_devinfo -d "$rxe" | awk '$1 == "active_mtu:" { print $2 }')" = "$2" ] && break
+			sleep 0.1
+		done
+		[ "$(ibv_devinfo -d "$rxe" | awk '$1 == "active_mtu:" { print $2 }')" = "$2" ] ||
+			bed_fail "$rxe: active MTU is not $2 at $netdev MTU $1"
+		bed_log "link at MTU $1"
+		;;
 	snap)
 		# snap PATH: this guest's counters into $BENCH_OUT/PATH
 		mkdir -p "$(dirname "$BENCH_OUT/$1")"

@@ -168,6 +168,66 @@ teardown_farswap_r2() {
 	donor_rpc teardown farswap-r2
 }
 
+# Variants of a system, by the name's form (run_system picks them):
+#   farswap-wifN  farswap with module parameter write_inflight_kb=N (the
+#                 swap-out bytes in flight per write queue; 0 = no cap)
+#   SYSTEM-jumbo  SYSTEM over both guests' link at MTU 9000: Soft-RoCE's
+#                 path MTU becomes 4096, one packet per 4 KiB page
+setup_farswap_wif() {
+	donor_rpc setup farswap
+	fs_load_module "write_inflight_kb=$1"
+	dev=$(fs_attach --donor "$donor" --size "${BENCH_DEV_MB}M")
+	[ "$(cat "/sys/block/${dev#/dev/}/farswap/write_inflight_kb")" = "$1" ] ||
+		bed_fail "$dev: write_inflight_kb=$1 did not stick"
+}
+
+teardown_farswap_wif() {
+	teardown_farswap
+}
+
+jumbo_mtu=9000
+# The link's MTU before a -jumbo variant raised it.
+jumbo_saved=
+
+# This guest's side of the link at MTU $1; Soft-RoCE follows the netdev
+# (its port's active MTU), and new connections take the new path MTU.
+link_mtu() {
+	local want=$2
+
+	ip link set dev "$netdev" mtu "$1" || bed_fail "cannot set $netdev's MTU to $1"
+	for _ in $(seq 50); do
+		[ "$(ibv_devinfo -d "$rxe" | awk '$1 == "active_mtu:" { print $2 }')" = "$want" ] && return 0
+		sleep 0.1
+	done
+	bed_fail "$rxe: active MTU is not $want at $netdev MTU $1"
+}
+
+setup_jumbo() {
+	jumbo_saved=$(cat "/sys/class/net/$netdev/mtu")
+	donor_rpc mtu "$jumbo_mtu" 4096
+	link_mtu "$jumbo_mtu" 4096
+	bed_log "link at MTU $jumbo_mtu (was $jumbo_saved)"
+	"setup_${1//-/_}"
+}
+
+teardown_jumbo() {
+	local mtu=$jumbo_saved
+
+	"teardown_${1//-/_}"
+	# Soft-RoCE's active MTU for the default 1500: 1024.
+	link_mtu "$mtu" 1024
+	donor_rpc mtu "$mtu" 1024
+}
+
+# setup or teardown ($1) of system $2, variants included.
+system_do() {
+	case $2 in
+	farswap-wif[0-9]*) "$1_farswap_wif" "${2#farswap-wif}" ;;
+	*-jumbo) "$1_jumbo" "${2%-jumbo}" ;;
+	*) "$1_${2//-/_}" ;;
+	esac
+}
+
 setup_nvmf() {
 	local reply try b
 
@@ -395,14 +455,14 @@ run_system() {
 	bed_log "round $round, #$pos: $sys"
 	[ -z "$(swapon --show=NAME --noheadings)" ] || bed_fail "a swap device is still active"
 	t0=$SECONDS
-	"setup_${sys//-/_}"
+	system_do setup "$sys"
 	export BENCH_DEV=${stat_dev:-$dev}
 	t1=$SECONDS
 	run_fio "$run"
 	t2=$SECONDS
 	run_swap "$run" "$((BENCH_SEED + round))"
 	t3=$SECONDS
-	"teardown_${sys//-/_}"
+	system_do teardown "$sys"
 	dev=
 	stat_dev=
 	cat >"$BENCH_OUT/$run/meta.txt" <<-EOF

@@ -108,6 +108,17 @@ expect_refused_dup() {
 		bed_fail "duplicate attach left a second device"
 }
 expect_refused_dup
+# The device's read-write tunables refuse what they cannot hold and keep
+# their value.
+wif=/sys/block/$name/farswap/write_inflight_kb
+[ "$(cat "$wif")" = 512 ] || bed_fail "write_inflight_kb is $(cat "$wif"), not the default 512"
+for bad in -1 1048577 4294967296 abc ""; do
+	echo "$bad" >"$wif" 2>/dev/null && bed_fail "write_inflight_kb took '$bad'"
+	[ "$(cat "$wif")" = 512 ] || bed_fail "write_inflight_kb is $(cat "$wif") after '$bad' was refused"
+done
+echo 0 >"$wif" && [ "$(cat "$wif")" = 0 ] || bed_fail "write_inflight_kb 0 (no cap) not taken"
+echo 1048576 >"$wif" && [ "$(cat "$wif")" = 1048576 ] || bed_fail "write_inflight_kb 1048576 not taken"
+echo 512 >"$wif"
 mkswap "$dev" >/dev/null
 swapon "$dev"
 out=$("$ctl" detach "$name" 2>&1) && bed_fail "detach of a swap device succeeded"
@@ -134,6 +145,8 @@ no_devices || bed_fail "farswap-swap stop left the device"
 
 # Module parameters make a device at load time.
 rmmod farswap
+insmod "$FARSWAP_KO" write_inflight_kb=1048577 2>/dev/null &&
+	bed_fail "insmod write_inflight_kb=1048577 succeeded"
 insmod "$FARSWAP_KO" donors="$donor" size=64M key="$FS_KEY"
 [ -b /dev/farswap0 ] || bed_fail "no /dev/farswap0 after insmod donors=... size=... key=..."
 "$ctl" status farswap0 | sed 's/^/  /'
