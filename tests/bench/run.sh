@@ -136,7 +136,13 @@ main() {
 	nsys=$(conf BENCH_SYSTEMS | wc -w)
 	# A misspelt system would fail only in the guest, after the build
 	# and the boot: every one needs its setup_ in host.sh.
+	# Variants (farswap-wifN, SYSTEM-jumbo) need their base's.
 	for k in $(conf BENCH_SYSTEMS); do
+		if [[ $k =~ ^farswap-wif[0-9]+$ ]]; then
+			k=farswap
+		elif [[ $k == ?*-jumbo ]]; then
+			k=${k%-jumbo}
+		fi
 		grep -q "^setup_${k//-/_}() {" "$gen/host.sh" || {
 			echo "bench: no system '$k' (BENCH_SYSTEMS; see tests/bench/README.md)" >&2
 			return 1

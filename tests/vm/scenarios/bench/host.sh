@@ -221,11 +221,13 @@ teardown_jumbo() {
 
 # setup or teardown ($1) of system $2, variants included.
 system_do() {
-	case $2 in
-	farswap-wif[0-9]*) "$1_farswap_wif" "${2#farswap-wif}" ;;
-	*-jumbo) "$1_jumbo" "${2%-jumbo}" ;;
-	*) "$1_${2//-/_}" ;;
-	esac
+	if [[ $2 =~ ^farswap-wif[0-9]+$ ]]; then
+		"$1_farswap_wif" "${2#farswap-wif}"
+	elif [[ $2 == ?*-jumbo ]]; then
+		"$1_jumbo" "${2%-jumbo}"
+	else
+		"$1_${2//-/_}"
+	fi
 }
 
 setup_nvmf() {
