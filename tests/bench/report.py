@@ -222,7 +222,13 @@ def pageverify_figures(path):
     fill, verify = phases.get("fill"), phases.get("verify-random")
     if not fill or not verify:
         raise ValueError(f"{path}: no 'RESULT all' fill and verify-random lines")
-    return {
+    seq = phases.get("verify-seq")
+    more = {}
+    if seq:
+        more = {"seq_s": seq["seconds"],
+                "seq_swapins_per_s": seq["pswpin"] / seq["seconds"] if seq["seconds"] else float("nan"),
+                "seq_pswpin": seq["pswpin"]}
+    return more | {
         "fill_s": fill["seconds"],
         "verify_s": verify["seconds"],
         "swapins_per_s": verify["pswpin"] / verify["seconds"] if verify["seconds"] else float("nan"),
@@ -230,9 +236,32 @@ def pageverify_figures(path):
         "verify_pswpin": verify["pswpin"],
         "verify_pswpout": verify["pswpout"],
         "verify_majfaults": verify["pgmajfault"],
-        "bad_pages": fill["bad"] + verify["bad"],
+        "bad_pages": fill["bad"] + verify["bad"] + (seq["bad"] if seq else 0),
         "workload_pages": fill["pages"],
     }
+
+
+def sort_figures(rdir):
+    """The sort workload's line (host.sh run_sort) and its costs."""
+    kv = {}
+    for line in (rdir / "sort.log").read_text(errors="replace").splitlines():
+        if line.startswith("RESULT sort "):
+            kv = {k: float(v) for k, v in (x.split("=", 1) for x in line.split()[2:])}
+    if "seconds" not in kv:
+        raise ValueError(f"{rdir / 'sort.log'}: no 'RESULT sort' line")
+    host, donor = delta(rdir, "sort", "host"), delta(rdir, "sort", "donor")
+    pages = host.get("vm.pswpin", 0) + host.get("vm.pswpout", 0)
+    f = {"sort_s": kv["seconds"], "sort_lines": kv.get("lines", 0),
+         "sort_pswpin": host.get("vm.pswpin", 0), "sort_pswpout": host.get("vm.pswpout", 0),
+         "pages_moved": pages}
+    f.update(wire_figures(host, donor, pages))
+    f.update(cpu_figures(donor, pages, "donor"))
+    f.update(cpu_figures(host, pages, "host"))
+    try:
+        f["cgroup_peak_mib"] = int((rdir / "sort.memory.peak").read_text()) / 2**20
+    except (OSError, ValueError):
+        pass
+    return {"figures": f, "host_delta": host, "donor_delta": donor}
 
 
 def machine_load(load_log):
@@ -252,12 +281,83 @@ def machine_load(load_log):
     return seen
 
 
+def load_raw(data):
+    """perftest's 4 KiB latency per round: {round: {op: {figure: µs}}},
+    from the result row "#bytes #iterations t_min t_max t_typical t_avg
+    t_stdev 99% 99.9%"."""
+    raw = {}
+    for f in sorted(data.glob("r*/raw/*.txt")):
+        if not re.match(r"^r\d+$", f.parent.parent.name):
+            continue
+        for line in f.read_text().splitlines():
+            p = line.split()
+            if len(p) >= 9 and p[0] == "4096" and p[1].isdigit():
+                try:
+                    v = [float(x) for x in p[2:9]]
+                except ValueError:
+                    continue
+                raw.setdefault(int(f.parent.parent.name[1:]), {})[f.stem] = {
+                    "min": v[0], "typical": v[2], "avg": v[3], "p99": v[5], "p999": v[6]}
+    return raw
+
+
+def raw_section(raw, summary, systems):
+    """The bed's raw RDMA latency, and farswap's QD1 latency against it."""
+    if not raw:
+        return None
+    lines = ["4 KiB RDMA READ and WRITE between the same two guests in every round, before the "
+             "systems ran: perftest over rdma_cm, `ib_read_lat -e` (completion events, as "
+             "farswap's reads wait for an interrupt) and `ib_write_lat` (it polls). This is the "
+             "bed's floor for one page moved by one verb. Median (min–max) over the rounds, µs.\n",
+             "| verb | typical | average | p99 | p99.9 |", "|---|---|---|---|---|"]
+    med = {}
+    for op, label in (("read", "RDMA READ"), ("write", "RDMA WRITE")):
+        cells = []
+        for k in ("typical", "avg", "p99", "p999"):
+            vals = [raw[r][op][k] for r in sorted(raw) if op in raw[r]]
+            if not vals:
+                cells.append("–")
+                continue
+            m = statistics.median(vals)
+            med[(op, k)] = m
+            cells.append(f"**{m:.0f}** ({min(vals):.0f}–{max(vals):.0f})"
+                         if len(vals) > 1 else f"**{m:.0f}**")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines.append("")
+    rows = []
+    # Over the same link at the same MTU only: not zram (local), not the
+    # -jumbo variants (the raw verbs ran at the default MTU).
+    for s in [s for s in systems if s != "zram" and not s.endswith("-jumbo")]:
+        for op, job in (("read", "randread-qd1"), ("write", "randwrite-qd1")):
+            e = summary.get((s, Metric(job, "lat_p50_us", "", "", "lower").id))
+            base = med.get((op, "typical"))
+            if e and base:
+                rows.append((s, op, e["median"], e["median"] / base))
+    if rows:
+        lines.append("4K QD1 p50 of each system (fio, through the block layer) against the raw "
+                     "verb's typical latency:\n")
+        lines.append("| system | read p50 (µs) | × raw READ | write p50 (µs) | × raw WRITE |")
+        lines.append("|---|---|---|---|---|")
+        by = {}
+        for s, op, v, x in rows:
+            by.setdefault(s, {})[op] = (v, x)
+        for s in systems:
+            if s not in by:
+                continue
+            c = [f"{by[s][op][0]:.0f} | ×{by[s][op][1]:.2f}" if op in by[s] else "– | –"
+                 for op in ("read", "write")]
+            lines.append(f"| {LABEL.get(s, s)} | " + " | ".join(c) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def load_runs(data, load_log=None):
     """Every (round, system) directory, parsed."""
     loads = machine_load(load_log) if load_log else {}
     runs = []
     for rdir in sorted(data.glob("r*/*/"), key=lambda p: (int(p.parent.name[1:]), p.name)):
-        if not rdir.is_dir() or not re.match(r"^r\d+$", rdir.parent.name):
+        if not rdir.is_dir() or not re.match(r"^r\d+$", rdir.parent.name) \
+                or rdir.name == "raw":
             continue
         meta = read_kv(rdir / "meta.txt")
         run = {"round": int(rdir.parent.name[1:]), "system": rdir.name,
@@ -311,6 +411,11 @@ def load_runs(data, load_log=None):
                                          "donor_delta": donor,
                                          "log": [l for l in pv.read_text(errors="replace").splitlines()
                                                  if l.startswith("RESULT all")]}
+        if (rdir / "sort.log").exists():
+            try:
+                run["phases"]["sort"] = sort_figures(rdir)
+            except (ValueError, KeyError) as e:
+                run["problems"].append(str(e))
         prof = {}
         for pf in sorted(rdir.glob("*.perf-*.txt")):
             phase, role = pf.name.split(".")[0], pf.name.split(".")[1][5:]
@@ -375,13 +480,25 @@ SWAP_METRICS = [
     Metric("swap", "fill_s", "time to fill", "s", "lower", "{:.1f}"),
     Metric("swap", "verify_s", "time to verify (random order)", "s", "lower", "{:.1f}"),
     Metric("swap", "swapins_per_s", "swap-ins / s during the verify", "/s", "higher"),
+    Metric("swap", "seq_s", "time to verify (sequential order, after the random pass)", "s",
+           "lower", "{:.1f}"),
+    Metric("swap", "seq_swapins_per_s", "swap-ins / s during the sequential verify", "/s", "higher"),
+    Metric("swap", "seq_pswpin", "pages swapped in during the sequential verify", "", "info"),
     Metric("swap", "fill_pswpout", "pages swapped out during the fill", "", "info"),
     Metric("swap", "verify_pswpin", "pages swapped in during the verify", "", "info"),
     Metric("swap", "verify_majfaults", "major faults during the verify", "", "info"),
     Metric("swap", "cgroup_peak_mib", "cgroup memory.peak", "MiB", "info"),
 ] + cost_metrics("swap")
 
-ALL_METRICS = SWAP_METRICS + [m for j in FIO_JOBS for m in fio_metrics(j)] + [
+SORT_METRICS = [
+    Metric("sort", "machine_load1", "machine load average while this system ran", "", "info", "{:.1f}"),
+    Metric("sort", "sort_s", "time to sort", "s", "lower", "{:.1f}"),
+    Metric("sort", "sort_pswpout", "pages swapped out", "", "info"),
+    Metric("sort", "sort_pswpin", "pages swapped in", "", "info"),
+    Metric("sort", "cgroup_peak_mib", "cgroup memory.peak", "MiB", "info"),
+] + cost_metrics("sort")
+
+ALL_METRICS = SWAP_METRICS + SORT_METRICS + [m for j in FIO_JOBS for m in fio_metrics(j)] + [
     Metric("precondition", "mb_per_s", "1M sequential write", "MB/s", "higher", "{:.1f}")]
 
 
@@ -694,7 +811,9 @@ COMPARED = (
     [Metric("swap", k, l, u, b, f) for k, l, u, b, f in (
         ("fill_s", "time to fill", "s", "lower", "{:.1f}"),
         ("verify_s", "time to verify (random order)", "s", "lower", "{:.1f}"),
-        ("swapins_per_s", "swap-ins / s", "/s", "higher", "{:.0f}"))]
+        ("swapins_per_s", "swap-ins / s", "/s", "higher", "{:.0f}"),
+        ("seq_s", "time to verify (sequential order)", "s", "lower", "{:.1f}"))]
+    + [Metric("sort", "sort_s", "time to sort", "s", "lower", "{:.1f}")]
     + [Metric(j, k, l, u, b, f) for j in FIO_JOBS for k, l, u, b, f in (
         ("iops", "IOPS", "", "higher", "{:.0f}"),
         ("lat_p50_us", "p50 latency", "µs", "lower", "{:.0f}"),
@@ -747,6 +866,8 @@ OPTION_METRICS = [
     Metric("swap", "fill_s", "swap: time to fill", "s", "lower", "{:.1f}"),
     Metric("swap", "verify_s", "swap: time to verify (random)", "s", "lower", "{:.1f}"),
     Metric("swap", "swapins_per_s", "swap: swap-ins / s", "/s", "higher"),
+    Metric("swap", "seq_s", "swap: time to verify (sequential)", "s", "lower", "{:.1f}"),
+    Metric("sort", "sort_s", "sort: time", "s", "lower", "{:.1f}"),
     Metric("swap", "host_kcpu_us_per_page", "swap: host kernel CPU / page", "µs", "lower", "{:.1f}"),
     Metric("swap", "donor_cpu_us_per_page", "swap: donor CPU / page", "µs", "lower", "{:.1f}"),
     Metric("swap", "wire_packets_per_page", "swap: packets / page", "", "lower", "{:.2f}"),
@@ -939,10 +1060,16 @@ def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled
            Metric("swap", "fill_s", "swap: time to fill", "s", "lower", "{:.1f}"),
            Metric("swap", "verify_s", "swap: time to verify (random)", "s", "lower", "{:.1f}"),
            Metric("swap", "swapins_per_s", "swap: swap-ins / s", "/s", "higher"),
+           Metric("swap", "seq_s", "swap: time to verify (sequential)", "s", "lower", "{:.1f}"),
+           Metric("sort", "sort_s", "sort: time", "s", "lower", "{:.1f}"),
            Metric("swap", "wire_packets_per_page", "swap: packets / page", "", "lower", "{:.2f}"),
            Metric("swap", "donor_cpu_us_per_page", "swap: donor CPU / page", "µs", "lower", "{:.1f}")]
     md.append(table(key, systems, summary))
     md.append("")
+    raw = raw_section(load_raw(args.data), summary, systems)
+    if raw:
+        md.append("## The bed's raw RDMA latency\n")
+        md.append(raw)
     md.append("## Where farswap is not ahead of NVMe-oF/RDMA\n")
     if REFERENCE in systems and {"farswap", "farswap-sync"} & set(systems):
         md.append("Each round's farswap run is paired with the same round's NVMe-oF/RDMA run (minutes "
@@ -970,6 +1097,18 @@ def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled
               "over the whole workload.\n")
     md.append(table(SWAP_METRICS, systems, summary))
     md.append("")
+    if any("sort" in r["phases"] for r in runs):
+        md.append("## Sort: a program larger than its memory limit\n")
+        md.append(f"GNU sort of {host.get('BENCH_SORT_LINES', '?')} ten-byte lines (zero-padded numbers "
+                  "in a shuffled order, made once per round in the host guest's tmpfs, outside the "
+                  f"cgroup) in a cgroup with memory.high={host.get('BENCH_SORT_LIMIT', '?')} "
+                  "(memory.max twice that): `LC_ALL=C sort --parallel=1 -S 512M` (one buffer, no "
+                  "temporary files), after the swap workload on the same device. Its output must be "
+                  "the numbers in order (sha256 against seq's) and it must have swapped out at least "
+                  "half its limit, else the bench fails. Per-page costs divide by the pages moved "
+                  "(pswpin + pswpout) during the sort.\n")
+        md.append(table(SORT_METRICS, systems, summary))
+        md.append("")
     for job in FIO_JOBS:
         md.append(f"## fio: {JOB_LABEL[job]}\n")
         md.append(table(fio_metrics(job), systems, summary))

@@ -16,7 +16,8 @@
  * brought everything back into memory).
  *
  * With --bench (for tests/bench), a worker only fills its pages and then
- * verifies them in random order (--passes times): no sequential pass, no
+ * verifies them in random order (--passes times), each pass followed by
+ * one in sequential order with --seq (where swap readahead pays); no
  * fork.  The workers go through these phases in lock-step, so that each
  * phase is one stretch of wall time with every worker busy; the parent
  * prints a "RESULT all phase=..." line per phase with its wall time, the
@@ -55,6 +56,7 @@ struct opts {
 	unsigned int passes;
 	long inject;		/* self-test: corrupt this page of worker 0 */
 	bool bench;		/* fill + random passes in lock-step */
+	bool seq;		/* --bench: a sequential pass after each random one */
 };
 
 /*
@@ -278,6 +280,15 @@ static int worker(const struct opts *o, unsigned int id, size_t pages)
 		fflush(stdout);
 		bad += b;
 		lockstep_wait(id, b);
+		if (!o->seq)
+			continue;
+		t = now();
+		b = verify_all(&r, gen, false, "sequential");
+		printf("RESULT worker=%u phase=verify-seq pages=%zu bad=%lu seconds=%.2f\n",
+		       id, pages, b, now() - t);
+		fflush(stdout);
+		bad += b;
+		lockstep_wait(id, b);
 	}
 	for (pass = 0; !o->bench && pass < o->passes; pass++) {
 		unsigned long b;
@@ -416,10 +427,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pageverify --mb MIB [--procs N] [--seed S] [--passes N] [--hold]\n"
-		"                  [--no-fork] [--inject-corruption PAGE] [--bench]\n"
+		"                  [--no-fork] [--inject-corruption PAGE] [--bench [--seq]]\n"
 		"--bench: fill, then --passes random-order verify passes, workers in\n"
 		"         lock-step; prints \"RESULT all phase=...\" per phase with wall\n"
-		"         seconds and /proc/vmstat pswpin/pswpout/pgmajfault deltas\n");
+		"         seconds and /proc/vmstat pswpin/pswpout/pgmajfault deltas\n"
+		"--seq:   with --bench, a sequential verify pass after each random one\n");
 }
 
 int main(int argc, char **argv)
@@ -433,6 +445,7 @@ int main(int argc, char **argv)
 		{ "no-fork", no_argument, NULL, 'F' },
 		{ "inject-corruption", required_argument, NULL, 'I' },
 		{ "bench", no_argument, NULL, 'B' },
+		{ "seq", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -444,7 +457,7 @@ int main(int argc, char **argv)
 	double t;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "m:p:s:n:HFI:Bh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:p:s:n:HFI:BSh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			o.mb = strtoul(optarg, NULL, 0);
@@ -470,6 +483,9 @@ int main(int argc, char **argv)
 		case 'B':
 			o.bench = true;
 			break;
+		case 'S':
+			o.seq = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -478,7 +494,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!o.mb || !o.procs || o.procs > 64) {
+	if (!o.mb || !o.procs || o.procs > 64 || (o.seq && !o.bench)) {
 		usage(stderr);
 		return 2;
 	}
@@ -526,9 +542,13 @@ int main(int argc, char **argv)
 				    &v) &&
 		     lockstep_phase(pids, o.procs, "fill", 0, total_pages, &tp,
 				    &v);
-		for (pass = 1; ok && pass <= o.passes; pass++)
+		for (pass = 1; ok && pass <= o.passes; pass++) {
 			ok = lockstep_phase(pids, o.procs, "verify-random", pass,
 					    total_pages, &tp, &v);
+			if (ok && o.seq)
+				ok = lockstep_phase(pids, o.procs, "verify-seq",
+						    pass, total_pages, &tp, &v);
+		}
 		if (!ok)
 			fprintf(stderr, "a worker died mid-phase\n");
 	}

@@ -173,6 +173,35 @@ teardown_nbd() {
 	ramdisk_down
 }
 
+# The raw RDMA latency servers (perftest over rdma_cm), one at a time: the
+# host's client of each either succeeds or is retried on a fresh port
+# (tests/vm/scenarios/rdma-rw/rdma-lib.sh says why).
+raw_pid=
+raw_log=
+
+raw_serve() {
+	local op=$1 port=$2 flags=()
+
+	# Events, as the host's client: the donor's one vCPU runs Soft-RoCE's
+	# work instead of a busy-polling server.  ib_write_lat has none.
+	[ "$op" = read ] && flags=(-e)
+	raw_log=$BED/donor.raw-$op-$port.log
+	"ib_${op}_lat" -R -F "${flags[@]}" -d "$rxe" -s 4096 -n "$BENCH_RAW_ITERS" \
+		-p "$port" >"$raw_log" 2>&1 &
+	raw_pid=$!
+	bed_wait_rdma_listen "$port" 30 "$raw_pid"
+}
+
+raw_end() {
+	if [ "$1" = kill ]; then
+		kill "$raw_pid" 2>/dev/null || true
+		wait "$raw_pid" || true
+	else
+		wait "$raw_pid" || bed_fail "raw RDMA server failed: $(tail -n 5 "$raw_log")"
+	fi
+	raw_pid=
+}
+
 # One request from the host (bench_serve_donor).
 donor_do() {
 	local what=$1
@@ -186,6 +215,8 @@ donor_do() {
 		*) bed_fail "no remote end for system '$1'" ;;
 		esac
 		;;
+	raw-serve) raw_serve "$@" ;;
+	raw-end) raw_end "$@" ;;
 	mtu)
 		# mtu MTU RXE_MTU: this guest's side of the link (a -jumbo
 		# variant), and Soft-RoCE's active MTU that follows it

@@ -393,8 +393,9 @@ run_fio() {
 		/"iops" :/ && $2 + 0 > 0 { printf "%s %.0f IOPS; ", j, $2 }' "$dir/fio.json")"
 }
 
-run_swap() {
-	local run=$1 seed=$2 pid rc=0 active out in
+# $dev as the only swap device, and the workload's memory cgroup at $1 MiB.
+swap_on() {
+	local limit_mb=$1 active
 
 	mkswap "$dev" >/dev/null
 	swapon "$dev"
@@ -412,15 +413,21 @@ run_swap() {
 	# the workload when the device is slow (seen with NVMe-oF/RDMA on a
 	# loaded machine).  memory.max at twice the limit is the backstop;
 	# memory.peak in the results shows how close the limit held.
-	echo "$BENCH_SWAP_LIMIT" >"$cgroup/memory.high"
-	echo $((swap_limit_mb * 2))M >"$cgroup/memory.max"
+	echo "${limit_mb}M" >"$cgroup/memory.high"
+	echo $((limit_mb * 2))M >"$cgroup/memory.max"
 	echo max >"$cgroup/memory.swap.max"
+}
+
+run_swap() {
+	local run=$1 seed=$2 pid rc=0 out in
+
+	swap_on "$swap_limit_mb"
 
 	bench_snap "$run/swap" start
 	! trace_wanted || trace_start
 	(echo $BASHPID >"$cgroup/cgroup.procs" &&
 		exec "$FS_PAGEVERIFY" --mb "$BENCH_SWAP_MB" --procs "$BENCH_SWAP_PROCS" \
-			--seed "$seed" --bench --passes 1) >"$BENCH_OUT/$run/pageverify.log" 2>&1 &
+			--seed "$seed" --bench --seq --passes 1) >"$BENCH_OUT/$run/pageverify.log" 2>&1 &
 	pid=$!
 	wait "$pid" || rc=$?
 	! trace_wanted || trace_stop
@@ -448,6 +455,78 @@ run_swap() {
 		bed_fail "$run: only $in pages swapped in during the verify"
 }
 
+# A real program larger than its memory limit: GNU sort, in one buffer
+# (-S: no temporary files) and one thread, of BENCH_SORT_LINES numbers
+# in a shuffled order, in the cgroup at BENCH_SORT_LIMIT.  The input is
+# made once per round in this guest's tmpfs, outside the cgroup; the
+# output must be the numbers in order (its sha256 against seq's), and
+# the sort must have swapped.
+sort_input=/tmp/bench-sort.in
+sort_want=
+
+sort_prepare() {
+	local seed=$1
+
+	seq -f '%09.0f' 0 $((BENCH_SORT_LINES - 1)) |
+		shuf --random-source=<(yes "$seed") -o "$sort_input"
+	sort_want=$(seq -f '%09.0f' 0 $((BENCH_SORT_LINES - 1)) | sha256sum)
+	sort_want=${sort_want%% *}
+	bed_log "sort input: $BENCH_SORT_LINES lines, $(stat -c %s "$sort_input") bytes"
+}
+
+run_sort() {
+	local run=$1 limit_mb=${BENCH_SORT_LIMIT%M} t0 t1 got rc=0 out
+
+	swap_on "$limit_mb"
+	bench_snap "$run/sort" start
+	t0=$EPOCHREALTIME
+	got=$( (echo $BASHPID >"$cgroup/cgroup.procs" &&
+		LC_ALL=C exec sort --parallel=1 -S 512M "$sort_input") | sha256sum) || rc=$?
+	t1=$EPOCHREALTIME
+	bench_snap "$run/sort" end
+	cp "$cgroup/memory.peak" "$BENCH_OUT/$run/sort.memory.peak" 2>/dev/null || true
+	swapoff "$dev"
+	rmdir "$cgroup"
+	got=${got%% *}
+	[ "$rc" -eq 0 ] && [ "$got" = "$sort_want" ] ||
+		bed_fail "$run: sort exited $rc, output sha256 $got, want $sort_want"
+	out=$(awk '$1 == "vm.pswpout" { print $2 }' "$BENCH_OUT/$run/sort.host.end")
+	out=$((out - $(awk '$1 == "vm.pswpout" { print $2 }' "$BENCH_OUT/$run/sort.host.start")))
+	[ "$out" -ge $((limit_mb * 256 / 2)) ] ||
+		bed_fail "$run: sort swapped out only $out pages"
+	echo "RESULT sort lines=$BENCH_SORT_LINES seconds=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') pswpout=$out" |
+		tee "$BENCH_OUT/$run/sort.log"
+}
+
+# The bed's own limit, every round before the systems: 4 KiB RDMA READ
+# and WRITE latency between the same two guests, with perftest over
+# rdma_cm (ib_read_lat with completion events, as farswap's reads wait
+# for an interrupt; ib_write_lat polls, it has no events).  A connect
+# this bed rejects now and then is retried on a fresh port.
+raw_rdma() {
+	local round=$1 op attempt port=18600 out flags
+
+	mkdir -p "$BENCH_OUT/r$round/raw"
+	for op in read write; do
+		flags=()
+		[ "$op" = read ] && flags=(-e)
+		for attempt in 1 2 3 4; do
+			port=$((port + 1))
+			donor_rpc raw-serve "$op" "$port"
+			if out=$(timeout 120 "ib_${op}_lat" -R -F "${flags[@]}" -d "$rxe" -s 4096 \
+				-n "$BENCH_RAW_ITERS" -p "$port" "$donor" 2>&1); then
+				donor_rpc raw-end ok
+				echo "$out" >"$BENCH_OUT/r$round/raw/$op.txt"
+				break
+			fi
+			bed_log "ib_${op}_lat to $donor failed (attempt $attempt): $(grep -m1 -E 'Event:|error|fail' <<<"$out" || true)"
+			donor_rpc raw-end kill
+		done
+		[ -f "$BENCH_OUT/r$round/raw/$op.txt" ] ||
+			bed_fail "ib_${op}_lat to $donor failed 4 times; last output: $out"
+	done
+}
+
 # One system, one round.
 run_system() {
 	local round=$1 pos=$2 sys=$3 run t0 t1 t2 t3
@@ -463,6 +542,7 @@ run_system() {
 	run_fio "$run"
 	t2=$SECONDS
 	run_swap "$run" "$((BENCH_SEED + round))"
+	[ "${BENCH_SORT_LINES:-0}" -eq 0 ] || run_sort "$run"
 	t3=$SECONDS
 	system_do teardown "$sys"
 	dev=
@@ -507,6 +587,8 @@ donor_rpc info
 n=${#systems[@]}
 first=${BENCH_FIRST_ROUND:-1}
 for round in $(seq "$first" $((first + BENCH_ROUNDS - 1))); do
+	[ "${BENCH_RAW_ITERS:-0}" -eq 0 ] || raw_rdma "$round"
+	[ "${BENCH_SORT_LINES:-0}" -eq 0 ] || sort_prepare "$((BENCH_SEED + round))"
 	for i in $(seq 0 $((n - 1))); do
 		run_system "$round" $((i + 1)) "${systems[$(((i + round - 1) % n))]}"
 	done
