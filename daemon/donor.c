@@ -1657,10 +1657,41 @@ static bool revoke_due(const struct fsd_donor *d, const struct fsd_slab *slab,
 }
 
 /*
- * Missed reclaim deadlines are logged once per request.  While the donor
- * stays short of memory, a slab its host neither gave back nor answered
- * for (or refused: it is asked again after a deadline's time) within
- * revoke-after deadlines of the first request is revoked.
+ * While the donor stays short of memory, a slab its host neither gave
+ * back nor answered for (or refused: it is asked again after a deadline's
+ * time) within revoke-after deadlines of the first request is revoked:
+ * at most @budget of them (what the deficit still needs), the longest
+ * asked first.  Returns how many of those had no request in flight, so
+ * were not counted as on their way yet.
+ */
+static uint32_t revoke_overdue(struct fsd_donor *d, uint32_t budget,
+			       uint64_t now)
+{
+	uint32_t i, unasked = 0;
+
+	for (; budget; budget--) {
+		struct fsd_slab *oldest = NULL;
+
+		for (i = 0; i < d->pool.nr_slabs; i++) {
+			struct fsd_slab *slab = &d->pool.slabs[i];
+
+			if (revoke_due(d, slab, now) &&
+			    (!oldest ||
+			     slab->reclaim_first < oldest->reclaim_first))
+				oldest = slab;
+		}
+		if (!oldest)
+			break;
+		if (!oldest->reclaiming)
+			unasked++;
+		revoke_slab(d, oldest, now);
+	}
+	return unasked;
+}
+
+/*
+ * Missed reclaim deadlines are logged once per request; revoked slabs
+ * whose host had its grace are deregistered.
  */
 static void check_deadlines(struct fsd_donor *d, uint64_t now)
 {
@@ -1675,10 +1706,6 @@ static void check_deadlines(struct fsd_donor *d, uint64_t now)
 			pr_info("host %u (%s, %s): revoked slab %u deregistered",
 				s->nr, s->name, s->peer, slab->id);
 			revoke_finish(d, slab);
-			continue;
-		}
-		if (revoke_due(d, slab, now)) {
-			revoke_slab(d, slab, now);
 			continue;
 		}
 		if (!slab->reclaiming || slab->deadline_logged ||
@@ -1731,11 +1758,17 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 	in.psi_threshold = d->psi_threshold;
 	in.was_under = was;
 	in.nr_free = d->pool.nr_free;
-	in.nr_reclaiming = d->pool.nr_reclaiming;
 	in.nr_released = d->pool.nr_released;
-	for (i = 0; i < d->pool.nr_slabs; i++)
-		if (can_reclaim(&d->pool.slabs[i], now))
+	for (i = 0; i < d->pool.nr_slabs; i++) {
+		const struct fsd_slab *slab = &d->pool.slabs[i];
+
+		if (can_reclaim(slab, now))
 			in.nr_reclaimable++;
+		if (slab->state == FSD_SLAB_HELD && slab->revoke_at)
+			in.nr_revoking++;
+		else if (slab->reclaiming)
+			in.nr_reclaiming++;
+	}
 	fsd_pressure_decide(&in, &out);
 	if (out.under || was)
 		pr_debug("pressure check: MemAvailable %" PRIu64 " KiB + %" PRIu64 " KiB on per-CPU lists; %u free, %u reclaiming, %u released: release %u, reclaim %u",
@@ -1765,6 +1798,9 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 	}
 	if (n)
 		pr_info("released %u free slabs to the OS", n);
+	/* A slab revoked without a request in flight is on its way now. */
+	n = revoke_overdue(d, out.revoke, now);
+	out.reclaim -= n < out.reclaim ? n : out.reclaim;
 	if (out.reclaim)
 		reclaim_from_hosts(d, out.reclaim, now);
 

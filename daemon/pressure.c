@@ -223,7 +223,11 @@ static uint32_t min_u32(uint64_t a, uint64_t b)
  * holds (it costs no host anything), then ask hosts for held ones,
  * counting requests not yet answered as on their way.  So while memory
  * use grows, each check asks only for what the growth added, and the
- * total converges on the shortfall.  Out of pressure, take back released
+ * total converges on the shortfall.  Revoking is bounded the same way:
+ * at most the held slabs the deficit needs, less those revoked whose
+ * memory is not back yet (a request still unanswered may be the one
+ * revoked, so those do not count against it).  Within the hysteresis
+ * band nothing is revoked: the deficit is gone.  Out of pressure, take back released
  * slabs as long as the available memory stays above headroom +
  * hysteresis afterwards, so repopulating never causes the next pressure
  * episode by itself.
@@ -253,6 +257,8 @@ void fsd_pressure_decide(const struct fsd_pressure_in *in,
 		needed = (deficit + slab - 1) / slab;
 		out->release_free = min_u32(needed, in->nr_free);
 		rest = needed - out->release_free;
+		rest = rest > in->nr_revoking ? rest - in->nr_revoking : 0;
+		out->revoke = min_u32(rest, UINT32_MAX);
 		rest = rest > in->nr_reclaiming ? rest - in->nr_reclaiming : 0;
 		out->reclaim = min_u32(rest, in->nr_reclaimable);
 		return;

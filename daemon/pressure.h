@@ -45,6 +45,7 @@ struct fsd_pressure_in {
 	bool was_under;
 	uint32_t nr_free;		/* populated, nobody's */
 	uint32_t nr_reclaiming;		/* reclaim requests in flight */
+	uint32_t nr_revoking;		/* revoked, memory not back yet */
 	uint32_t nr_reclaimable;	/* held, not being reclaimed */
 	uint32_t nr_released;		/* given back to the OS */
 };
@@ -53,6 +54,7 @@ struct fsd_pressure_out {
 	bool under;		/* hand out no slabs (BUSY) */
 	uint32_t release_free;	/* free slabs to give back to the OS now */
 	uint32_t reclaim;	/* held slabs to ask hosts for */
+	uint32_t revoke;	/* held slabs that may be revoked, if due */
 	uint32_t repopulate;	/* released slabs to take back from the OS */
 };
 

@@ -1213,6 +1213,12 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 		farswap_chunk_remove_locked(chunk, r);
 	} else {
 		chunk->place[r] = to;
+		/*
+		 * Counted under the lock the colocated count is read under:
+		 * a reader that sees the chunk spread sees it counted.
+		 */
+		atomic64_inc(spread ? &dev->stats.spread :
+				      &dev->stats.migrations);
 	}
 	chunk->state = chunk->nr_places ? FARSWAP_CHUNK_BOUND :
 					  FARSWAP_CHUNK_UNBOUND;
@@ -1229,11 +1235,9 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 		farswap_slot_drop(dev, &from);
 
 	if (spread) {
-		atomic64_inc(&dev->stats.spread);
 		pr_debug("%s: chunk %u: a replica moved from donor %s to %s, out of a failure domain it shared\n",
 			 dev->name, index, from.donor->name, to.donor->name);
 	} else if (!empty) {
-		atomic64_inc(&dev->stats.migrations);
 		pr_debug("%s: chunk %u moved from donor %s to %s\n", dev->name,
 			 index, from.donor->name, to.donor->name);
 	} else if (!uptodate) {

@@ -1570,6 +1570,58 @@ static void test_forced_revoke_refused(void **state)
 }
 
 /*
+ * Three slabs asked for and refused, a slab's worth short: when their
+ * revokes fall due, only the longest asked goes, and none once the
+ * deficit is gone (within the hysteresis band: still under pressure).
+ */
+static void test_forced_revoke_bounded(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo low = mem(c->d.headroom - SLAB / 2);
+	struct fsd_meminfo band = mem(c->d.headroom + c->d.hysteresis / 2);
+	struct fsd_slab *first = NULL;
+	unsigned int i, released = 0;
+	uint64_t t;
+
+	no_revoke_notices(c);
+	hold_everything(c);
+	c->d.reclaim_deadline_ms = 10000;
+	c->d.lim.revoke_after = 2;
+	for (t = 1000; t < 1003; t++) {
+		const union farswap_msg *req;
+		union farswap_msg rep;
+		struct fsd_slab *slab;
+		unsigned int before = c->f.nr_sent;
+
+		fsd_donor_tick(&c->d, &low, t);
+		assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ,
+					    NULL), 1);
+		req = fake_last(&c->f);
+		slab = fsd_pool_get(&c->d.pool,
+				    le32_to_cpu(req->reclaim_req.slab_id));
+		if (!first)
+			first = slab;
+		farswap_msg_init(&rep, FARSWAP_MSG_RECLAIM_REP, V,
+				 le64_to_cpu(req->hdr.cookie));
+		rep.reclaim_rep.slab_id = req->reclaim_req.slab_id;
+		rep.reclaim_rep.status = cpu_to_le16(FARSWAP_ST_NO_SPACE);
+		assert_int_equal(send_msg(c, slab->owner, &rep), 0);
+	}
+	assert_int_equal(c->d.cnt.reclaim_refused, 3);
+	fsd_donor_tick(&c->d, &low, 21002);
+	assert_int_equal(c->d.cnt.revoked, 1);
+	assert_int_equal(first->state, FSD_SLAB_RELEASED);
+	/* The memory is back: short of nothing, above the headroom. */
+	fsd_donor_tick(&c->d, &band, 21003);
+	fsd_donor_tick(&c->d, &band, 60000);
+	assert_true(c->d.under_pressure);
+	assert_int_equal(c->d.cnt.revoked, 1);
+	for (i = 0; i < NR; i++)
+		released += c->d.pool.slabs[i].state == FSD_SLAB_RELEASED;
+	assert_int_equal(released, 1);
+}
+
+/*
  * Ignore reclaim until revoked, as above, by a host that takes the
  * notice: returns the slab, revoked and told but still registered.
  */
@@ -2060,6 +2112,7 @@ int main(void)
 		T(test_alloc_rate),
 		T(test_forced_revoke_ignored),
 		T(test_forced_revoke_refused),
+		T(test_forced_revoke_bounded),
 		T(test_forced_revoke_notice),
 		T(test_forced_revoke_notice_freed),
 		T(test_no_revoke_once_pressure_is_over),

@@ -208,6 +208,39 @@ static void test_in_flight_counts(void **state)
 }
 
 /*
+ * Revokes are bounded by what the deficit needs beyond free slabs, less
+ * slabs already revoked; unanswered requests do not count against it
+ * (one of them may be the slab revoked).
+ */
+static void test_revoke_bounded(void **state)
+{
+	struct fsd_pressure_in in = base(700 * MiB); /* 5 slabs */
+	struct fsd_pressure_out out;
+
+	(void)state;
+	in.nr_free = 2;
+	in.nr_reclaiming = 3;
+	fsd_pressure_decide(&in, &out);
+	assert_int_equal(out.revoke, 3);
+	assert_int_equal(out.reclaim, 0);
+	in.nr_revoking = 2;
+	in.nr_reclaiming = 0;
+	fsd_pressure_decide(&in, &out);
+	assert_int_equal(out.revoke, 1);
+	assert_int_equal(out.reclaim, 1);
+	in.nr_revoking = 4;
+	fsd_pressure_decide(&in, &out);
+	assert_int_equal(out.revoke, 0);
+	assert_int_equal(out.reclaim, 0);
+	/* Within the hysteresis band: under pressure, nothing to revoke. */
+	in = base(1000 * MiB + 1);
+	in.was_under = true;
+	fsd_pressure_decide(&in, &out);
+	assert_true(out.under);
+	assert_int_equal(out.revoke, 0);
+}
+
+/*
  * Memory given back a moment ago sits on per-CPU free lists, which
  * MemAvailable does not count: it is available all the same.
  */
@@ -452,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_deficit_in_whole_slabs),
 		cmocka_unit_test(test_free_slabs_first),
 		cmocka_unit_test(test_in_flight_counts),
+		cmocka_unit_test(test_revoke_bounded),
 		cmocka_unit_test(test_hidden_free_counts),
 		cmocka_unit_test(test_converges_on_shortfall),
 		cmocka_unit_test(test_hysteresis),
