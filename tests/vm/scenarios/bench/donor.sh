@@ -180,13 +180,12 @@ raw_pid=
 raw_log=
 
 raw_serve() {
-	local op=$1 port=$2 flags=()
+	local op=$1 port=$2
 
-	# Events, as the host's client: the donor's one vCPU runs Soft-RoCE's
-	# work instead of a busy-polling server.  ib_write_lat has none.
-	[ "$op" = read ] && flags=(-e)
+	# At SCHED_IDLE, as the host's client: the server busy-polls, and the
+	# donor's one vCPU must run Soft-RoCE's work first.
 	raw_log=$BED/donor.raw-$op-$port.log
-	"ib_${op}_lat" -R -F "${flags[@]}" -d "$rxe" -s 4096 -n "$BENCH_RAW_ITERS" \
+	chrt --idle 0 "ib_${op}_lat" -R -F -d "$rxe" -s 4096 -n "$BENCH_RAW_ITERS" \
 		-p "$port" >"$raw_log" 2>&1 &
 	raw_pid=$!
 	bed_wait_rdma_listen "$port" 30 "$raw_pid"

@@ -500,20 +500,19 @@ run_sort() {
 
 # The bed's own limit, every round before the systems: 4 KiB RDMA READ
 # and WRITE latency between the same two guests, with perftest over
-# rdma_cm (ib_read_lat with completion events, as farswap's reads wait
-# for an interrupt; ib_write_lat polls, it has no events).  A connect
-# this bed rejects now and then is retried on a fresh port.
+# rdma_cm, polled, at SCHED_IDLE on both sides (perftest busy-polls, and
+# at normal priority it keeps Soft-RoCE's kernel threads waiting for its
+# time slice: tests/vm/scenarios/rdma-rw/rdma-lib.sh).  A connect this
+# bed rejects now and then is retried on a fresh port.
 raw_rdma() {
-	local round=$1 op attempt port=18600 out flags
+	local round=$1 op attempt port=18600 out
 
 	mkdir -p "$BENCH_OUT/r$round/raw"
 	for op in read write; do
-		flags=()
-		[ "$op" = read ] && flags=(-e)
 		for attempt in 1 2 3 4; do
 			port=$((port + 1))
 			donor_rpc raw-serve "$op" "$port"
-			if out=$(timeout 120 "ib_${op}_lat" -R -F "${flags[@]}" -d "$rxe" -s 4096 \
+			if out=$(timeout 120 chrt --idle 0 "ib_${op}_lat" -R -F -d "$rxe" -s 4096 \
 				-n "$BENCH_RAW_ITERS" -p "$port" "$donor" 2>&1); then
 				donor_rpc raw-end ok
 				echo "$out" >"$BENCH_OUT/r$round/raw/$op.txt"

@@ -10,8 +10,8 @@ set -euo pipefail
 dev=$FARSWAP_DEV_host
 
 rdma_serve rping 7174 rping -s -a "$FARSWAP_ADDR" -C 20 -S 4096 -V
-rdma_serve read 18515 ib_read_lat -R -F -e -d "$dev" -s "$LAT_SIZE" -n "$LAT_ITERS"
-rdma_serve write 18525 ib_write_lat -R -F -d "$dev" -s "$LAT_SIZE" -n "$LAT_ITERS"
+rdma_serve read 18515 $RDMA_POLLER ib_read_lat -R -F -d "$dev" -s "$LAT_SIZE" -n "$LAT_ITERS"
+rdma_serve write 18525 $RDMA_POLLER ib_write_lat -R -F -d "$dev" -s "$LAT_SIZE" -n "$LAT_ITERS"
 
 bed_wait host "done-$FARSWAP_ROLE" 120
 check_kernel_log

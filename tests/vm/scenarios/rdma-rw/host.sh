@@ -10,13 +10,11 @@ set -euo pipefail
 
 # lat_test OP PEER BASEPORT: ib_<OP>_lat against PEER's server, results.
 lat_test() {
-	local op=$1 peer=$2 base=$3 addr dev out line flags=
+	local op=$1 peer=$2 base=$3 addr dev out line
 	addr=FARSWAP_PEER_$peer
 	dev=FARSWAP_DEV_$peer
-	# Events (-e) let the single vCPU run Soft-RoCE's work instead of a
-	# busy-polling client; ib_write_lat spins on memory and has no events.
-	[ "$op" = read ] && flags=-e
-	out=$(rdma_connect "$peer" "$op" "$base" ib_"$op"_lat -R -F $flags -d "${!dev}" \
+	# Polled, at SCHED_IDLE (rdma-lib.sh says why).
+	out=$(rdma_connect "$peer" "$op" "$base" $RDMA_POLLER ib_"$op"_lat -R -F -d "${!dev}" \
 		-s "$LAT_SIZE" -n "$LAT_ITERS" "${!addr}")
 	echo "$out"
 	# The result row: #bytes #iterations t_min t_max t_typical t_avg
