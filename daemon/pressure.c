@@ -227,10 +227,10 @@ static uint32_t min_u32(uint64_t a, uint64_t b)
  * at most the held slabs the deficit needs, less those revoked whose
  * memory is not back yet (a request still unanswered may be the one
  * revoked, so those do not count against it).  Within the hysteresis
- * band nothing is revoked: the deficit is gone.  Out of pressure, take back released
- * slabs as long as the available memory stays above headroom +
- * hysteresis afterwards, so repopulating never causes the next pressure
- * episode by itself.
+ * band nothing is revoked: the deficit is gone.  Out of pressure, take
+ * back released slabs as long as the available memory stays above
+ * headroom + hysteresis afterwards, so repopulating never causes the
+ * next pressure episode by itself.
  */
 void fsd_pressure_decide(const struct fsd_pressure_in *in,
 			 struct fsd_pressure_out *out)

@@ -1530,6 +1530,31 @@ static void test_forced_revoke_ignored(void **state)
 	}
 }
 
+/*
+ * One pressure check at @now that must send one RECLAIM_REQ, refused at
+ * once (NO_SPACE) by its host: returns the slab asked for.
+ */
+static struct fsd_slab *tick_and_refuse(struct ctx *c,
+					const struct fsd_meminfo *mi,
+					uint64_t now)
+{
+	unsigned int before = c->f.nr_sent;
+	const union farswap_msg *req;
+	union farswap_msg rep;
+	struct fsd_slab *slab;
+
+	fsd_donor_tick(&c->d, mi, now);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, NULL), 1);
+	req = fake_last(&c->f);
+	slab = fsd_pool_get(&c->d.pool, le32_to_cpu(req->reclaim_req.slab_id));
+	farswap_msg_init(&rep, FARSWAP_MSG_RECLAIM_REP, V,
+			 le64_to_cpu(req->hdr.cookie));
+	rep.reclaim_rep.slab_id = req->reclaim_req.slab_id;
+	rep.reclaim_rep.status = cpu_to_le16(FARSWAP_ST_NO_SPACE);
+	assert_int_equal(send_msg(c, slab->owner, &rep), 0);
+	return slab;
+}
+
 static void test_forced_revoke_refused(void **state)
 {
 	struct ctx *c = *state;
@@ -1543,21 +1568,7 @@ static void test_forced_revoke_refused(void **state)
 	c->d.lim.revoke_after = 2;
 	/* Asked, refused at once, asked again after a deadline... */
 	for (t = 1000; t <= 11000; t += 10000) {
-		const union farswap_msg *req;
-		union farswap_msg rep;
-		unsigned int before = c->f.nr_sent;
-
-		fsd_donor_tick(&c->d, &mi, t);
-		assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ,
-					    NULL), 1);
-		req = fake_last(&c->f);
-		slab = fsd_pool_get(&c->d.pool,
-				    le32_to_cpu(req->reclaim_req.slab_id));
-		farswap_msg_init(&rep, FARSWAP_MSG_RECLAIM_REP, V,
-				 le64_to_cpu(req->hdr.cookie));
-		rep.reclaim_rep.slab_id = req->reclaim_req.slab_id;
-		rep.reclaim_rep.status = cpu_to_le16(FARSWAP_ST_NO_SPACE);
-		assert_int_equal(send_msg(c, slab->owner, &rep), 0);
+		slab = tick_and_refuse(c, &mi, t);
 		assert_int_equal(slab->state, FSD_SLAB_HELD);
 	}
 	/* ...until revoke-after deadlines since the first request. */
@@ -1588,24 +1599,10 @@ static void test_forced_revoke_bounded(void **state)
 	c->d.reclaim_deadline_ms = 10000;
 	c->d.lim.revoke_after = 2;
 	for (t = 1000; t < 1003; t++) {
-		const union farswap_msg *req;
-		union farswap_msg rep;
-		struct fsd_slab *slab;
-		unsigned int before = c->f.nr_sent;
+		struct fsd_slab *slab = tick_and_refuse(c, &low, t);
 
-		fsd_donor_tick(&c->d, &low, t);
-		assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ,
-					    NULL), 1);
-		req = fake_last(&c->f);
-		slab = fsd_pool_get(&c->d.pool,
-				    le32_to_cpu(req->reclaim_req.slab_id));
 		if (!first)
 			first = slab;
-		farswap_msg_init(&rep, FARSWAP_MSG_RECLAIM_REP, V,
-				 le64_to_cpu(req->hdr.cookie));
-		rep.reclaim_rep.slab_id = req->reclaim_req.slab_id;
-		rep.reclaim_rep.status = cpu_to_le16(FARSWAP_ST_NO_SPACE);
-		assert_int_equal(send_msg(c, slab->owner, &rep), 0);
 	}
 	assert_int_equal(c->d.cnt.reclaim_refused, 3);
 	fsd_donor_tick(&c->d, &low, 21002);
