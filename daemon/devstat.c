@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * farswap devices from sysfs to JSON and Prometheus metrics (devstat.h).
+ * farswap devices from sysfs (and debugfs, for latency) to JSON and
+ * Prometheus metrics (devstat.h).
  *
  * The keys of the module's key=value files are listed once, in the
  * tables below, with the metric each one becomes: the JSON document and
@@ -36,8 +37,6 @@ static const char *const file_names[FSH_NR_FILES] = {
 	[FSH_SLABS] = "slabs",
 	[FSH_CHUNKS] = "chunks",
 	[FSH_STAT] = "stat",
-	[FSH_LATENCY] = "latency",
-	[FSH_DONORS] = "donors",
 	[FSH_SYNC_IO] = "sync_io",
 	[FSH_IO_TIMEOUT_MS] = "io_timeout_ms",
 	[FSH_REPLICAS] = "replicas",
@@ -45,6 +44,16 @@ static const char *const file_names[FSH_NR_FILES] = {
 	[FSH_READ_POLICY] = "read_policy",
 	[FSH_INTEGRITY] = "integrity",
 	[FSH_ENCRYPT] = "encrypt",
+};
+
+static const char *const donor_file_names[FSH_DONOR_NR_FILES] = {
+	[FSH_DONOR_ADDRESS] = "address",
+	[FSH_DONOR_STATE] = "state",
+	[FSH_DONOR_DOMAIN] = "domain",
+	[FSH_DONOR_SLABS] = "slabs",
+	[FSH_DONOR_FREE_SLABS] = "free_slabs",
+	[FSH_DONOR_TOTAL_SLABS] = "total_slabs",
+	[FSH_DONOR_STAT] = "stat",
 };
 
 /* The integrity and encrypt files' numbers, in JSON only. */
@@ -118,34 +127,51 @@ static const struct fsh_field stat_fields[] = {
 	  FSM_GAUGE, "Swap-out bytes posted and not yet completed." },
 };
 
-static const struct fsh_field donor_fields[] = {
-	{ "slabs", "farswap_host_donor_slabs", NULL, FSM_GAUGE,
+/*
+ * A donor's numbers.  The JSON keys are those of the single donors file
+ * the module had before each donor got a directory: "free" and "total"
+ * stay, though their files are now free_slabs and total_slabs.
+ */
+struct fsh_donor_field {
+	const char *key;		/* in JSON; in stat, for FSH_DONOR_STAT */
+	enum fsh_donor_file file;	/* else the file holds the number */
+	const char *metric;
+	enum fsm_type type;
+	const char *help;
+};
+
+static const struct fsh_donor_field donor_fields[] = {
+	{ "slabs", FSH_DONOR_SLABS, "farswap_host_donor_slabs", FSM_GAUGE,
 	  "Slabs of this donor the device holds." },
-	{ "free", "farswap_host_donor_free_slabs", NULL, FSM_GAUGE,
-	  "Free slabs the donor last reported." },
-	{ "total", "farswap_host_donor_total_slabs", NULL, FSM_GAUGE,
-	  "Slabs the donor last reported in all." },
-	{ "reads", "farswap_host_donor_reads_total", NULL, FSM_COUNTER,
-	  "Reads from this donor." },
-	{ "writes", "farswap_host_donor_writes_total", NULL, FSM_COUNTER,
-	  "Writes to this donor." },
-	{ "read_bytes", "farswap_host_donor_read_bytes_total", NULL,
+	{ "free", FSH_DONOR_FREE_SLABS, "farswap_host_donor_free_slabs",
+	  FSM_GAUGE, "Free slabs the donor last reported." },
+	{ "total", FSH_DONOR_TOTAL_SLABS, "farswap_host_donor_total_slabs",
+	  FSM_GAUGE, "Slabs the donor last reported in all." },
+	{ "reads", FSH_DONOR_STAT, "farswap_host_donor_reads_total",
+	  FSM_COUNTER, "Reads from this donor." },
+	{ "writes", FSH_DONOR_STAT, "farswap_host_donor_writes_total",
+	  FSM_COUNTER, "Writes to this donor." },
+	{ "read_bytes", FSH_DONOR_STAT, "farswap_host_donor_read_bytes_total",
 	  FSM_COUNTER, "Bytes read from this donor." },
-	{ "write_bytes", "farswap_host_donor_write_bytes_total", NULL,
-	  FSM_COUNTER, "Bytes written to this donor." },
-	{ "errors", "farswap_host_donor_errors_total", NULL, FSM_COUNTER,
-	  "Failed work requests on this donor's queues." },
-	{ "reconnects", "farswap_host_donor_reconnects_total", NULL,
+	{ "write_bytes", FSH_DONOR_STAT,
+	  "farswap_host_donor_write_bytes_total", FSM_COUNTER,
+	  "Bytes written to this donor." },
+	{ "errors", FSH_DONOR_STAT, "farswap_host_donor_errors_total",
+	  FSM_COUNTER, "Failed work requests on this donor's queues." },
+	{ "reconnects", FSH_DONOR_STAT, "farswap_host_donor_reconnects_total",
 	  FSM_COUNTER, "Reconnections to this donor." },
-	{ "migrated_out", "farswap_host_donor_migrated_out_total", NULL,
-	  FSM_COUNTER, "Chunks moved off this donor." },
-	{ "revoked", "farswap_host_donor_revoked_slabs_total", NULL,
+	{ "migrated_out", FSH_DONOR_STAT,
+	  "farswap_host_donor_migrated_out_total", FSM_COUNTER,
+	  "Chunks moved off this donor." },
+	{ "revoked", FSH_DONOR_STAT, "farswap_host_donor_revoked_slabs_total",
 	  FSM_COUNTER, "Slabs this donor took back by force (SLAB_REVOKE)." },
 };
 
 /*
- * Percentile keys of the latency files, in the module's order, and their
- * Prometheus quantile; the donors file has the first two only.
+ * Percentile keys of the latency lines and their Prometheus quantile, in
+ * the order the JSON document has always listed them (that of the sysfs
+ * file the module had before debugfs).  The device and each donor have
+ * all four.
  */
 static const struct {
 	const char *key;
@@ -156,7 +182,9 @@ static const struct {
 	{ "p90_us", "0.9" },
 	{ "p999_us", "0.999" },
 };
-#define DONOR_PERCENTILES 2
+
+/* The scope of the device's own lines in the latency file. */
+#define LATENCY_DEVICE "device"
 
 static const char *const directions[] = { "read", "write" };
 
@@ -200,7 +228,7 @@ static bool file_u64(const char *text, uint64_t *v)
 
 static char *read_text(const char *path)
 {
-	char *buf;
+	char *buf, *shrunk;
 	size_t len;
 	FILE *f = fopen(path, "r");
 
@@ -219,7 +247,12 @@ static char *read_text(const char *path)
 	}
 	fclose(f);
 	buf[len] = '\0';
-	return buf;
+	/*
+	 * Most files are one short line, and a device has a few dozen of
+	 * them with its donors': keep what was read, not the whole buffer.
+	 */
+	shrunk = realloc(buf, len + 1);
+	return shrunk ?: buf;
 }
 
 static char *read_at(const char *root, const char *fmt, const char *a,
@@ -322,6 +355,107 @@ static void read_swaps(struct fsh_host *h, const char *root)
 	free(swaps);
 }
 
+static void chomp(char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+}
+
+/*
+ * A donor's directory name is its index, in decimal: "0", "1", ...; any
+ * other entry is not a donor.
+ */
+static bool donor_index(const char *name, unsigned long *index)
+{
+	size_t n = strspn(name, "0123456789");
+
+	if (!n || name[n] || n > 9 || (n > 1 && name[0] == '0'))
+		return false;
+	*index = strtoul(name, NULL, 10);
+	return true;
+}
+
+/* By index, numerically: donors/2 before donors/10, in attach order. */
+static int donor_cmp(const void *a, const void *b)
+{
+	const struct fsh_donor *x = a, *y = b;
+
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return 0;
+}
+
+static void drop_donors(struct fsh_device *dev)
+{
+	size_t i;
+	int f;
+
+	for (i = 0; i < dev->nr_donors; i++)
+		for (f = 0; f < FSH_DONOR_NR_FILES; f++)
+			free(dev->donors[i].file[f]);
+	free(dev->donors);
+	dev->donors = NULL;
+	dev->nr_donors = 0;
+}
+
+/* /sys/block/NAME/donors/<i>/: one directory per donor. */
+static void read_donors(struct fsh_device *dev, const char *root)
+{
+	/* The name is shorter than FSH_NAME_LEN, the index 9 digits. */
+	char path[FSH_PATH_LEN], dir[FSH_NAME_LEN + 32];
+	struct dirent *e;
+	struct stat st;
+	size_t i;
+	int f;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/block/%s/donors", dev->name);
+	snprintf(path, sizeof(path), "%s%s", root, dir);
+	d = opendir(path);
+	if (!d)
+		return;		/* donors stays null, not an empty list */
+	dev->donors_listed = true;
+	while ((e = readdir(d))) {
+		struct fsh_donor *nd;
+		unsigned long index;
+
+		if (!donor_index(e->d_name, &index))
+			continue;
+		snprintf(path, sizeof(path), "%s%s/%s", root, dir, e->d_name);
+		if (stat(path, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		nd = realloc(dev->donors, (dev->nr_donors + 1) * sizeof(*nd));
+		if (!nd) {
+			/* Part of the list would pass for all of it. */
+			drop_donors(dev);
+			dev->donors_listed = false;
+			break;
+		}
+		dev->donors = nd;
+		nd = &dev->donors[dev->nr_donors++];
+		memset(nd, 0, sizeof(*nd));
+		nd->index = index;
+	}
+	closedir(d);
+	if (dev->nr_donors)
+		qsort(dev->donors, dev->nr_donors, sizeof(*dev->donors),
+		      donor_cmp);
+	for (i = 0; i < dev->nr_donors; i++) {
+		struct fsh_donor *dn = &dev->donors[i];
+		char ddir[sizeof(dir) + 24];
+
+		snprintf(ddir, sizeof(ddir), "%s/%lu", dir, dn->index);
+		for (f = 0; f < FSH_DONOR_NR_FILES; f++) {
+			dn->file[f] = read_at(root, "%s/%s", ddir,
+					      donor_file_names[f]);
+			/* One line each: the value without its newline. */
+			chomp(dn->file[f]);
+		}
+	}
+}
+
 static void read_device(struct fsh_device *dev, const char *root)
 {
 	int i;
@@ -330,14 +464,13 @@ static void read_device(struct fsh_device *dev, const char *root)
 	for (i = 0; i < FSH_NR_FILES; i++)
 		dev->file[i] = read_at(root, "/sys/block/%s/farswap/%s",
 				       dev->name, file_names[i]);
-}
-
-static void chomp(char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	while (n && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
+	/*
+	 * The histograms are in debugfs, for root and only when it is
+	 * mounted: without them the rest is still worth showing.
+	 */
+	dev->latency = read_at(root, "/sys/kernel/debug/farswap/%s/latency",
+			       dev->name, NULL);
+	read_donors(dev, root);
 }
 
 int fsh_read(struct fsh_host *h, const char *root, const char *only,
@@ -385,6 +518,8 @@ void fsh_free(struct fsh_host *h)
 		free(h->devices[i].size);
 		for (f = 0; f < FSH_NR_FILES; f++)
 			free(h->devices[i].file[f]);
+		free(h->devices[i].latency);
+		drop_donors(&h->devices[i]);
 	}
 	free(h->devices);
 	free(h->version);
@@ -392,21 +527,51 @@ void fsh_free(struct fsh_host *h)
 	memset(h, 0, sizeof(*h));
 }
 
-/* The line of @text whose first word is @word ("read ..."), or NULL. */
-static const char *line_of(const char *text, const char *word)
+/*
+ * The latency file has a line per scope and direction:
+ * "SCOPE DIR count=N p50_us=N ...", SCOPE "device" or a donor's address.
+ */
+const char *fsh_latency(const struct fsh_device *dev, const char *scope,
+			const char *dir)
 {
-	size_t n = strlen(word);
-	const char *p = text;
+	size_t sn = scope ? strlen(scope) : 0, dn = strlen(dir);
+	const char *p = dev->latency;
 
+	if (!sn)
+		return NULL;
 	while (p && *p) {
-		if (!strncmp(p, word, n) && (p[n] == ' ' || p[n] == '\n' ||
-					      !p[n]))
-			return p;
+		if (!strncmp(p, scope, sn) && p[sn] == ' ') {
+			const char *q = p + sn + 1;
+
+			if (!strncmp(q, dir, dn) &&
+			    (q[dn] == ' ' || q[dn] == '\n' || !q[dn]))
+				return q + dn;
+		}
 		p = strchr(p, '\n');
 		if (p)
 			p++;
 	}
 	return NULL;
+}
+
+static bool donor_field_u64(const struct fsh_donor *d,
+			    const struct fsh_donor_field *f, uint64_t *v)
+{
+	const char *text = d->file[f->file];
+
+	if (f->file == FSH_DONOR_STAT)
+		return text && fsh_kv_u64(text, f->key, v);
+	return file_u64(text, v);
+}
+
+bool fsh_donor_u64(const struct fsh_donor *d, const char *key, uint64_t *v)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(donor_fields); i++)
+		if (!strcmp(donor_fields[i].key, key))
+			return donor_field_u64(d, &donor_fields[i], v);
+	return false;
 }
 
 /* The module's version file: "module=0.1 protocol=1-1". */
@@ -463,33 +628,28 @@ static void json_fields(struct fsj *j, const char *key, const char *text,
 	fsj_object_end(j);
 }
 
-/* {"count": N, "p50_us": N, ...}: @prefix is "" or "read_"/"write_". */
-static void json_latency_one(struct fsj *j, const char *key,
-			     const char *line, const char *prefix,
-			     size_t nr_percentiles)
+/*
+ * {"read": {"count": N, "p50_us": N, ...}, "write": {...}} of @scope's
+ * latency lines.  Without the latency file (debugfs not mounted, not
+ * root) the object is still there, its numbers null: the document keeps
+ * its shape whoever runs farswapctl.
+ */
+static void json_latency(struct fsj *j, const struct fsh_device *dev,
+			 const char *scope)
 {
-	char k[32];
-	size_t i;
-
-	fsj_object_begin(j, key);
-	snprintf(k, sizeof(k), "%scount", prefix);
-	json_kv(j, "count", line, k);
-	for (i = 0; i < nr_percentiles; i++) {
-		snprintf(k, sizeof(k), "%s%s", prefix, percentiles[i].key);
-		json_kv(j, percentiles[i].key, line, k);
-	}
-	fsj_object_end(j);
-}
-
-static void json_latency(struct fsj *j, const char *text)
-{
-	size_t i;
+	size_t d, i;
 
 	fsj_object_begin(j, "latency");
-	for (i = 0; i < ARRAY_SIZE(directions); i++)
-		json_latency_one(j, directions[i],
-				 text ? line_of(text, directions[i]) : NULL,
-				 "", ARRAY_SIZE(percentiles));
+	for (d = 0; d < ARRAY_SIZE(directions); d++) {
+		const char *line = fsh_latency(dev, scope, directions[d]);
+
+		fsj_object_begin(j, directions[d]);
+		json_kv(j, "count", line, "count");
+		for (i = 0; i < ARRAY_SIZE(percentiles); i++)
+			json_kv(j, percentiles[i].key, line,
+				percentiles[i].key);
+		fsj_object_end(j);
+	}
 	fsj_object_end(j);
 }
 
@@ -559,58 +719,45 @@ static void json_alg_file(struct fsj *j, const char *key, const char *file,
 	fsj_object_end(j);
 }
 
-/* The first word of a donors line and its state= value. */
-static void donor_words(const char *line, char *addr, size_t alen,
-			char *state, size_t slen)
+/* A donor's one-line file as a string: NULL if unread or empty. */
+static const char *donor_text(const struct fsh_donor *d,
+			      enum fsh_donor_file f)
 {
-	copy_word(addr, alen, line, strcspn(line, " \n"));
-	line_word(line, "state", state, slen);
+	return d->file[f] && d->file[f][0] ? d->file[f] : NULL;
 }
 
-static void json_donor(struct fsj *j, const char *line)
+static void json_donor(struct fsj *j, const struct fsh_device *dev,
+		       const struct fsh_donor *d)
 {
-	static const struct {
-		const char *key;
-		const char *prefix;
-	} dirs[] = { { "read", "read_" }, { "write", "write_" } };
-	char addr[128], state[32], domain[40];
+	const char *addr = donor_text(d, FSH_DONOR_ADDRESS);
 	size_t i;
 
-	donor_words(line, addr, sizeof(addr), state, sizeof(state));
-	line_word(line, "domain", domain, sizeof(domain));
 	fsj_object_begin(j, NULL);
 	fsj_string(j, "address", addr);
-	fsj_string(j, "state", state[0] ? state : NULL);
-	/* "-": the donor has not told its domain yet. */
-	fsj_string(j, "domain",
-		   domain[0] && strcmp(domain, "-") ? domain : NULL);
-	for (i = 0; i < ARRAY_SIZE(donor_fields); i++)
-		json_kv(j, donor_fields[i].key, line, donor_fields[i].key);
-	/* The donors file's latency is brief: count, p50 and p99 only. */
-	fsj_object_begin(j, "latency");
-	for (i = 0; i < ARRAY_SIZE(dirs); i++)
-		json_latency_one(j, dirs[i].key, line, dirs[i].prefix,
-				 DONOR_PERCENTILES);
-	fsj_object_end(j);
+	fsj_string(j, "state", donor_text(d, FSH_DONOR_STATE));
+	/* Empty: the donor has not told its domain yet. */
+	fsj_string(j, "domain", donor_text(d, FSH_DONOR_DOMAIN));
+	for (i = 0; i < ARRAY_SIZE(donor_fields); i++) {
+		uint64_t v = 0;
+		bool ok = donor_field_u64(d, &donor_fields[i], &v);
+
+		json_num_or_null(j, donor_fields[i].key, ok, v);
+	}
+	json_latency(j, dev, addr);
 	fsj_object_end(j);
 }
 
-static void json_donors(struct fsj *j, const char *text)
+static void json_donors(struct fsj *j, const struct fsh_device *dev)
 {
-	const char *line = text;
+	size_t i;
 
-	if (!text) {
+	if (!dev->donors_listed) {
 		fsj_null(j, "donors");
 		return;
 	}
 	fsj_array_begin(j, "donors");
-	while (line && *line) {
-		if (*line != '\n')
-			json_donor(j, line);
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
+	for (i = 0; i < dev->nr_donors; i++)
+		json_donor(j, dev, &dev->donors[i]);
 	fsj_array_end(j);
 }
 
@@ -692,7 +839,7 @@ static void json_device(struct fsj *j, const struct fsh_device *dev)
 		    ARRAY_SIZE(chunks_fields));
 	json_fields(j, "stat", f[FSH_STAT], stat_fields,
 		    ARRAY_SIZE(stat_fields));
-	json_latency(j, f[FSH_LATENCY]);
+	json_latency(j, dev, LATENCY_DEVICE);
 	if (f[FSH_REPLICAS]) {
 		size_t i;
 
@@ -708,7 +855,7 @@ static void json_device(struct fsj *j, const struct fsh_device *dev)
 		      ARRAY_SIZE(integrity_keys));
 	json_alg_file(j, "encrypt", f[FSH_ENCRYPT], encrypt_keys,
 		      ARRAY_SIZE(encrypt_keys));
-	json_donors(j, f[FSH_DONORS]);
+	json_donors(j, dev);
 	fsj_object_end(j);
 }
 
@@ -816,6 +963,7 @@ static void metrics_swap(const struct fsh_host *h, struct fsm *m)
 	}
 }
 
+/* Without the latency file the families have no samples. */
 static void metrics_latency(const struct fsh_host *h, struct fsm *m)
 {
 	size_t d, i, p;
@@ -825,9 +973,9 @@ static void metrics_latency(const struct fsh_host *h, struct fsm *m)
 		   "Requests measured in the device's latency histograms.");
 	for (d = 0; d < h->nr_devices; d++)
 		for (i = 0; i < ARRAY_SIZE(directions); i++) {
-			const char *text = h->devices[d].file[FSH_LATENCY];
-			const char *line = text ? line_of(text, directions[i]) :
-						  NULL;
+			const char *line = fsh_latency(&h->devices[d],
+						       LATENCY_DEVICE,
+						       directions[i]);
 			struct fsm_label l[] = {
 				{ "device", h->devices[d].name },
 				{ "op", directions[i] },
@@ -840,9 +988,9 @@ static void metrics_latency(const struct fsh_host *h, struct fsm *m)
 		   "Request latency percentile since attach (an upper bound, within 12.5%).");
 	for (d = 0; d < h->nr_devices; d++)
 		for (i = 0; i < ARRAY_SIZE(directions); i++) {
-			const char *text = h->devices[d].file[FSH_LATENCY];
-			const char *line = text ? line_of(text, directions[i]) :
-						  NULL;
+			const char *line = fsh_latency(&h->devices[d],
+						       LATENCY_DEVICE,
+						       directions[i]);
 
 			for (p = 0; line && p < ARRAY_SIZE(percentiles); p++) {
 				struct fsm_label l[] = {
@@ -857,89 +1005,100 @@ static void metrics_latency(const struct fsh_host *h, struct fsm *m)
 		}
 }
 
-/* What visit_donors() calls with each donor line. */
-typedef void donor_sample_fn(struct fsm *m, const char *dev,
-			     const char *addr, const char *state,
-			     const char *line, const void *arg);
+/* What visit_donors() calls with each donor; @addr is its address. */
+typedef void donor_sample_fn(struct fsm *m, const struct fsh_device *dev,
+			     const struct fsh_donor *d, const char *addr,
+			     const void *arg);
 
-/* Calls @fn for every donor line of every device. */
+/*
+ * Calls @fn for every donor of every device, but one whose address could
+ * not be read: the address is what tells its samples apart.
+ */
 static void visit_donors(const struct fsh_host *h, donor_sample_fn *fn,
-			   struct fsm *m, const void *arg)
+			 struct fsm *m, const void *arg)
 {
-	char addr[128], state[32];
-	const char *line;
-	size_t d;
+	size_t d, i;
 
 	for (d = 0; d < h->nr_devices; d++) {
-		for (line = h->devices[d].file[FSH_DONORS]; line && *line;) {
-			if (*line != '\n') {
-				donor_words(line, addr, sizeof(addr), state,
-					    sizeof(state));
-				fn(m, h->devices[d].name, addr, state, line,
-				   arg);
-			}
-			line = strchr(line, '\n');
-			if (line)
-				line++;
+		const struct fsh_device *dev = &h->devices[d];
+
+		for (i = 0; i < dev->nr_donors; i++) {
+			const struct fsh_donor *dn = &dev->donors[i];
+			const char *addr = donor_text(dn, FSH_DONOR_ADDRESS);
+
+			if (addr)
+				fn(m, dev, dn, addr, arg);
 		}
 	}
 }
 
-static void donor_state_sample(struct fsm *m, const char *dev,
-			       const char *addr, const char *state,
-			       const char *line, const void *arg)
+static void donor_state_sample(struct fsm *m, const struct fsh_device *dev,
+			       const struct fsh_donor *d, const char *addr,
+			       const void *arg)
 {
+	const char *state = donor_text(d, FSH_DONOR_STATE);
 	struct fsm_label l[] = {
-		{ "device", dev }, { "donor", addr }, { "state", state },
+		{ "device", dev->name }, { "donor", addr }, { "state", state },
 	};
 
-	(void)line;
 	(void)arg;
-	if (state[0])
+	if (state)
 		fsm_u64(m, l, 3, 1);
 }
 
-static void donor_field_sample(struct fsm *m, const char *dev,
-			       const char *addr, const char *state,
-			       const char *line, const void *arg)
+static void donor_field_sample(struct fsm *m, const struct fsh_device *dev,
+			       const struct fsh_donor *d, const char *addr,
+			       const void *arg)
 {
-	const struct fsh_field *f = arg;
-	struct fsm_label l[] = { { "device", dev }, { "donor", addr } };
+	struct fsm_label l[] = { { "device", dev->name }, { "donor", addr } };
 	uint64_t v;
 
-	(void)state;
-	if (fsh_kv_u64(line, f->key, &v))
+	if (donor_field_u64(d, arg, &v))
 		fsm_u64(m, l, 2, v);
 }
 
-static void donor_latency_sample(struct fsm *m, const char *dev,
-				 const char *addr, const char *state,
-				 const char *line, const void *arg)
+static void donor_latency_count_sample(struct fsm *m,
+				       const struct fsh_device *dev,
+				       const struct fsh_donor *d,
+				       const char *addr, const void *arg)
 {
-	static const char *const q[] = { "p50_us", "0.5", "p99_us", "0.99" };
-	bool count = arg != NULL;
-	char key[32];
+	uint64_t v;
+	size_t i;
+
+	(void)d;
+	(void)arg;
+	for (i = 0; i < ARRAY_SIZE(directions); i++) {
+		const char *line = fsh_latency(dev, addr, directions[i]);
+		struct fsm_label l[] = {
+			{ "device", dev->name }, { "donor", addr },
+			{ "op", directions[i] },
+		};
+
+		if (line && fsh_kv_u64(line, "count", &v))
+			fsm_u64(m, l, 3, v);
+	}
+}
+
+static void donor_latency_sample(struct fsm *m, const struct fsh_device *dev,
+				 const struct fsh_donor *d, const char *addr,
+				 const void *arg)
+{
 	uint64_t v;
 	size_t i, p;
 
-	(void)state;
+	(void)d;
+	(void)arg;
 	for (i = 0; i < ARRAY_SIZE(directions); i++) {
-		struct fsm_label l[] = {
-			{ "device", dev }, { "donor", addr },
-			{ "op", directions[i] }, { "quantile", NULL },
-		};
+		const char *line = fsh_latency(dev, addr, directions[i]);
 
-		if (count) {
-			snprintf(key, sizeof(key), "%s_count", directions[i]);
-			if (fsh_kv_u64(line, key, &v))
-				fsm_u64(m, l, 3, v);
-			continue;
-		}
-		for (p = 0; p < ARRAY_SIZE(q); p += 2) {
-			snprintf(key, sizeof(key), "%s_%s", directions[i],
-				 q[p]);
-			l[3].value = q[p + 1];
-			if (fsh_kv_u64(line, key, &v))
+		for (p = 0; line && p < ARRAY_SIZE(percentiles); p++) {
+			struct fsm_label l[] = {
+				{ "device", dev->name }, { "donor", addr },
+				{ "op", directions[i] },
+				{ "quantile", percentiles[p].quantile },
+			};
+
+			if (fsh_kv_u64(line, percentiles[p].key, &v))
 				fsm_double(m, l, 4, (double)v / 1e6);
 		}
 	}
@@ -959,7 +1118,7 @@ static void metrics_donors(const struct fsh_host *h, struct fsm *m)
 	}
 	fsm_family(m, "farswap_host_donor_latency_samples_total", FSM_COUNTER,
 		   "Requests measured in the donor's latency histograms.");
-	visit_donors(h, donor_latency_sample, m, m);
+	visit_donors(h, donor_latency_count_sample, m, NULL);
 	fsm_family(m, "farswap_host_donor_latency_seconds", FSM_GAUGE,
 		   "Request latency percentile on this donor (an upper bound, within 12.5%).");
 	visit_donors(h, donor_latency_sample, m, NULL);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A host's farswap devices as the module shows them in sysfs, read once
- * and turned into JSON (farswapctl status --json, docs/json.md) or
- * Prometheus metrics (farswapctl metrics, docs/metrics.md).
+ * A host's farswap devices as the module shows them in sysfs (and its
+ * latency histograms in debugfs), read once and shown as text
+ * (farswapctl status) or turned into JSON (farswapctl status --json,
+ * docs/json.md) or Prometheus metrics (farswapctl metrics,
+ * docs/metrics.md).
  *
  * Every path is taken relative to a root directory ("/" on a real
  * system), so that the unit tests can point it at a fake tree.
@@ -25,8 +27,6 @@ enum fsh_file {
 	FSH_SLABS,
 	FSH_CHUNKS,
 	FSH_STAT,
-	FSH_LATENCY,
-	FSH_DONORS,
 	FSH_SYNC_IO,
 	FSH_IO_TIMEOUT_MS,
 	FSH_REPLICAS,
@@ -37,10 +37,39 @@ enum fsh_file {
 	FSH_NR_FILES,
 };
 
+/*
+ * The files of a donor's directory, /sys/block/farswapN/donors/<i>/, in
+ * this order.
+ */
+enum fsh_donor_file {
+	FSH_DONOR_ADDRESS,		/* "ADDR:PORT" */
+	FSH_DONOR_STATE,
+	FSH_DONOR_DOMAIN,		/* empty until the donor told it */
+	FSH_DONOR_SLABS,
+	FSH_DONOR_FREE_SLABS,
+	FSH_DONOR_TOTAL_SLABS,
+	FSH_DONOR_STAT,			/* "reads=N writes=N ..." */
+	FSH_DONOR_NR_FILES,
+};
+
+struct fsh_donor {
+	unsigned long index;		/* its directory: donors/<index> */
+	/* NULL: could not be read; else without the trailing newline. */
+	char *file[FSH_DONOR_NR_FILES];
+};
+
 struct fsh_device {
 	char name[FSH_NAME_LEN];
 	char *size;			/* /sys/block/NAME/size, in sectors */
 	char *file[FSH_NR_FILES];	/* NULL: could not be read */
+	/*
+	 * /sys/kernel/debug/farswap/NAME/latency; NULL when it cannot be
+	 * read (debugfs not mounted, not root), which is no error.
+	 */
+	char *latency;
+	bool donors_listed;		/* /sys/block/NAME/donors was read */
+	size_t nr_donors;
+	struct fsh_donor *donors;	/* by index */
 	bool swap_active;		/* listed in /proc/swaps */
 	uint64_t swap_used_bytes;
 	int swap_priority;
@@ -72,5 +101,19 @@ void fsh_metrics(const struct fsh_host *h, const char *ctl_version,
 
 /* "key=value" of a line of space-separated pairs, as a number. */
 bool fsh_kv_u64(const char *line, const char *key, uint64_t *v);
+
+/*
+ * The "count=N p50_us=N ..." of @dev's latency line for @scope ("device",
+ * or a donor's address) and @dir ("read" or "write"); NULL if there is
+ * none, or no latency file.
+ */
+const char *fsh_latency(const struct fsh_device *dev, const char *scope,
+			const char *dir);
+
+/*
+ * A donor's number by its name in the JSON document: "slabs", "free",
+ * "total" (files of their own) or a key of its stat file ("reads", ...).
+ */
+bool fsh_donor_u64(const struct fsh_donor *d, const char *key, uint64_t *v);
 
 #endif /* FSH_DEVSTAT_H */

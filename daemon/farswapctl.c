@@ -8,13 +8,17 @@
  *                                   read "name=farswapN" or "error=REASON"
  *                                   from the same open file (docs/control.md)
  *   /sys/block/farswapN/farswap/    per-device state and statistics
+ *   /sys/block/farswapN/donors/<i>/ each donor's state and counters
+ *   /sys/kernel/debug/farswap/farswapN/latency
+ *                                   latency percentiles (debugfs: root only)
  * and, with a module older than /dev/farswap-ctl, the deprecated
  *   /sys/kernel/farswap/attach      write "donor=A[:P] ... size=S [...]"
  *   /sys/kernel/farswap/detach      write "farswapN"
  *   /sys/kernel/farswap/last_error  why the last attach/detach failed
  *
- * status --json and metrics turn those files into a JSON document
- * (docs/json.md) and Prometheus metrics (docs/metrics.md): devstat.c.
+ * devstat.c reads those files for status, and turns them into a JSON
+ * document (docs/json.md) and Prometheus metrics (docs/metrics.md) for
+ * status --json and metrics.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -465,85 +469,100 @@ static void human_us(unsigned long long us, char *out, size_t len)
 		snprintf(out, len, "%llu us", us);
 }
 
-static char *dev_file(const char *name, const char *file)
+/* "yes, N used, priority P" if the device is an active swap area, else "no". */
+static void swap_state(const struct fsh_device *dev, char *out, size_t len)
 {
-	char path[256];
+	char u[32];
 
-	snprintf(path, sizeof(path), BLOCK_DIR "/%s/farswap/%s", name, file);
-	return read_file(path);
-}
-
-/* "yes (priority N)" if the device is an active swap area, else "no". */
-static void swap_state(const char *name, char *out, size_t len)
-{
-	char *swaps = read_file("/proc/swaps");
-	char dev[64], *line;
-
-	snprintf(out, len, "no");
-	if (!swaps)
+	if (!dev->swap_active) {
+		snprintf(out, len, "no");
 		return;
-	snprintf(dev, sizeof(dev), "/dev/%s", name);
-	for (line = strtok(swaps, "\n"); line; line = strtok(NULL, "\n")) {
-		char path[256], type[32];
-		long long sz, used;
-		int prio;
-
-		if (sscanf(line, "%255s %31s %lld %lld %d", path, type, &sz,
-			   &used, &prio) == 5 && !strcmp(path, dev)) {
-			char u[32];
-
-			human_bytes(used * 1024ULL, u, sizeof(u));
-			snprintf(out, len, "yes, %s used, priority %d", u, prio);
-			break;
-		}
 	}
-	free(swaps);
+	human_bytes(dev->swap_used_bytes, u, sizeof(u));
+	snprintf(out, len, "yes, %s used, priority %d", u, dev->swap_priority);
 }
 
-static void print_latency(const char *label, const char *line,
-			  const char *prefix)
+/* One direction of a latency line ("count=N p50_us=N ..."), or " -". */
+static void print_latency(const char *label, const char *line)
 {
-	char key[32], a[32], b[32];
+	char a[32], b[32];
 
-	snprintf(key, sizeof(key), "%scount", prefix);
-	if (!kv_num(line, key)) {
+	if (!kv_num(line, "count")) {
 		printf(" %s -", label);
 		return;
 	}
-	snprintf(key, sizeof(key), "%sp50_us", prefix);
-	human_us(kv_num(line, key), a, sizeof(a));
-	snprintf(key, sizeof(key), "%sp99_us", prefix);
-	human_us(kv_num(line, key), b, sizeof(b));
+	human_us(kv_num(line, "p50_us"), a, sizeof(a));
+	human_us(kv_num(line, "p99_us"), b, sizeof(b));
 	printf(" %s p50 %s p99 %s", label, a, b);
 }
 
-static int show_device(const char *name)
+/* A donor's number, 0 if it could not be read (as kv_num()). */
+static unsigned long long donor_num(const struct fsh_donor *d,
+				    const char *key)
 {
-	char *stat = dev_file(name, "stat"), *slabs = dev_file(name, "slabs");
-	char *chunks = dev_file(name, "chunks");
-	char *slab_size = dev_file(name, "slab_size");
-	char *lat = dev_file(name, "latency"), *donors = dev_file(name, "donors");
-	char *sync_io = dev_file(name, "sync_io"), *size_s;
-	char *integrity = dev_file(name, "integrity");
-	char *encrypt = dev_file(name, "encrypt");
-	char *auth = dev_file(name, "auth");
-	char *replicas = dev_file(name, "replicas");
-	char *policy = dev_file(name, "read_policy");
-	char path[256], sz[32], ss[32], rb[32], wb[32], swap[96];
-	unsigned long long sectors;
-	char *line, *save = NULL;
+	uint64_t v;
 
-	snprintf(path, sizeof(path), BLOCK_DIR "/%s/size", name);
-	size_s = read_file(path);
-	if (!stat || !slabs || !chunks || !slab_size || !lat || !donors ||
-	    !size_s) {
+	return fsh_donor_u64(d, key, &v) ? v : 0;
+}
+
+/* A donor's one-line file, or @none if it is empty or unread. */
+static const char *donor_str(const struct fsh_donor *d,
+			     enum fsh_donor_file f, const char *none)
+{
+	return d->file[f] && d->file[f][0] ? d->file[f] : none;
+}
+
+static void show_donor(const struct fsh_device *dev, const struct fsh_donor *d)
+{
+	const char *addr = donor_str(d, FSH_DONOR_ADDRESS, "?");
+	char rb[32], wb[32];
+
+	human_bytes(donor_num(d, "read_bytes"), rb, sizeof(rb));
+	human_bytes(donor_num(d, "write_bytes"), wb, sizeof(wb));
+	/* An empty domain: the donor has not told it yet. */
+	printf("  donor %s: %s, domain %s, %llu slabs here (donor has %llu of %llu free); %llu reads (%s), %llu writes (%s), %llu errors, %llu reconnects\n",
+	       addr, donor_str(d, FSH_DONOR_STATE, "?"),
+	       d->file[FSH_DONOR_DOMAIN] ?
+			donor_str(d, FSH_DONOR_DOMAIN, "-") : "?",
+	       donor_num(d, "slabs"), donor_num(d, "free"),
+	       donor_num(d, "total"), donor_num(d, "reads"), rb,
+	       donor_num(d, "writes"), wb, donor_num(d, "errors"),
+	       donor_num(d, "reconnects"));
+	if (!dev->latency)
+		return;
+	printf("   ");
+	print_latency("read", fsh_latency(dev, addr, "read"));
+	print_latency("; write", fsh_latency(dev, addr, "write"));
+	printf("\n");
+}
+
+/*
+ * The text status of one device, from what devstat.c read: the same
+ * reader as --json and metrics.  Latency is in debugfs, which only root
+ * reads and which may not be mounted: without it the rest is shown, and
+ * the latency lines are left out.
+ */
+static int show_device(const struct fsh_device *dev)
+{
+	const char *const *f = (const char *const *)dev->file;
+	const char *stat = f[FSH_STAT], *slabs = f[FSH_SLABS];
+	const char *chunks = f[FSH_CHUNKS], *slab_size = f[FSH_SLAB_SIZE];
+	const char *sync_io = f[FSH_SYNC_IO], *integrity = f[FSH_INTEGRITY];
+	const char *encrypt = f[FSH_ENCRYPT], *auth = f[FSH_AUTH];
+	const char *replicas = f[FSH_REPLICAS];
+	char sz[32], ss[32], rb[32], wb[32], swap[96], policy[32];
+	const char *name = dev->name;
+	unsigned long long sectors;
+	size_t i;
+
+	if (!stat || !slabs || !chunks || !slab_size || !dev->size) {
 		fprintf(stderr, "%s: %s: not a farswap device\n", prog, name);
 		return 1;
 	}
-	sectors = strtoull(size_s, NULL, 10);
+	sectors = strtoull(dev->size, NULL, 10);
 	human_bytes(sectors * 512, sz, sizeof(sz));
 	human_bytes(strtoull(slab_size, NULL, 10), ss, sizeof(ss));
-	swap_state(name, swap, sizeof(swap));
+	swap_state(dev, swap, sizeof(swap));
 	printf("%s: %s, %llu of %llu chunks (2 MiB) bound in %llu donor slabs of %s; swap: %s; sync_io %s\n",
 	       name, sz, kv_num(chunks, "bound"), kv_num(chunks, "total"),
 	       kv_num(slabs, "held"), ss, swap,
@@ -568,11 +587,12 @@ static int show_device(const char *name)
 			    sizeof(copied));
 		unsigned long long doms = kv_num(replicas, "domains");
 
-		if (policy)
-			policy[strcspn(policy, "\n")] = '\0';
+		snprintf(policy, sizeof(policy), "%.*s",
+			 (int)strcspn(f[FSH_READ_POLICY] ?: "", "\n"),
+			 f[FSH_READ_POLICY] ?: "");
 		printf("  replicas: %llu per chunk, %llu failure domain%s, reads %s; %llu chunks degraded; %llu repaired (%s), %llu repairs failed; %llu reads failed over, %llu damaged replicas healed; %llu pages lost\n",
 		       kv_num(replicas, "replicas"), doms, doms == 1 ? "" : "s",
-		       policy && *policy ? policy : "?",
+		       *policy ? policy : "?",
 		       kv_num(replicas, "degraded"),
 		       kv_num(replicas, "repaired"), copied,
 		       kv_num(replicas, "repair_failures"),
@@ -609,47 +629,35 @@ static int show_device(const char *name)
 
 		printf("  auth: %s\n", kv(auth, "auth", alg, sizeof(alg)) ?: "?");
 	}
-	printf("  latency:");
-	for (line = strtok_r(lat, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		print_latency(strncmp(line, "read", 4) ? "write" : "read",
-			      line, "");
-	printf("\n");
-
-	save = NULL;
-	for (line = strtok_r(donors, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char addr[80], state[32], domain[40];
-
-		if (sscanf(line, "%79s", addr) != 1)
-			continue;
-		human_bytes(kv_num(line, "read_bytes"), rb, sizeof(rb));
-		human_bytes(kv_num(line, "write_bytes"), wb, sizeof(wb));
-		printf("  donor %s: %s, domain %s, %llu slabs here (donor has %llu of %llu free); %llu reads (%s), %llu writes (%s), %llu errors, %llu reconnects\n   ",
-		       addr, kv(line, "state", state, sizeof(state)) ?: "?",
-		       kv(line, "domain", domain, sizeof(domain)) ?: "?",
-		       kv_num(line, "slabs"), kv_num(line, "free"),
-		       kv_num(line, "total"), kv_num(line, "reads"), rb,
-		       kv_num(line, "writes"), wb, kv_num(line, "errors"),
-		       kv_num(line, "reconnects"));
-		print_latency("read", line, "read_");
-		print_latency("; write", line, "write_");
+	if (dev->latency) {
+		printf("  latency:");
+		print_latency("read", fsh_latency(dev, "device", "read"));
+		print_latency("write", fsh_latency(dev, "device", "write"));
 		printf("\n");
 	}
-	free(stat);
-	free(slabs);
-	free(chunks);
-	free(slab_size);
-	free(lat);
-	free(donors);
-	free(sync_io);
-	free(policy);
-	free(integrity);
-	free(encrypt);
-	free(auth);
-	free(replicas);
-	free(size_s);
+	for (i = 0; i < dev->nr_donors; i++)
+		show_donor(dev, &dev->donors[i]);
 	return 0;
+}
+
+/* status without --json: every device, or just @only, as text. */
+static int print_status_text(const char *only)
+{
+	struct fsh_host h;
+	char err[256];
+	size_t i;
+	int ret = 0;
+
+	if (fsh_read(&h, "/", only, err, sizeof(err))) {
+		fsh_free(&h);
+		die("%s", err);
+	}
+	if (!h.nr_devices)
+		printf("no farswap devices\n");
+	for (i = 0; i < h.nr_devices; i++)
+		ret |= show_device(&h.devices[i]);
+	fsh_free(&h);
+	return ret;
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -718,8 +726,7 @@ static int cmd_status(int argc, char **argv)
 {
 	const char *only = NULL;
 	bool json = false;
-	char **names;
-	int n, i, ret = 0;
+	int i;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
@@ -731,17 +738,7 @@ static int cmd_status(int argc, char **argv)
 	}
 	if (json)
 		return print_status_json(only);
-	if (only)
-		return show_device(only);
-	names = list_devices(&n);
-	if (!n)
-		printf("no farswap devices\n");
-	for (i = 0; i < n; i++) {
-		ret |= show_device(names[i]);
-		free(names[i]);
-	}
-	free(names);
-	return ret;
+	return print_status_text(only);
 }
 
 /* metrics [--output FILE]: Prometheus text, to stdout or atomically to FILE. */

@@ -426,6 +426,9 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 {
 	unsigned int i;
 
+	/* Readers of the donors' files leave before the donors go. */
+	farswap_debugfs_remove(dev);
+	farswap_donor_dirs_remove(dev);
 	if (dev->disk)
 		del_gendisk(dev->disk);	/* waits for every request */
 
@@ -756,6 +759,13 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 		farswap_reason_set(why, "cannot create the disk (%d)", ret);
 		goto out_destroy;
 	}
+	ret = farswap_donor_dirs_add(dev);
+	if (ret) {
+		farswap_reason_set(why, "cannot create the donors' sysfs directories (%d)",
+				   ret);
+		goto out_destroy;
+	}
+	farswap_debugfs_add(dev);
 
 	mutex_lock(&farswap_devs_mutex);
 	dev->detaching = false;
@@ -1129,90 +1139,6 @@ static ssize_t stat_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(stat);
 
-/*
- * " count=N p50_us=X p99_us=X" of a histogram, and with @full also p90 and
- * p99.9 (the donors table is brief so that 16 donors fit in a page).
- */
-static int farswap_emit_lat(char *buf, int at, const char *prefix,
-			    const struct farswap_lat_hist *h, bool full)
-{
-	static const u32 ppm[] = { 500000, 990000, 900000, 999000 };
-	static const char * const name[] = { "p50", "p99", "p90", "p999" };
-	int i, n = full ? ARRAY_SIZE(ppm) : 2;
-	u64 *counts;
-
-	counts = kmalloc_array(FARSWAP_LAT_BUCKETS, sizeof(*counts),
-			       GFP_KERNEL);
-	if (!counts)
-		return 0;
-	farswap_lat_snapshot(h, counts);
-	at += sysfs_emit_at(buf, at, " %scount=%lld", prefix,
-			    atomic64_read(&h->count));
-	for (i = 0; i < n; i++)
-		at += sysfs_emit_at(buf, at, " %s%s_us=%llu", prefix, name[i],
-				    div_u64(farswap_lat_percentile(counts,
-								   ppm[i]),
-					    NSEC_PER_USEC));
-	kfree(counts);
-	return at;
-}
-
-static ssize_t latency_show(struct device *d, struct device_attribute *attr,
-			    char *buf)
-{
-	struct farswap_dev_stats *s = &farswap_dev_of(d)->stats;
-	int at = 0;
-
-	at += sysfs_emit_at(buf, at, "read");
-	at = farswap_emit_lat(buf, at, "", &s->read_lat, true);
-	at += sysfs_emit_at(buf, at, "\nwrite");
-	at = farswap_emit_lat(buf, at, "", &s->write_lat, true);
-	at += sysfs_emit_at(buf, at, "\n");
-	return at;
-}
-static DEVICE_ATTR_RO(latency);
-
-static ssize_t donors_show(struct device *d, struct device_attribute *attr,
-			   char *buf)
-{
-	struct farswap_dev *dev = farswap_dev_of(d);
-	unsigned int i;
-	int at = 0;
-
-	for (i = 0; i < dev->nr_donors; i++) {
-		struct farswap_donor *dn = dev->donors[i];
-		struct farswap_donor_stats *s = &dn->stats;
-		char domain[FARSWAP_DOMAIN_LEN + 1];
-		unsigned long flags;
-
-		spin_lock_irqsave(&dev->dom_lock, flags);
-		strscpy(domain, dn->domain[0] ? dn->domain : "-",
-			sizeof(domain));
-		spin_unlock_irqrestore(&dev->dom_lock, flags);
-
-		at += sysfs_emit_at(buf, at,
-				    "%s state=%s slabs=%d free=%u total=%u reads=%lld writes=%lld read_bytes=%lld write_bytes=%lld errors=%lld reconnects=%lld migrated_out=%lld",
-				    dn->name,
-				    farswap_donor_state_name(farswap_donor_state(dn)),
-				    atomic_read(&s->slabs),
-				    READ_ONCE(dn->slabs_free),
-				    READ_ONCE(dn->slabs_total),
-				    atomic64_read(&s->reads),
-				    atomic64_read(&s->writes),
-				    atomic64_read(&s->read_bytes),
-				    atomic64_read(&s->write_bytes),
-				    atomic64_read(&s->errors),
-				    atomic64_read(&s->reconnects),
-				    atomic64_read(&s->migrated_out));
-		at = farswap_emit_lat(buf, at, "read_", &s->read_lat, false);
-		at = farswap_emit_lat(buf, at, "write_", &s->write_lat, false);
-		at += sysfs_emit_at(buf, at, " domain=%s revoked=%lld\n", domain,
-				    atomic64_read(&s->revoked));
-	}
-	return at;
-}
-static DEVICE_ATTR_RO(donors);
-
 static struct attribute *farswap_disk_attrs[] = {
 	&dev_attr_slab_size.attr,
 	&dev_attr_slabs.attr,
@@ -1221,8 +1147,6 @@ static struct attribute *farswap_disk_attrs[] = {
 	&dev_attr_io_timeout_ms.attr,
 	&dev_attr_read_policy.attr,
 	&dev_attr_stat.attr,
-	&dev_attr_latency.attr,
-	&dev_attr_donors.attr,
 	&dev_attr_integrity.attr,
 	&dev_attr_encrypt.attr,
 	&dev_attr_repair_kbps.attr,

@@ -244,6 +244,7 @@ struct farswap_donor {
 
 	struct farswap_donor_stats stats;
 	u64 read_ewma_ns;		/* recent read latency, picks replicas */
+	struct kobject *dir;		/* /sys/block/farswapN/donors/<index> */
 };
 
 /* A donor slab this device holds, carved into chunk slots. */
@@ -347,6 +348,8 @@ struct farswap_dev {
 	struct blk_mq_tag_set tag_set;
 	struct gendisk *disk;
 	unsigned int open_count;
+	struct kobject *donors_kobj;	/* /sys/block/farswapN/donors/ */
+	struct dentry *debugfs;		/* /sys/kernel/debug/farswap/farswapN/ */
 
 	/*
 	 * Write bytes in flight per write hardware queue, capped so that
@@ -498,6 +501,16 @@ int farswap_dev_attach(struct farswap_attach_args *args, char *name_out,
 int farswap_dev_detach(const char *name, struct farswap_reason *why);
 void farswap_dev_destroy_all(void);
 extern const struct attribute_group *farswap_disk_groups[];
+
+/* donor_sysfs.c */
+int farswap_donor_dirs_add(struct farswap_dev *dev);
+void farswap_donor_dirs_remove(struct farswap_dev *dev);
+
+/* debugfs.c */
+void farswap_debugfs_init(void);
+void farswap_debugfs_exit(void);
+void farswap_debugfs_add(struct farswap_dev *dev);
+void farswap_debugfs_remove(struct farswap_dev *dev);
 
 /* io.c */
 size_t farswap_cmd_size(unsigned int replicas);

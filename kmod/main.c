@@ -322,9 +322,10 @@ static int __init farswap_init(void)
 	if (!host_id)
 		get_random_bytes(farswap_host_id, sizeof(farswap_host_id));
 
+	farswap_debugfs_init();
 	ret = ib_register_client(&farswap_ib_client);
 	if (ret)
-		return ret;
+		goto out_debugfs;
 
 	farswap_kobj = kobject_create_and_add("farswap", kernel_kobj);
 	if (!farswap_kobj) {
@@ -349,6 +350,8 @@ out_put_kobj:
 	kobject_put(farswap_kobj);
 out_unregister_client:
 	ib_unregister_client(&farswap_ib_client);
+out_debugfs:
+	farswap_debugfs_exit();
 	return ret;
 }
 
@@ -360,6 +363,7 @@ static void __exit farswap_exit(void)
 	kobject_put(farswap_kobj);
 	farswap_dev_destroy_all();
 	ib_unregister_client(&farswap_ib_client);
+	farswap_debugfs_exit();
 	pr_info("unloaded\n");
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * farswap devices from sysfs to JSON and Prometheus metrics, read from a
- * fake sysfs and /proc tree made in a temporary directory: values land
- * under their documented names, missing or garbled values become null
- * (never a made-up number), hostile text is escaped, and the metrics are
- * well-formed text format.
+ * fake sysfs, debugfs and /proc tree made in a temporary directory:
+ * values land under their documented names, donors come in index order,
+ * missing or garbled values become null (never a made-up number), a
+ * latency file debugfs does not give is no error, hostile text is
+ * escaped, and the metrics are well-formed text format.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,28 +26,101 @@
 
 static char root[] = "/tmp/fsh-test-XXXXXX";
 
-/* Write @text to @rel under the root, making its directories. */
-static void put_file(const char *rel, const char *text)
+/* Make the directories of @path below the root, up to its last '/'. */
+static void make_parents(char *path)
 {
-	char path[512], *slash;
-	FILE *f;
+	char *slash;
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	for (slash = strchr(path + strlen(root) + 1, '/'); slash;
 	     slash = strchr(slash + 1, '/')) {
 		*slash = '\0';
 		mkdir(path, 0755);
 		*slash = '/';
 	}
+}
+
+/* Write @text to @rel under the root, making its directories. */
+static void put_file(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	make_parents(path);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
 }
 
-static void put_device(const char *name, const char *donors)
+/* Make the directory @rel under the root, and its parents. */
+static void put_dir(const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s/", root, rel);
+	make_parents(path);
+}
+
+static void remove_file(const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	assert_int_equal(unlink(path), 0);
+}
+
+/* A donor's directory, donors/<i>/: a NULL member has no file. */
+struct fake_donor {
+	const char *address;
+	const char *state;
+	const char *domain;
+	const char *slabs;
+	const char *free_slabs;
+	const char *total_slabs;
+	const char *stat;
+};
+
+static void put_donor(const char *dev, unsigned int index,
+		      const struct fake_donor *d)
+{
+	char rel[160];
+
+#define DONOR_FILE(file, member)					\
+	do {								\
+		snprintf(rel, sizeof(rel), "sys/block/%s/donors/%u/%s",	\
+			 dev, index, file);				\
+		if (d->member)						\
+			put_file(rel, d->member);			\
+	} while (0)
+	snprintf(rel, sizeof(rel), "sys/block/%s/donors/%u", dev, index);
+	put_dir(rel);
+	DONOR_FILE("address", address);
+	DONOR_FILE("state", state);
+	DONOR_FILE("domain", domain);
+	DONOR_FILE("slabs", slabs);
+	DONOR_FILE("free_slabs", free_slabs);
+	DONOR_FILE("total_slabs", total_slabs);
+	DONOR_FILE("stat", stat);
+#undef DONOR_FILE
+}
+
+/* debugfs: /sys/kernel/debug/farswap/NAME/latency. */
+static void put_latency(const char *name, const char *text)
 {
 	char rel[128];
+
+	snprintf(rel, sizeof(rel), "sys/kernel/debug/farswap/%s/latency",
+		 name);
+	put_file(rel, text);
+}
+
+/* The device's sysfs files, and its donors/ directory with @donors. */
+static void put_device(const char *name, const struct fake_donor *donors,
+		       size_t nr_donors)
+{
+	char rel[128];
+	size_t i;
 
 #define DEV(file, text)							\
 	do {								\
@@ -60,8 +134,6 @@ static void put_device(const char *name, const char *donors)
 	DEV("slabs", "held=2 slots=4 used=3 reclaiming=1\n");
 	DEV("chunks", "total=256 unbound=250 binding=1 bound=3 migrating=2\n");
 	DEV("stat", "reads=10 writes=20 discards=0 read_bytes=40960 write_bytes=81920 zero_reads=5 errors=0 binds=3 bind_failures=0 slab_allocs=2 releases=0 migrations=1 lost_pages=0 write_throttled=7 held=4 write_inflight_bytes=8192\n");
-	DEV("latency", "read count=10 p50_us=600 p99_us=2000 p90_us=1500 p999_us=3000\nwrite count=20 p50_us=700 p99_us=2100 p90_us=1600 p999_us=3100\n");
-	DEV("donors", donors);
 	DEV("sync_io", "0\n");
 	DEV("io_timeout_ms", "10000\n");
 	DEV("read_policy", "round-robin\n");
@@ -69,12 +141,31 @@ static void put_device(const char *name, const char *donors)
 	DEV("encrypt", "alg=chacha20poly1305 bounce_bytes=8388608\n");
 	DEV("replicas", "replicas=2 degraded=1 repaired=4 repair_bytes=8192 repair_failures=0 failovers=5 heals=0 lost_pages=0 colocated=3 domains=2 spread=7\n");
 #undef DEV
+	snprintf(rel, sizeof(rel), "sys/block/%s/donors", name);
+	put_dir(rel);
+	for (i = 0; i < nr_donors; i++)
+		put_donor(name, i, &donors[i]);
 }
 
-static const char donors2[] =
-	"10.0.0.2:7471 state=live slabs=1 free=14 total=16 reads=4 writes=8 read_bytes=16384 write_bytes=32768 errors=0 reconnects=1 migrated_out=0 read_count=4 read_p50_us=500 read_p99_us=900 write_count=8 write_p50_us=600 write_p99_us=1000 domain=rackA\n"
-	"[fe80::1]:7471 state=reconnecting slabs=1 free=0 total=0 reads=6 writes=12 read_bytes=24576 write_bytes=49152 errors=2 reconnects=3 migrated_out=1 read_count=6 read_p50_us=550 read_p99_us=950 write_count=12 write_p50_us=650 write_p99_us=1050 domain=-\n";
+static const struct fake_donor donors2[] = {
+	{ "10.0.0.2:7471\n", "live\n", "rackA\n", "1\n", "14\n", "16\n",
+	  "reads=4 writes=8 read_bytes=16384 write_bytes=32768 errors=0 reconnects=1 migrated_out=0 revoked=2\n" },
+	/* An empty domain: not told yet. */
+	{ "[fe80::1]:7471\n", "reconnecting\n", "\n", "1\n", "0\n", "0\n",
+	  "reads=6 writes=12 read_bytes=24576 write_bytes=49152 errors=2 reconnects=3 migrated_out=1 revoked=0\n" },
+};
 
+static const char latency_device[] =
+	"device read count=10 p50_us=600 p90_us=1500 p99_us=2000 p999_us=3000\n"
+	"device write count=20 p50_us=700 p90_us=1600 p99_us=2100 p999_us=3100\n";
+
+static const char latency2[] =
+	"device read count=10 p50_us=600 p90_us=1500 p99_us=2000 p999_us=3000\n"
+	"device write count=20 p50_us=700 p90_us=1600 p99_us=2100 p999_us=3100\n"
+	"10.0.0.2:7471 read count=4 p50_us=500 p90_us=800 p99_us=900 p999_us=950\n"
+	"10.0.0.2:7471 write count=8 p50_us=600 p90_us=900 p99_us=1000 p999_us=1100\n"
+	"[fe80::1]:7471 read count=6 p50_us=550 p90_us=850 p99_us=950 p999_us=990\n"
+	"[fe80::1]:7471 write count=12 p50_us=650 p90_us=950 p99_us=1050 p999_us=1200\n";
 static int setup(void **state)
 {
 	(void)state;
@@ -108,8 +199,10 @@ static void make_host(void)
 	put_file("sys/kernel/farswap/host_id",
 		 "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\n");
 	put_file("sys/block/sda/size", "100\n");	/* not ours */
-	put_device("farswap10", "");
-	put_device("farswap2", donors2);
+	put_device("farswap10", NULL, 0);
+	put_latency("farswap10", latency_device);
+	put_device("farswap2", donors2, 2);
+	put_latency("farswap2", latency2);
 	put_file("proc/swaps",
 		 "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
 		 "/dev/sda2                               partition\t1000\t\t0\t\t-2\n"
@@ -220,15 +313,22 @@ static void test_json_document(void **state)
 	assert_has(doc, "\"read\": {\n          \"count\": 10,\n          \"p50_us\": 600,\n          \"p99_us\": 2000,\n          \"p90_us\": 1500,\n          \"p999_us\": 3000");
 	assert_has(doc, "\"address\": \"10.0.0.2:7471\",\n          \"state\": \"live\",");
 	assert_has(doc, "\"address\": \"[fe80::1]:7471\",\n          \"state\": \"reconnecting\",");
+	assert_has(doc, "\"write\": {\n          \"count\": 20,\n          \"p50_us\": 700,\n          \"p99_us\": 2100,\n          \"p90_us\": 1600,\n          \"p999_us\": 3100\n");
+	/* In index order: donors/0 first. */
+	assert_true(strstr(doc, "\"10.0.0.2:7471\"") < strstr(doc, "\"[fe80::1]:7471\""));
+	assert_has(doc, "\"slabs\": 1,\n          \"free\": 14,\n          \"total\": 16,\n          \"reads\": 4,");
 	assert_has(doc, "\"reconnects\": 3,");
-	assert_has(doc, "\"write\": {\n              \"count\": 12,\n              \"p50_us\": 650,\n              \"p99_us\": 1050");
+	assert_has(doc, "\"migrated_out\": 0,\n          \"revoked\": 2,\n          \"latency\": {");
+	/* Each donor's lines of the latency file, with all four percentiles. */
+	assert_has(doc, "\"read\": {\n              \"count\": 4,\n              \"p50_us\": 500,\n              \"p99_us\": 900,\n              \"p90_us\": 800,\n              \"p999_us\": 950\n");
+	assert_has(doc, "\"write\": {\n              \"count\": 12,\n              \"p50_us\": 650,\n              \"p99_us\": 1050,\n              \"p90_us\": 950,\n              \"p999_us\": 1200\n");
 	/* farswap10 has no donors: an empty list, not null. */
 	assert_has(doc, "\"donors\": []");
 	/* Failure domains: the replicas file, each donor's domain. */
 	assert_has(doc, "\"replicas\": {\n        \"replicas\": 2,\n        \"degraded\": 1,");
 	assert_has(doc, "\"colocated\": 3,\n        \"domains\": 2,\n        \"spread\": 7\n");
 	assert_has(doc, "\"state\": \"live\",\n          \"domain\": \"rackA\",");
-	/* "-": not told yet. */
+	/* An empty domain file: not told yet. */
 	assert_has(doc, "\"state\": \"reconnecting\",\n          \"domain\": null,");
 	/* The check and the cipher, each an object of its file. */
 	assert_has(doc, "\"integrity\": {\n        \"alg\": \"chacha20poly1305\",\n        \"checked\": 300,\n        \"mismatches\": 2,\n        \"bytes_per_page\": 20,\n        \"table_bytes\": 2621440\n      },");
@@ -257,22 +357,23 @@ static void test_json_one_device(void **state)
 /* A file gone, a value garbled, a key missing: null, never a number. */
 static void test_json_missing_values(void **state)
 {
-	char path[256], *doc;
+	static const struct fake_donor donor = {
+		.address = "10.0.0.2:7471\n", .state = "live\n",
+		.slabs = "x\n", .stat = "reads=1 writes=-2\n",
+	};
+	char *doc;
 	int ret;
 
 	(void)state;
 	put_file("sys/kernel/farswap/version", "garbage\n");
-	put_device("farswap0", "10.0.0.2:7471 state=live slabs=x\n");
+	put_device("farswap0", &donor, 1);
 	put_file("sys/block/farswap0/farswap/stat", "reads=-1 writes=5\n");
 	put_file("sys/block/farswap0/farswap/sync_io", "yes\n");
 	put_file("sys/block/farswap0/farswap/read_policy", "two words\n");
 	put_file("sys/block/farswap0/farswap/integrity", "checked=x mismatches=1\n");
-	snprintf(path, sizeof(path), "%s/sys/block/farswap0/farswap/latency",
-		 root);
-	assert_int_equal(unlink(path), 0);
-	snprintf(path, sizeof(path), "%s/sys/block/farswap0/farswap/encrypt",
-		 root);
-	assert_int_equal(unlink(path), 0);
+	/* No line of the donor's, a value missing, a line with no values. */
+	put_latency("farswap0", "device read count=3 p50_us=\ndevice write\n");
+	remove_file("sys/block/farswap0/farswap/encrypt");
 	doc = status_json(NULL, &ret);
 	assert_int_equal(ret, 0);
 	assert_has(doc, "\"encrypt\": null,");
@@ -284,8 +385,11 @@ static void test_json_missing_values(void **state)
 	assert_has(doc, "\"sync_io\": null,");
 	assert_has(doc, "\"read_policy\": null,");
 	assert_has(doc, "\"integrity\": {\n        \"alg\": null,\n        \"checked\": null,\n        \"mismatches\": 1,");
-	assert_has(doc, "\"read\": {\n          \"count\": null,");
-	assert_has(doc, "\"slabs\": null,\n          \"free\": null,");
+	assert_has(doc, "\"read\": {\n          \"count\": 3,\n          \"p50_us\": null,");
+	assert_has(doc, "\"write\": {\n          \"count\": null,");
+	/* No domain or free_slabs file, a garbled number: null. */
+	assert_has(doc, "\"domain\": null,\n          \"slabs\": null,\n          \"free\": null,\n          \"total\": null,\n          \"reads\": 1,\n          \"writes\": null,");
+	assert_has(doc, "\"read\": {\n              \"count\": null,");
 	/* No /proc/swaps: not active. */
 	assert_has(doc, "\"active\": false,");
 	free(doc);
@@ -307,22 +411,28 @@ static void test_json_module_not_loaded(void **state)
 /* Text from the kernel is not trusted to be JSON- or label-safe. */
 static void test_hostile_text(void **state)
 {
+	static const struct fake_donor evil = {
+		.address = "evil\"\\\x02\xc3\n", .state = "li\"ve\n",
+		.domain = "rack\"A\n", .slabs = "1\n",
+	};
 	char *doc;
 	int ret;
 
 	(void)state;
 	put_file("sys/kernel/farswap/version", "module=0.1 protocol=1-1\n");
 	put_file("sys/kernel/farswap/host_id", "a\"b\\c\x01\xff\n");
-	put_device("farswap0",
-		   "evil\"\\\x02\xc3 state=li\"ve slabs=1\n");
+	put_device("farswap0", &evil, 1);
+	put_latency("farswap0", "evil\"\\\x02\xc3 read count=1 p50_us=5\n");
 	doc = status_json(NULL, &ret);
 	assert_int_equal(ret, 0);
 	assert_has(doc, "\"host_id\": \"a\\\"b\\\\c\\u0001\\ufffd\"");
 	assert_has(doc, "\"address\": \"evil\\\"\\\\\\u0002\\ufffd\"");
 	assert_has(doc, "\"state\": \"li\\\"ve\"");
+	assert_has(doc, "\"domain\": \"rack\\\"A\"");
 	free(doc);
 	doc = metrics_text();
 	assert_has(doc, "farswap_host_donor_slabs{device=\"farswap0\",donor=\"evil\\\"\\\\\x02\xc3\"} 1\n");
+	assert_has(doc, "farswap_host_donor_latency_samples_total{device=\"farswap0\",donor=\"evil\\\"\\\\\x02\xc3\",op=\"read\"} 1\n");
 	free(doc);
 }
 
@@ -355,7 +465,126 @@ static void test_metrics(void **state)
 	assert_has(text, "farswap_host_donor_reconnects_total{device=\"farswap2\",donor=\"[fe80::1]:7471\"} 3\n");
 	assert_has(text, "farswap_host_donor_latency_samples_total{device=\"farswap2\",donor=\"10.0.0.2:7471\",op=\"read\"} 4\n");
 	assert_has(text, "farswap_host_donor_latency_seconds{device=\"farswap2\",donor=\"10.0.0.2:7471\",op=\"write\",quantile=\"0.5\"} 0.0006\n");
+	assert_has(text, "farswap_host_donor_latency_seconds{device=\"farswap2\",donor=\"[fe80::1]:7471\",op=\"read\",quantile=\"0.999\"} 0.00099\n");
+	assert_has(text, "farswap_host_donor_free_slabs{device=\"farswap2\",donor=\"10.0.0.2:7471\"} 14\n");
+	assert_has(text, "farswap_host_donor_total_slabs{device=\"farswap2\",donor=\"10.0.0.2:7471\"} 16\n");
+	assert_has(text, "farswap_host_donor_revoked_slabs_total{device=\"farswap2\",donor=\"10.0.0.2:7471\"} 2\n");
 	free(text);
+}
+
+/*
+ * debugfs not mounted, or not root: no latency file.  The rest is all
+ * there; the latency numbers are null in JSON, and the latency families
+ * have no samples.
+ */
+static void test_no_latency_file(void **state)
+{
+	char *doc;
+	int ret;
+
+	(void)state;
+	make_host();
+	remove_file("sys/kernel/debug/farswap/farswap2/latency");
+	remove_file("sys/kernel/debug/farswap/farswap10/latency");
+	doc = status_json("farswap2", &ret);
+	assert_int_equal(ret, 0);
+	assert_has(doc, "\"latency\": {\n        \"read\": {\n          \"count\": null,\n          \"p50_us\": null,\n          \"p99_us\": null,\n          \"p90_us\": null,\n          \"p999_us\": null\n        },\n        \"write\": {\n          \"count\": null,");
+	assert_has(doc, "\"revoked\": 2,\n          \"latency\": {\n            \"read\": {\n              \"count\": null,");
+	assert_has(doc, "\"state\": \"live\",");
+	assert_has(doc, "\"reads\": 10,");
+	assert_null(strstr(doc, "\"count\": 4"));
+	free(doc);
+	doc = metrics_text();
+	/* A family without samples is not announced either. */
+	assert_null(strstr(doc, "farswap_host_latency_seconds"));
+	assert_null(strstr(doc, "farswap_host_latency_samples_total"));
+	assert_null(strstr(doc, "farswap_host_donor_latency_seconds"));
+	assert_null(strstr(doc, "farswap_host_donor_latency_samples_total"));
+	assert_has(doc, "farswap_host_donor_reads_total{device=\"farswap2\",donor=\"10.0.0.2:7471\"} 4\n");
+	free(doc);
+}
+
+/*
+ * Donors by index as a number (donors/10 after donors/2), whatever order
+ * the directory lists them in; entries that are not a donor's directory
+ * are passed over.
+ */
+static void test_donor_order(void **state)
+{
+	static const struct fake_donor a = { .address = "10.0.0.1:7471\n" };
+	static const struct fake_donor b = { .address = "10.0.0.2:7471\n" };
+	static const struct fake_donor c = { .address = "10.0.0.3:7471\n" };
+	const char *pa, *pb, *pc;
+	char *doc;
+	int ret;
+
+	(void)state;
+	put_device("farswap0", NULL, 0);
+	put_donor("farswap0", 10, &c);
+	put_donor("farswap0", 2, &b);
+	put_donor("farswap0", 0, &a);
+	put_file("sys/block/farswap0/donors/3", "not a directory\n");
+	put_dir("sys/block/farswap0/donors/07");
+	put_dir("sys/block/farswap0/donors/power");
+	doc = status_json(NULL, &ret);
+	assert_int_equal(ret, 0);
+	pa = strstr(doc, "\"10.0.0.1:7471\"");
+	pb = strstr(doc, "\"10.0.0.2:7471\"");
+	pc = strstr(doc, "\"10.0.0.3:7471\"");
+	assert_non_null(pa);
+	assert_true(pa < pb && pb < pc);
+	/* Three donors, no more: a fourth would be an "address": null. */
+	assert_null(strstr(doc, "\"address\": null"));
+	free(doc);
+}
+
+/* No donors directory: null, not an empty list, and no donor samples. */
+static void test_no_donors_dir(void **state)
+{
+	char cmd[256], *doc;
+	int ret;
+
+	(void)state;
+	put_device("farswap0", NULL, 0);
+	snprintf(cmd, sizeof(cmd), "rmdir '%s'/sys/block/farswap0/donors",
+		 root);
+	assert_int_equal(system(cmd), 0);
+	doc = status_json(NULL, &ret);
+	assert_int_equal(ret, 0);
+	assert_has(doc, "\"donors\": null");
+	free(doc);
+	doc = metrics_text();
+	assert_null(strstr(doc, "farswap_host_donor_state{"));
+	free(doc);
+}
+
+/* The latency lines by scope and direction, matched whole. */
+static void test_latency_lines(void **state)
+{
+	struct fsh_device dev;
+	char text[] =
+		"device read count=1\n"
+		"device write count=2\n"
+		"10.0.0.2:7471 read count=3\n"
+		"10.0.0.2:74710 write count=4\n"
+		"10.0.0.2:7471 write count=5";
+	uint64_t v = 0;
+
+	(void)state;
+	memset(&dev, 0, sizeof(dev));
+	assert_null(fsh_latency(&dev, "device", "read"));
+	dev.latency = text;
+	assert_true(fsh_kv_u64(fsh_latency(&dev, "device", "write"), "count", &v));
+	assert_int_equal(v, 2);
+	assert_true(fsh_kv_u64(fsh_latency(&dev, "10.0.0.2:7471", "read"), "count", &v));
+	assert_int_equal(v, 3);
+	/* Not the line of 10.0.0.2:74710; the last line has no newline. */
+	assert_true(fsh_kv_u64(fsh_latency(&dev, "10.0.0.2:7471", "write"), "count", &v));
+	assert_int_equal(v, 5);
+	assert_null(fsh_latency(&dev, "10.0.0.2:747", "read"));
+	assert_null(fsh_latency(&dev, "device", "rea"));
+	assert_null(fsh_latency(&dev, "", "read"));
+	assert_null(fsh_latency(&dev, NULL, "read"));
 }
 
 /* With nothing loaded the metrics still say so, well-formed. */
@@ -382,6 +611,10 @@ int main(void)
 		cmocka_unit_test_setup(test_hostile_text, clean),
 		cmocka_unit_test_setup(test_metrics, clean),
 		cmocka_unit_test_setup(test_metrics_no_module, clean),
+		cmocka_unit_test_setup(test_no_latency_file, clean),
+		cmocka_unit_test_setup(test_donor_order, clean),
+		cmocka_unit_test_setup(test_no_donors_dir, clean),
+		cmocka_unit_test(test_latency_lines),
 	};
 
 	return cmocka_run_group_tests_name("devstat", tests, setup, teardown);

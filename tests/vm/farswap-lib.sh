@@ -24,7 +24,10 @@
 #                              prints /dev/farswapN
 #   fs_vmstat NAME             the /proc/vmstat counter NAME
 #   fs_dev_stat DEV KEY        a key=value from /sys/block/DEV/farswap/stat
-#   fs_donor_field DEV ADDR KEY  a key of ADDR's line in .../farswap/donors
+#   fs_donor_field DEV ADDR KEY  of the donor at ADDR (an IP, no port) in
+#                              /sys/block/DEV/donors/<i>/: the file KEY
+#                              (state, domain, slabs, free_slabs, ...),
+#                              else KEY's value in its stat (reads, ...)
 #   fs_workload_start MB LIMIT ARGS...
 #                              run pageverify --hold over MB MiB in a memory
 #                              cgroup of LIMIT; sets FS_WL_PID, FS_WL_LOG
@@ -133,8 +136,19 @@ fs_dev_stat() {
 }
 
 fs_donor_field() {
-	awk -v a="$2" '$1 ~ "^"a":" { print }' "/sys/block/$1/farswap/donors" |
-		tr ' ' '\n' | sed -n "s/^$3=//p"
+	local d addr
+
+	# In index order (donors/10 after donors/2), as the module lists them.
+	for d in $(printf '%s\n' "/sys/block/$1/donors"/*/ | sort -V); do
+		[ -f "$d/address" ] || continue
+		addr=$(cat "$d/address")
+		[ "${addr#"$2":}" != "$addr" ] || continue
+		if [ -f "$d/$3" ]; then
+			cat "$d/$3"
+		else
+			tr ' ' '\n' <"$d/stat" | sed -n "s/^$3=//p"
+		fi
+	done
 }
 
 fs_workload_start() {

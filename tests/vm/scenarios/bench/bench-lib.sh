@@ -152,8 +152,9 @@ bench_snap() {
 	bench_counters "$BENCH_NETDEV" "$BENCH_RXE" "${files[@]}" >"$BENCH_OUT/$path.host.$edge"
 	if [ "$edge" = end ]; then
 		donor_rpc snap "$path.donor.end"
-		if [ -f "/sys/block/$name/farswap/latency" ]; then
-			cp "/sys/block/$name/farswap/latency" "$BENCH_OUT/$path.farswap-latency"
+		# farswap's histograms are in debugfs (mounted in the guests).
+		if [ -f "/sys/kernel/debug/farswap/$name/latency" ]; then
+			cp "/sys/kernel/debug/farswap/$name/latency" "$BENCH_OUT/$path.farswap-latency"
 		fi
 		if [ "${BENCH_PROFILE:-0}" = 1 ]; then
 			bench_perf_stop "$BENCH_OUT/$path.perf-host.txt"

@@ -23,6 +23,37 @@ for d in "$FARSWAP_PEER_donor" "$FARSWAP_PEER_donor2"; do
 	[ "$(fs_donor_field "$name" "$d" writes)" -gt 0 ] || bed_fail "nothing written to $d"
 done
 
+# A directory per donor, by attach order, and the latency in debugfs.
+[ "$(ls "/sys/block/$name/donors" | tr '\n' ' ')" = "0 1 " ] ||
+	bed_fail "donor directories: $(ls "/sys/block/$name/donors" | tr '\n' ' ')"
+i=0
+for d in "$FARSWAP_PEER_donor" "$FARSWAP_PEER_donor2"; do
+	dir=/sys/block/$name/donors/$i
+	case $(cat "$dir/address") in
+	"$d":[0-9]*) ;;
+	*) bed_fail "donors/$i/address is $(cat "$dir/address"), want $d:PORT" ;;
+	esac
+	[ "$(cat "$dir/state")" = live ] || bed_fail "donors/$i/state: $(cat "$dir/state")"
+	[ "$(cat "$dir/slabs")" -gt 0 ] && [ "$(cat "$dir/total_slabs")" -ge "$(cat "$dir/slabs")" ] &&
+		[ "$(cat "$dir/free_slabs")" -le "$(cat "$dir/total_slabs")" ] ||
+		bed_fail "donors/$i slabs $(cat "$dir/slabs") free $(cat "$dir/free_slabs") total $(cat "$dir/total_slabs")"
+	sed 's/=[0-9]*//g' "$dir/stat" | grep -qx 'reads writes read_bytes write_bytes errors reconnects migrated_out revoked' ||
+		bed_fail "donors/$i/stat: $(cat "$dir/stat")"
+	for dir_op in read write; do
+		grep -Eq "^$(cat "$dir/address" | sed 's/[.[]/\\&/g') $dir_op count=[0-9]+ p50_us=[0-9]+ p90_us=[0-9]+ p99_us=[0-9]+ p999_us=[0-9]+$" \
+			"/sys/kernel/debug/farswap/$name/latency" ||
+			bed_fail "no $dir_op latency of donor $i: $(cat "/sys/kernel/debug/farswap/$name/latency")"
+	done
+	i=$((i + 1))
+done
+for dir_op in read write; do
+	grep -Eq "^device $dir_op count=[1-9]" "/sys/kernel/debug/farswap/$name/latency" ||
+		bed_fail "no device $dir_op latency: $(cat "/sys/kernel/debug/farswap/$name/latency")"
+done
+[ ! -e "/sys/block/$name/farswap/donors" ] && [ ! -e "/sys/block/$name/farswap/latency" ] ||
+	bed_fail "the old donors and latency files are still there"
+bed_log "donors/0 and donors/1 as attached; latency in debugfs for the device and each donor"
+
 # Data in every slab survives its neighbours' traffic: fill the whole
 # device, then read it all back.  Traced: the data path's events fire,
 # and tests/bench/tracebreak reads them.
@@ -84,7 +115,19 @@ cmp <(tail -c +4097 /tmp/back) <(head -c $((chunk - 4096)) /dev/zero) ||
 	bed_fail "never-written pages of a reused slot return the old chunk's data"
 bed_log "a reused slot returns zeros for the pages its new chunk never wrote"
 
+# Readers of the donors' files and the debugfs latency while the device
+# goes: detach waits for them, they see the files vanish, nothing else.
+(
+	while [ -d "/sys/block/$name" ]; do
+		cat /sys/block/"$name"/donors/*/* "/sys/kernel/debug/farswap/$name/latency" >/dev/null 2>&1 || :
+	done
+) &
+reader=$!
+sleep 0.5
 "$FS_CTL" detach "$name"
+wait "$reader"
+[ ! -e "/sys/kernel/debug/farswap/$name" ] || bed_fail "the device's debugfs directory outlived it"
 rmmod farswap
+[ ! -e /sys/kernel/debug/farswap ] || bed_fail "farswap's debugfs directory outlived the module"
 check_kernel_log
 bed_signal done

@@ -58,7 +58,7 @@ name=${dev#/dev/}
 grep -qx 'auth=hmac-sha256' "/sys/block/$name/farswap/auth" ||
 	bed_fail "sysfs auth says '$(cat "/sys/block/$name/farswap/auth")'"
 keyhex=$(od -An -tx1 "$BED/shared.key" | tr -d ' \n')
-! grep -rqF "$keyhex" /sys/block/"$name"/farswap/ <(dmesg) <("$FS_CTL" status "$name" --json) ||
+! grep -rqF "$keyhex" /sys/block/"$name"/farswap/ /sys/block/"$name"/donors/ <(dmesg) <("$FS_CTL" status "$name" --json) ||
 	bed_fail "the key shows in sysfs, the kernel log or status"
 
 # 2. Confidentiality: as crypttab's "swap" option, plain mode with a
@@ -142,7 +142,7 @@ bed_result secure.encrypt.checked "$(enc integrity checked)"
 [ "$(enc integrity checked)" -ge "$pswpin" ] ||
 	bed_fail "$(enc integrity checked) pages opened, $pswpin swapped in"
 [ "$(enc integrity mismatches)" = 0 ] || bed_fail "$(enc integrity mismatches) sealed pages failed to open"
-! grep -rqF "$keyhex" /sys/block/"$name"/farswap/ <("$FS_CTL" status "$name" --json) ||
+! grep -rqF "$keyhex" /sys/block/"$name"/farswap/ /sys/block/"$name"/donors/ <("$FS_CTL" status "$name" --json) ||
 	bed_fail "the key shows in sysfs or status"
 grep -q '"encrypt": {' <("$FS_CTL" status "$name" --json) || bed_fail "status --json has no encrypt object"
 "$FS_CTL" status "$name" | sed 's/^/  /'
