@@ -7,7 +7,8 @@
  * tables below, with the metric each one becomes: the JSON document and
  * the metrics cannot drift apart, and a key the module stops printing
  * shows up as null (JSON) or a missing sample (metrics), never as a
- * made-up zero.
+ * made-up zero.  The device's requests and bytes keep their keys and
+ * metrics, but come from the block layer's stat file (blk_columns).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -92,6 +93,10 @@ static const struct fsh_field chunks_fields[] = {
 	{ "migrating", "farswap_host_chunks", "migrating", FSM_GAUGE, NULL },
 };
 
+/*
+ * reads ... write_bytes are the block layer's numbers (blk_columns), the
+ * others those of farswap/stat.
+ */
 static const struct fsh_field stat_fields[] = {
 	{ "reads", "farswap_host_reads_total", NULL, FSM_COUNTER,
 	  "Read requests." },
@@ -125,6 +130,27 @@ static const struct fsh_field stat_fields[] = {
 	  "Requests that waited for a chunk bind or move." },
 	{ "write_inflight_bytes", "farswap_host_write_inflight_bytes", NULL,
 	  FSM_GAUGE, "Swap-out bytes posted and not yet completed." },
+};
+
+/*
+ * The stat keys whose numbers the block layer counts, and the columns of
+ * its /sys/block/NAME/stat they are in (Documentation/block/stat.rst,
+ * 0-based), times @unit.  The module's stat file printed them too until
+ * it stopped repeating what the block layer already counts; the keys
+ * and metrics stayed.  Sectors are 512 bytes whatever the device's
+ * block size.  Discards came with Linux 4.18: an older kernel's file
+ * stops before, and "discards" is null.
+ */
+static const struct {
+	const char *key;		/* of stat_fields */
+	unsigned int column;
+	uint64_t unit;
+} blk_columns[] = {
+	{ "reads", 0, 1 },		/* read I/Os completed */
+	{ "writes", 4, 1 },		/* write I/Os completed */
+	{ "discards", 11, 1 },		/* discard I/Os completed */
+	{ "read_bytes", 2, 512 },	/* sectors read */
+	{ "write_bytes", 6, 512 },	/* sectors written */
 };
 
 /*
@@ -224,6 +250,38 @@ static bool file_u64(const char *text, uint64_t *v)
 	errno = 0;
 	*v = strtoull(text, &end, 10);
 	return !errno && (!*end || *end == '\n');
+}
+
+/*
+ * Column @column of the block layer's stat file (decimal numbers on one
+ * line, between spaces), times @unit: false if the line is shorter, that
+ * column is not a number, or the product does not fit.
+ */
+static bool blk_column_u64(const char *text, unsigned int column,
+			   uint64_t unit, uint64_t *v)
+{
+	const char *p = text;
+	unsigned int i;
+	uint64_t n;
+	char *end;
+
+	if (!p)
+		return false;
+	/* A short line leaves p at its end, which is no digit. */
+	for (i = 0; i < column; i++) {
+		p += strspn(p, " \t");
+		p += strcspn(p, " \t\n");
+	}
+	p += strspn(p, " \t");
+	if (!isdigit((unsigned char)*p))
+		return false;
+	errno = 0;
+	n = strtoull(p, &end, 10);
+	if (errno || (*end && !isspace((unsigned char)*end)) ||
+	    n > UINT64_MAX / unit)
+		return false;
+	*v = n * unit;
+	return true;
 }
 
 static char *read_text(const char *path)
@@ -461,6 +519,7 @@ static void read_device(struct fsh_device *dev, const char *root)
 	int i;
 
 	dev->size = read_at(root, "/sys/block/%s/size", dev->name, NULL);
+	dev->blk_stat = read_at(root, "/sys/block/%s/stat", dev->name, NULL);
 	for (i = 0; i < FSH_NR_FILES; i++)
 		dev->file[i] = read_at(root, "/sys/block/%s/farswap/%s",
 				       dev->name, file_names[i]);
@@ -516,6 +575,7 @@ void fsh_free(struct fsh_host *h)
 
 	for (i = 0; i < h->nr_devices; i++) {
 		free(h->devices[i].size);
+		free(h->devices[i].blk_stat);
 		for (f = 0; f < FSH_NR_FILES; f++)
 			free(h->devices[i].file[f]);
 		free(h->devices[i].latency);
@@ -552,6 +612,32 @@ const char *fsh_latency(const struct fsh_device *dev, const char *scope,
 			p++;
 	}
 	return NULL;
+}
+
+bool fsh_stat_u64(const struct fsh_device *dev, const char *key, uint64_t *v)
+{
+	const char *stat = dev->file[FSH_STAT];
+	size_t i;
+
+	/*
+	 * The block layer's, whatever the module: an older one's
+	 * farswap/stat still has these keys, counted its own way.
+	 */
+	for (i = 0; i < ARRAY_SIZE(blk_columns); i++)
+		if (!strcmp(blk_columns[i].key, key))
+			return blk_column_u64(dev->blk_stat,
+					      blk_columns[i].column,
+					      blk_columns[i].unit, v);
+	return stat && fsh_kv_u64(stat, key, v);
+}
+
+/* The value of @key in @dev's key=value file @file (FSH_STAT: as above). */
+static bool field_u64(const struct fsh_device *dev, enum fsh_file file,
+		      const char *key, uint64_t *v)
+{
+	if (file == FSH_STAT)
+		return fsh_stat_u64(dev, key, v);
+	return dev->file[file] && fsh_kv_u64(dev->file[file], key, v);
 }
 
 static bool donor_field_u64(const struct fsh_donor *d,
@@ -617,14 +703,20 @@ static void json_file_u64(struct fsj *j, const char *key, const char *text,
 	json_num_or_null(j, key, ok, v * mul);
 }
 
-static void json_fields(struct fsj *j, const char *key, const char *text,
+/* Member @key: an object of @dev's numbers @f from its file @file. */
+static void json_fields(struct fsj *j, const char *key,
+			const struct fsh_device *dev, enum fsh_file file,
 			const struct fsh_field *f, size_t n)
 {
 	size_t i;
 
 	fsj_object_begin(j, key);
-	for (i = 0; i < n; i++)
-		json_kv(j, f[i].key, text, f[i].key);
+	for (i = 0; i < n; i++) {
+		uint64_t v = 0;
+		bool ok = field_u64(dev, file, f[i].key, &v);
+
+		json_num_or_null(j, f[i].key, ok, v);
+	}
 	fsj_object_end(j);
 }
 
@@ -833,11 +925,11 @@ static void json_device(struct fsj *j, const struct fsh_device *dev)
 	else
 		fsj_null(j, "priority");
 	fsj_object_end(j);
-	json_fields(j, "slabs", f[FSH_SLABS], slabs_fields,
+	json_fields(j, "slabs", dev, FSH_SLABS, slabs_fields,
 		    ARRAY_SIZE(slabs_fields));
-	json_fields(j, "chunks", f[FSH_CHUNKS], chunks_fields,
+	json_fields(j, "chunks", dev, FSH_CHUNKS, chunks_fields,
 		    ARRAY_SIZE(chunks_fields));
-	json_fields(j, "stat", f[FSH_STAT], stat_fields,
+	json_fields(j, "stat", dev, FSH_STAT, stat_fields,
 		    ARRAY_SIZE(stat_fields));
 	json_latency(j, dev, LATENCY_DEVICE);
 	if (f[FSH_REPLICAS]) {
@@ -914,8 +1006,7 @@ static void metrics_fields(const struct fsh_host *h, struct fsm *m,
 					{ "state", f[k].state },
 				};
 
-				if (!dev->file[file] ||
-				    !fsh_kv_u64(dev->file[file], f[k].key, &v))
+				if (!field_u64(dev, file, f[k].key, &v))
 					continue;
 				fsm_u64(m, l, f[k].state ? 2 : 1, v);
 			}

@@ -61,6 +61,12 @@ struct fsh_donor {
 struct fsh_device {
 	char name[FSH_NAME_LEN];
 	char *size;			/* /sys/block/NAME/size, in sectors */
+	/*
+	 * /sys/block/NAME/stat, the block layer's counters: the device's
+	 * requests and bytes, which the module's stat file does not repeat.
+	 * NULL: could not be read.
+	 */
+	char *blk_stat;
 	char *file[FSH_NR_FILES];	/* NULL: could not be read */
 	/*
 	 * /sys/kernel/debug/farswap/NAME/latency; NULL when it cannot be
@@ -109,6 +115,14 @@ bool fsh_kv_u64(const char *line, const char *key, uint64_t *v);
  */
 const char *fsh_latency(const struct fsh_device *dev, const char *scope,
 			const char *dir);
+
+/*
+ * A number of the device's "stat" object by its name in the JSON document:
+ * "reads", "writes", "discards", "read_bytes" and "write_bytes" from the
+ * block layer's /sys/block/NAME/stat, the others ("zero_reads", ...) from
+ * the module's farswap/stat.
+ */
+bool fsh_stat_u64(const struct fsh_device *dev, const char *key, uint64_t *v);
 
 /*
  * A donor's number by its name in the JSON document: "slabs", "free",

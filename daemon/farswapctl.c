@@ -8,6 +8,8 @@
  *                                   read "name=farswapN" or "error=REASON"
  *                                   from the same open file (docs/control.md)
  *   /sys/block/farswapN/farswap/    per-device state and statistics
+ *   /sys/block/farswapN/stat        the block layer's counters: the
+ *                                   device's requests and bytes
  *   /sys/block/farswapN/donors/<i>/ each donor's state and counters
  *   /sys/kernel/debug/farswap/farswapN/latency
  *                                   latency percentiles (debugfs: root only)
@@ -505,6 +507,18 @@ static unsigned long long donor_num(const struct fsh_donor *d,
 	return fsh_donor_u64(d, key, &v) ? v : 0;
 }
 
+/*
+ * A number of the device's stat, 0 if it could not be read (as kv_num()):
+ * requests and bytes are the block layer's, the rest farswap/stat's.
+ */
+static unsigned long long stat_num(const struct fsh_device *dev,
+				   const char *key)
+{
+	uint64_t v;
+
+	return fsh_stat_u64(dev, key, &v) ? v : 0;
+}
+
 /* A donor's one-line file, or @none if it is empty or unread. */
 static const char *donor_str(const struct fsh_donor *d,
 			     enum fsh_donor_file f, const char *none)
@@ -567,16 +581,16 @@ static int show_device(const struct fsh_device *dev)
 	       name, sz, kv_num(chunks, "bound"), kv_num(chunks, "total"),
 	       kv_num(slabs, "held"), ss, swap,
 	       sync_io && sync_io[0] == '1' ? "on" : "off");
-	human_bytes(kv_num(stat, "read_bytes"), rb, sizeof(rb));
-	human_bytes(kv_num(stat, "write_bytes"), wb, sizeof(wb));
+	human_bytes(stat_num(dev, "read_bytes"), rb, sizeof(rb));
+	human_bytes(stat_num(dev, "write_bytes"), wb, sizeof(wb));
 	printf("  I/O: %llu reads (%s), %llu writes (%s), %llu zero-fill reads, %llu discards, %llu errors\n",
-	       kv_num(stat, "reads"), rb, kv_num(stat, "writes"), wb,
-	       kv_num(stat, "zero_reads"), kv_num(stat, "discards"),
-	       kv_num(stat, "errors"));
+	       stat_num(dev, "reads"), rb, stat_num(dev, "writes"), wb,
+	       stat_num(dev, "zero_reads"), stat_num(dev, "discards"),
+	       stat_num(dev, "errors"));
 	printf("  placement: %llu chunks bound, %llu moved on reclaim, %llu bind failures; %llu donor slabs taken, %llu given back; %llu pages lost\n",
-	       kv_num(stat, "binds"), kv_num(stat, "migrations"),
-	       kv_num(stat, "bind_failures"), kv_num(stat, "slab_allocs"),
-	       kv_num(stat, "releases"), kv_num(stat, "lost_pages"));
+	       stat_num(dev, "binds"), stat_num(dev, "migrations"),
+	       stat_num(dev, "bind_failures"), stat_num(dev, "slab_allocs"),
+	       stat_num(dev, "releases"), stat_num(dev, "lost_pages"));
 	if (replicas && kv_num(replicas, "replicas") <= 1) {
 		printf("  replicas: 1: no redundancy, a donor that dies takes its pages (%llu lost so far)\n",
 		       kv_num(replicas, "lost_pages"));

@@ -79,8 +79,6 @@ static blk_status_t farswap_queue_rq(struct blk_mq_hw_ctx *hctx,
 		ret = farswap_submit(cmd);
 		if (ret != BLK_STS_OK)
 			return ret;
-		atomic64_inc(&dev->stats.reads);
-		atomic64_add(blk_rq_bytes(rq), &dev->stats.read_bytes);
 		break;
 	case REQ_OP_WRITE:
 		if (!farswap_write_budget_get(dev, cmd->hctx_idx,
@@ -97,8 +95,6 @@ static blk_status_t farswap_queue_rq(struct blk_mq_hw_ctx *hctx,
 						 blk_rq_bytes(rq));
 			return ret;
 		}
-		atomic64_inc(&dev->stats.writes);
-		atomic64_add(blk_rq_bytes(rq), &dev->stats.write_bytes);
 		break;
 	case REQ_OP_DISCARD:
 		trace_farswap_queue_rq(cmd);
@@ -1121,12 +1117,9 @@ static ssize_t stat_show(struct device *d, struct device_attribute *attr,
 	for (i = 0; dev->write_inflight && i < dev->params.nr_queues; i++)
 		inflight += atomic_read(&dev->write_inflight[i]);
 
+	/* Requests and bytes are the block layer's, in /sys/block/farswapN/stat. */
 	return sysfs_emit(buf,
-			  "reads=%lld writes=%lld discards=%lld read_bytes=%lld write_bytes=%lld zero_reads=%lld errors=%lld binds=%lld bind_failures=%lld slab_allocs=%lld releases=%lld migrations=%lld lost_pages=%lld write_throttled=%lld held=%lld write_inflight_bytes=%lld\n",
-			  atomic64_read(&s->reads), atomic64_read(&s->writes),
-			  atomic64_read(&s->discards),
-			  atomic64_read(&s->read_bytes),
-			  atomic64_read(&s->write_bytes),
+			  "zero_reads=%lld errors=%lld binds=%lld bind_failures=%lld slab_allocs=%lld releases=%lld migrations=%lld lost_pages=%lld write_throttled=%lld held=%lld write_inflight_bytes=%lld\n",
 			  atomic64_read(&s->zero_reads),
 			  atomic64_read(&s->errors), atomic64_read(&s->binds),
 			  atomic64_read(&s->bind_failures),

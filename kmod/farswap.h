@@ -292,12 +292,8 @@ struct farswap_chunk {
 	struct list_head bind_node;	/* on dev->bind_list */
 };
 
+/* Requests and their bytes: the block layer counts them (its stat file). */
 struct farswap_dev_stats {
-	atomic64_t reads;
-	atomic64_t writes;
-	atomic64_t discards;
-	atomic64_t read_bytes;
-	atomic64_t write_bytes;
 	atomic64_t zero_reads;		/* reads served without the network */
 	atomic64_t errors;		/* requests failed with an error */
 	atomic64_t binds;		/* chunks bound */

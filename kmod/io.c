@@ -1065,7 +1065,6 @@ void farswap_discard(struct farswap_cmd *cmd, struct request *rq)
 			farswap_put_slot(dev, &place[r]);
 		start += len;
 	}
-	atomic64_inc(&dev->stats.discards);
 	farswap_cmd_complete(cmd, BLK_STS_OK);
 }
 

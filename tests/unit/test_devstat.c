@@ -2,10 +2,11 @@
 /*
  * farswap devices from sysfs to JSON and Prometheus metrics, read from a
  * fake sysfs, debugfs and /proc tree made in a temporary directory:
- * values land under their documented names, donors come in index order,
- * missing or garbled values become null (never a made-up number), a
- * latency file debugfs does not give is no error, hostile text is
- * escaped, and the metrics are well-formed text format.
+ * values land under their documented names, requests and bytes come from
+ * the block layer's stat file, donors come in index order, missing or
+ * garbled values become null (never a made-up number), a latency file
+ * debugfs does not give is no error, hostile text is escaped, and the
+ * metrics are well-formed text format.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -115,7 +116,17 @@ static void put_latency(const char *name, const char *text)
 	put_file(rel, text);
 }
 
-/* The device's sysfs files, and its donors/ directory with @donors. */
+/*
+ * /sys/block/NAME/stat as a 6.x kernel writes it, 17 columns: 100 reads
+ * of 800 sectors, 200 writes of 1600 sectors, 3 discards.
+ */
+static const char blk_stat[] =
+	"     100        0      800       50      200        0     1600       70        0       60      120        3        0       24        1        0        0\n";
+
+/*
+ * The device's sysfs files (farswap/stat without requests and bytes,
+ * which are the block layer's), and its donors/ directory with @donors.
+ */
 static void put_device(const char *name, const struct fake_donor *donors,
 		       size_t nr_donors)
 {
@@ -130,10 +141,12 @@ static void put_device(const char *name, const struct fake_donor *donors,
 	} while (0)
 	snprintf(rel, sizeof(rel), "sys/block/%s/size", name);
 	put_file(rel, "1048576\n");
+	snprintf(rel, sizeof(rel), "sys/block/%s/stat", name);
+	put_file(rel, blk_stat);
 	DEV("slab_size", "4194304\n");
 	DEV("slabs", "held=2 slots=4 used=3 reclaiming=1\n");
 	DEV("chunks", "total=256 unbound=250 binding=1 bound=3 migrating=2\n");
-	DEV("stat", "reads=10 writes=20 discards=0 read_bytes=40960 write_bytes=81920 zero_reads=5 errors=0 binds=3 bind_failures=0 slab_allocs=2 releases=0 migrations=1 lost_pages=0 write_throttled=7 held=4 write_inflight_bytes=8192\n");
+	DEV("stat", "zero_reads=5 errors=0 binds=3 bind_failures=0 slab_allocs=2 releases=0 migrations=1 lost_pages=0 write_throttled=7 held=4 write_inflight_bytes=8192\n");
 	DEV("sync_io", "0\n");
 	DEV("io_timeout_ms", "10000\n");
 	DEV("read_policy", "round-robin\n");
@@ -307,7 +320,8 @@ static void test_json_document(void **state)
 	assert_has(doc, "\"active\": false,\n        \"used_bytes\": 0,\n        \"priority\": null");
 	assert_has(doc, "\"held\": 2,\n        \"slots\": 4,\n        \"used\": 3,\n        \"reclaiming\": 1");
 	assert_has(doc, "\"total\": 256,\n        \"unbound\": 250,\n        \"binding\": 1,\n        \"bound\": 3,\n        \"migrating\": 2");
-	assert_has(doc, "\"reads\": 10,");
+	/* Requests and bytes from the block layer's stat, in their old place. */
+	assert_has(doc, "\"stat\": {\n        \"reads\": 100,\n        \"writes\": 200,\n        \"discards\": 3,\n        \"read_bytes\": 409600,\n        \"write_bytes\": 819200,\n        \"zero_reads\": 5,\n        \"errors\": 0,");
 	assert_has(doc, "\"write_throttled\": 7,");
 	assert_has(doc, "\"write_inflight_bytes\": 8192\n");
 	assert_has(doc, "\"read\": {\n          \"count\": 10,\n          \"p50_us\": 600,\n          \"p99_us\": 2000,\n          \"p90_us\": 1500,\n          \"p999_us\": 3000");
@@ -367,7 +381,7 @@ static void test_json_missing_values(void **state)
 	(void)state;
 	put_file("sys/kernel/farswap/version", "garbage\n");
 	put_device("farswap0", &donor, 1);
-	put_file("sys/block/farswap0/farswap/stat", "reads=-1 writes=5\n");
+	put_file("sys/block/farswap0/farswap/stat", "zero_reads=-1 errors=5\n");
 	put_file("sys/block/farswap0/farswap/sync_io", "yes\n");
 	put_file("sys/block/farswap0/farswap/read_policy", "two words\n");
 	put_file("sys/block/farswap0/farswap/integrity", "checked=x mismatches=1\n");
@@ -380,7 +394,7 @@ static void test_json_missing_values(void **state)
 	assert_has(doc, "\"version\": null,");
 	assert_has(doc, "\"protocol_min\": null,");
 	assert_has(doc, "\"host_id\": null");
-	assert_has(doc, "\"reads\": null,\n        \"writes\": 5,");
+	assert_has(doc, "\"zero_reads\": null,\n        \"errors\": 5,");
 	assert_has(doc, "\"lost_pages\": null,");
 	assert_has(doc, "\"sync_io\": null,");
 	assert_has(doc, "\"read_policy\": null,");
@@ -455,8 +469,14 @@ static void test_metrics(void **state)
 	assert_has(text, "farswap_host_swap_active{device=\"farswap2\"} 1\n");
 	assert_has(text, "farswap_host_swap_active{device=\"farswap10\"} 0\n");
 	assert_has(text, "farswap_host_swap_used_bytes{device=\"farswap2\"} 1048576\n");
-	assert_has(text, "farswap_host_reads_total{device=\"farswap2\"} 10\n");
-	assert_has(text, "farswap_host_reads_total{device=\"farswap10\"} 10\n");
+	assert_has(text, "farswap_host_reads_total{device=\"farswap2\"} 100\n");
+	assert_has(text, "farswap_host_reads_total{device=\"farswap10\"} 100\n");
+	assert_has(text, "farswap_host_writes_total{device=\"farswap2\"} 200\n");
+	assert_has(text, "farswap_host_discards_total{device=\"farswap2\"} 3\n");
+	assert_has(text, "farswap_host_read_bytes_total{device=\"farswap2\"} 409600\n");
+	assert_has(text, "farswap_host_write_bytes_total{device=\"farswap2\"} 819200\n");
+	assert_has(text, "farswap_host_zero_reads_total{device=\"farswap2\"} 5\n");
+	assert_has(text, "farswap_host_write_inflight_bytes{device=\"farswap2\"} 8192\n");
 	assert_has(text, "farswap_host_chunks{device=\"farswap2\",state=\"bound\"} 3\n");
 	assert_has(text, "farswap_host_device_chunks{device=\"farswap2\"} 256\n");
 	assert_has(text, "farswap_host_latency_samples_total{device=\"farswap2\",op=\"write\"} 20\n");
@@ -491,7 +511,7 @@ static void test_no_latency_file(void **state)
 	assert_has(doc, "\"latency\": {\n        \"read\": {\n          \"count\": null,\n          \"p50_us\": null,\n          \"p99_us\": null,\n          \"p90_us\": null,\n          \"p999_us\": null\n        },\n        \"write\": {\n          \"count\": null,");
 	assert_has(doc, "\"revoked\": 2,\n          \"latency\": {\n            \"read\": {\n              \"count\": null,");
 	assert_has(doc, "\"state\": \"live\",");
-	assert_has(doc, "\"reads\": 10,");
+	assert_has(doc, "\"reads\": 100,");
 	assert_null(strstr(doc, "\"count\": 4"));
 	free(doc);
 	doc = metrics_text();
@@ -587,6 +607,111 @@ static void test_latency_lines(void **state)
 	assert_null(fsh_latency(&dev, NULL, "read"));
 }
 
+/*
+ * No /sys/block/NAME/stat (or one that does not parse): requests and
+ * bytes are null, their samples missing; farswap's own numbers stay.  A
+ * module that still prints reads= in farswap/stat is not taken at its
+ * word: the numbers are the block layer's or none.
+ */
+static void test_no_blk_stat(void **state)
+{
+	char *doc;
+	int ret;
+
+	(void)state;
+	make_host();
+	remove_file("sys/block/farswap2/stat");
+	put_file("sys/block/farswap10/stat", "garbage\n");
+	put_file("sys/block/farswap2/farswap/stat",
+		 "reads=10 writes=20 discards=0 read_bytes=40960 write_bytes=81920 zero_reads=5 errors=0 binds=3\n");
+	doc = status_json(NULL, &ret);
+	assert_int_equal(ret, 0);
+	assert_has(doc, "\"stat\": {\n        \"reads\": null,\n        \"writes\": null,\n        \"discards\": null,\n        \"read_bytes\": null,\n        \"write_bytes\": null,\n        \"zero_reads\": 5,\n        \"errors\": 0,\n        \"binds\": 3,\n        \"bind_failures\": null,");
+	assert_null(strstr(doc, "\"reads\": 10,"));
+	assert_null(strstr(doc, "\"reads\": 100,"));
+	/* The rest of the device is all there. */
+	assert_has(doc, "\"write_inflight_bytes\": 8192\n");
+	assert_has(doc, "\"size_bytes\": 536870912,");
+	free(doc);
+	doc = metrics_text();
+	/* No device has them: the families are not announced either. */
+	assert_null(strstr(doc, "farswap_host_reads_total"));
+	assert_null(strstr(doc, "farswap_host_writes_total"));
+	assert_null(strstr(doc, "farswap_host_discards_total"));
+	assert_null(strstr(doc, "farswap_host_read_bytes_total"));
+	assert_null(strstr(doc, "farswap_host_write_bytes_total"));
+	assert_has(doc, "farswap_host_zero_reads_total{device=\"farswap2\"} 5\n");
+	assert_has(doc, "farswap_host_zero_reads_total{device=\"farswap10\"} 5\n");
+	assert_has(doc, "farswap_host_chunk_binds_total{device=\"farswap2\"} 3\n");
+	assert_has(doc, "farswap_host_donor_reads_total{device=\"farswap2\",donor=\"10.0.0.2:7471\"} 4\n");
+	free(doc);
+}
+
+/* The block layer's columns, by fsh_stat_u64() as farswapctl reads them. */
+static void test_blk_columns(void **state)
+{
+	struct fsh_device dev;
+	char farswap[] = "zero_reads=5 errors=1\n";
+	/* Before Linux 4.18: 11 columns, no discards. */
+	char old[] = "10 0 80 5 20 0 160 7 0 6 12\n";
+	char garbled[] = "10 0 8x0 5 -20 0 160 7 0 6 12 1\n";
+	/* 2^55 sectors are 2^64 bytes: too many to count. */
+	char huge[] = "1 0 36028797018963968 0 2 0 36028797018963967 0 0 0 0 0\n";
+	char tabs[] = "\t7\t0\t8\n", empty[] = "";
+	char copy[sizeof(blk_stat)];
+	uint64_t v = 0;
+
+	(void)state;
+	memset(&dev, 0, sizeof(dev));
+	assert_false(fsh_stat_u64(&dev, "reads", &v));
+	assert_false(fsh_stat_u64(&dev, "zero_reads", &v));
+	dev.file[FSH_STAT] = farswap;
+	memcpy(copy, blk_stat, sizeof(copy));
+	dev.blk_stat = copy;
+	assert_true(fsh_stat_u64(&dev, "reads", &v));
+	assert_int_equal(v, 100);
+	assert_true(fsh_stat_u64(&dev, "read_bytes", &v));
+	assert_int_equal(v, 800 * 512);
+	assert_true(fsh_stat_u64(&dev, "writes", &v));
+	assert_int_equal(v, 200);
+	assert_true(fsh_stat_u64(&dev, "write_bytes", &v));
+	assert_int_equal(v, 1600 * 512);
+	assert_true(fsh_stat_u64(&dev, "discards", &v));
+	assert_int_equal(v, 3);
+	assert_true(fsh_stat_u64(&dev, "errors", &v));
+	assert_int_equal(v, 1);
+	assert_false(fsh_stat_u64(&dev, "binds", &v));
+
+	dev.blk_stat = old;
+	assert_true(fsh_stat_u64(&dev, "write_bytes", &v));
+	assert_int_equal(v, 160 * 512);
+	assert_false(fsh_stat_u64(&dev, "discards", &v));
+
+	/* A column that is no number is null; the others still count. */
+	dev.blk_stat = garbled;
+	assert_true(fsh_stat_u64(&dev, "reads", &v));
+	assert_int_equal(v, 10);
+	assert_false(fsh_stat_u64(&dev, "read_bytes", &v));
+	assert_false(fsh_stat_u64(&dev, "writes", &v));
+	assert_true(fsh_stat_u64(&dev, "discards", &v));
+	assert_int_equal(v, 1);
+
+	dev.blk_stat = huge;
+	assert_false(fsh_stat_u64(&dev, "read_bytes", &v));
+	assert_true(fsh_stat_u64(&dev, "write_bytes", &v));
+	assert_true(v == UINT64_MAX - 511);
+
+	dev.blk_stat = tabs;
+	assert_true(fsh_stat_u64(&dev, "reads", &v));
+	assert_int_equal(v, 7);
+	assert_true(fsh_stat_u64(&dev, "read_bytes", &v));
+	assert_int_equal(v, 8 * 512);
+	assert_false(fsh_stat_u64(&dev, "writes", &v));
+
+	dev.blk_stat = empty;
+	assert_false(fsh_stat_u64(&dev, "reads", &v));
+}
+
 /* With nothing loaded the metrics still say so, well-formed. */
 static void test_metrics_no_module(void **state)
 {
@@ -614,7 +739,9 @@ int main(void)
 		cmocka_unit_test_setup(test_no_latency_file, clean),
 		cmocka_unit_test_setup(test_donor_order, clean),
 		cmocka_unit_test_setup(test_no_donors_dir, clean),
+		cmocka_unit_test_setup(test_no_blk_stat, clean),
 		cmocka_unit_test(test_latency_lines),
+		cmocka_unit_test(test_blk_columns),
 	};
 
 	return cmocka_run_group_tests_name("devstat", tests, setup, teardown);

@@ -24,6 +24,13 @@
 #                              prints /dev/farswapN
 #   fs_vmstat NAME             the /proc/vmstat counter NAME
 #   fs_dev_stat DEV KEY        a key=value from /sys/block/DEV/farswap/stat
+#                              (zero_reads, errors, binds, lost_pages, ...;
+#                              requests and bytes are fs_blk_stat's)
+#   fs_blk_stat DEV FIELD      the block layer's count of DEV, from
+#                              /sys/block/DEV/stat: reads, read_sectors,
+#                              writes, write_sectors or discards (I/Os
+#                              completed, sectors of 512 bytes; discards
+#                              since Linux 4.18, else empty)
 #   fs_donor_field DEV ADDR KEY  of the donor at ADDR (an IP, no port) in
 #                              /sys/block/DEV/donors/<i>/: the file KEY
 #                              (state, domain, slabs, free_slabs, ...),
@@ -132,7 +139,27 @@ fs_vmstat() {
 }
 
 fs_dev_stat() {
+	case $2 in
+	reads | writes | discards | read_bytes | write_bytes)
+		# Gone from farswap/stat: an empty answer would pass for a count.
+		bed_fail "fs_dev_stat $1 $2: the block layer counts it (fs_blk_stat)" ;;
+	esac
 	tr ' ' '\n' <"/sys/block/$1/farswap/stat" | sed -n "s/^$2=//p"
+}
+
+# Columns of /sys/block/DEV/stat (Documentation/block/stat.rst), from 1.
+fs_blk_stat() {
+	local col
+
+	case $2 in
+	reads) col=1 ;;
+	read_sectors) col=3 ;;
+	writes) col=5 ;;
+	write_sectors) col=7 ;;
+	discards) col=12 ;;
+	*) bed_fail "fs_blk_stat: no field '$2' (reads, read_sectors, writes, write_sectors, discards)" ;;
+	esac
+	awk -v c="$col" '{ print $c }' "/sys/block/$1/stat"
 }
 
 fs_donor_field() {

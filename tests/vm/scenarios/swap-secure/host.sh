@@ -92,7 +92,7 @@ fs_unlimit_workload
 swapoff "/dev/mapper/$map"
 bed_result secure.swapoff_pswpin $(($(fs_vmstat pswpin) - in0))
 fs_workload_release
-[ "$(fs_dev_stat "$name" reads)" -gt 0 ] || bed_fail "no read came back from the donor"
+[ "$(fs_blk_stat "$name" reads)" -gt 0 ] || bed_fail "no read came back from the donor"
 cryptsetup close "$map"
 "$FS_CTL" status "$name" | sed 's/^/  /'
 
