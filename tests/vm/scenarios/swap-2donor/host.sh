@@ -71,14 +71,15 @@ swapoff "$dev"
 "$FS_CTL" detach "$name"
 
 # The synchronous swap-in option (on 6.12 it also makes every swap-out
-# wait for its completion, so a smaller run, and one replica).
+# wait for its completion, so a smaller run, and one replica: half the
+# pages fit, as above).
 dev=$(fs_attach --donor "$d1" --donor "$d2" --size 256M --sync-io --replicas 1)
 name=${dev#/dev/}
 [ "$(cat "/sys/block/$name/farswap/sync_io")" = 1 ] || bed_fail "sync_io not set"
 mkswap "$dev" >/dev/null
 swapon "$dev"
 in0=$(fs_vmstat pswpin)
-fs_workload_start 48 24M --procs 2 --seed "$((seed + 2))"
+fs_workload_start 32 16M --procs 2 --seed "$((seed + 2))"
 fs_workload_wait_hold 2 600
 fs_unlimit_workload
 swapoff "$dev"
