@@ -811,9 +811,8 @@ static void json_alg_file(struct fsj *j, const char *key, const char *file,
 	fsj_object_end(j);
 }
 
-/* A donor's one-line file as a string: NULL if unread or empty. */
-static const char *donor_text(const struct fsh_donor *d,
-			      enum fsh_donor_file f)
+const char *fsh_donor_text(const struct fsh_donor *d,
+			   enum fsh_donor_file f)
 {
 	return d->file[f] && d->file[f][0] ? d->file[f] : NULL;
 }
@@ -821,14 +820,14 @@ static const char *donor_text(const struct fsh_donor *d,
 static void json_donor(struct fsj *j, const struct fsh_device *dev,
 		       const struct fsh_donor *d)
 {
-	const char *addr = donor_text(d, FSH_DONOR_ADDRESS);
+	const char *addr = fsh_donor_text(d, FSH_DONOR_ADDRESS);
 	size_t i;
 
 	fsj_object_begin(j, NULL);
 	fsj_string(j, "address", addr);
-	fsj_string(j, "state", donor_text(d, FSH_DONOR_STATE));
+	fsj_string(j, "state", fsh_donor_text(d, FSH_DONOR_STATE));
 	/* Empty: the donor has not told its domain yet. */
-	fsj_string(j, "domain", donor_text(d, FSH_DONOR_DOMAIN));
+	fsj_string(j, "domain", fsh_donor_text(d, FSH_DONOR_DOMAIN));
 	for (i = 0; i < ARRAY_SIZE(donor_fields); i++) {
 		uint64_t v = 0;
 		bool ok = donor_field_u64(d, &donor_fields[i], &v);
@@ -1115,7 +1114,7 @@ static void visit_donors(const struct fsh_host *h, donor_sample_fn *fn,
 
 		for (i = 0; i < dev->nr_donors; i++) {
 			const struct fsh_donor *dn = &dev->donors[i];
-			const char *addr = donor_text(dn, FSH_DONOR_ADDRESS);
+			const char *addr = fsh_donor_text(dn, FSH_DONOR_ADDRESS);
 
 			if (addr)
 				fn(m, dev, dn, addr, arg);
@@ -1127,7 +1126,7 @@ static void donor_state_sample(struct fsm *m, const struct fsh_device *dev,
 			       const struct fsh_donor *d, const char *addr,
 			       const void *arg)
 {
-	const char *state = donor_text(d, FSH_DONOR_STATE);
+	const char *state = fsh_donor_text(d, FSH_DONOR_STATE);
 	struct fsm_label l[] = {
 		{ "device", dev->name }, { "donor", addr }, { "state", state },
 	};

@@ -130,4 +130,8 @@ bool fsh_stat_u64(const struct fsh_device *dev, const char *key, uint64_t *v);
  */
 bool fsh_donor_u64(const struct fsh_donor *d, const char *key, uint64_t *v);
 
+/* A donor's one-line file as a string: NULL if unread or empty. */
+const char *fsh_donor_text(const struct fsh_donor *d,
+			   enum fsh_donor_file f);
+
 #endif /* FSH_DEVSTAT_H */

@@ -519,25 +519,18 @@ static unsigned long long stat_num(const struct fsh_device *dev,
 	return fsh_stat_u64(dev, key, &v) ? v : 0;
 }
 
-/* A donor's one-line file, or @none if it is empty or unread. */
-static const char *donor_str(const struct fsh_donor *d,
-			     enum fsh_donor_file f, const char *none)
-{
-	return d->file[f] && d->file[f][0] ? d->file[f] : none;
-}
-
 static void show_donor(const struct fsh_device *dev, const struct fsh_donor *d)
 {
-	const char *addr = donor_str(d, FSH_DONOR_ADDRESS, "?");
+	const char *addr = fsh_donor_text(d, FSH_DONOR_ADDRESS) ?: "?";
 	char rb[32], wb[32];
 
 	human_bytes(donor_num(d, "read_bytes"), rb, sizeof(rb));
 	human_bytes(donor_num(d, "write_bytes"), wb, sizeof(wb));
 	/* An empty domain: the donor has not told it yet. */
 	printf("  donor %s: %s, domain %s, %llu slabs here (donor has %llu of %llu free); %llu reads (%s), %llu writes (%s), %llu errors, %llu reconnects\n",
-	       addr, donor_str(d, FSH_DONOR_STATE, "?"),
+	       addr, fsh_donor_text(d, FSH_DONOR_STATE) ?: "?",
 	       d->file[FSH_DONOR_DOMAIN] ?
-			donor_str(d, FSH_DONOR_DOMAIN, "-") : "?",
+			(fsh_donor_text(d, FSH_DONOR_DOMAIN) ?: "-") : "?",
 	       donor_num(d, "slabs"), donor_num(d, "free"),
 	       donor_num(d, "total"), donor_num(d, "reads"), rb,
 	       donor_num(d, "writes"), wb, donor_num(d, "errors"),
