@@ -28,10 +28,12 @@ static bool farswap_write_budget_get(struct farswap_dev *dev,
 	atomic_t *inflight = &dev->write_inflight[hctx];
 	int now;
 
-	if (!cap)
-		return true;
+	/*
+	 * Counted with no cap too: every write's budget is put back when
+	 * it completes, and the cap may be set while writes are in flight.
+	 */
 	now = atomic_add_return(bytes, inflight);
-	if (now <= cap || now == bytes)
+	if (!cap || now <= cap || now == bytes)
 		return true;
 	atomic_sub(bytes, inflight);
 	atomic64_inc(&dev->stats.write_throttled);
