@@ -381,6 +381,21 @@ static void conn_req(struct farswap_conn_req *req, unsigned int qtype,
 static void request_either(union farswap_msg *m, unsigned int type1,
 			   unsigned int type2, union farswap_msg *rep);
 
+/*
+ * libcrypto sets up its providers and random generator at first use.
+ * Done here, that first use is not inside the donor's handshake-timeout,
+ * which a slow (emulated, loaded) machine could otherwise exceed.
+ */
+static void warm_crypto(void)
+{
+	uint8_t buf[FARSWAP_AUTH_NONCE_LEN], out[FARSWAP_AUTH_MAC_LEN];
+	unsigned int len = 0;
+
+	if (RAND_bytes(buf, sizeof(buf)) != 1 ||
+	    !HMAC(EVP_sha256(), buf, sizeof(buf), buf, sizeof(buf), out, &len))
+		fail("libcrypto: RAND_bytes or HMAC-SHA256 failed");
+}
+
 /* The secret of --key-file: its bytes without trailing newlines. */
 static void load_key(void)
 {
@@ -399,6 +414,7 @@ static void load_key(void)
 		     FARSWAP_AUTH_KEY_MIN, FARSWAP_AUTH_KEY_MAX);
 	memcpy(c.key, buf, n);
 	c.key_len = n;
+	warm_crypto();
 }
 
 static void mac(enum farswap_auth_role role, const uint8_t *hn,

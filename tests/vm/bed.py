@@ -68,6 +68,8 @@ KMSG_RE = re.compile(r"\[\s*\d+\.\d+\]\s?(.*)")
 # What to do after the first guest fails: the others usually notice at once
 # (bed_wait fails fast); give them this long before killing them.
 FAIL_GRACE = 20
+# Lines of each farswapd log printed when a run fails.
+FARSWAPD_TAIL = 25
 UDP_RMEM = 8388608
 
 logfile = None
@@ -272,6 +274,11 @@ def build_daemon(logdir):
                "workload build")
 
 
+def build_tools(logdir):
+    log("building the test tools")
+    run_logged(["make", "-C", "tests/tools"], logdir / "tools-build.log", "test tools build")
+
+
 # --- the machine ---------------------------------------------------------------
 
 def raise_rmem():
@@ -448,7 +455,9 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
     if conf.get("NEEDS_MODULE") == "1":
         ko = build_module(kver, logdir)
     if conf.get("NEEDS_DAEMON") == "1":
-        build_daemon(logdir)
+        build_daemon(logdir)        # the test tools come along
+    elif conf.get("NEEDS_TOOLS") == "1":
+        build_tools(logdir)
     t_built = time.monotonic()
 
     shutil.rmtree(rundir, ignore_errors=True)
@@ -570,6 +579,13 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
             # The first report whole (registers, workqueue, call trace):
             # CI keeps only this output, not the console logs.
             show_context(g.role, logdir / f"{g.role}.console", bad[0].strip(), 2, 45)
+
+    if reasons:
+        # CI keeps only this output: farswapd's own account of a failed
+        # run (sessions, refusals, what it closed and why) goes with it.
+        for f in sorted(shared.glob("*-farswapd.log")):
+            for l in read_lines(f)[-FARSWAPD_TAIL:]:
+                log(f"  {f.name}: {l}")
 
     udp1 = udp_rcvbuf_errors()
     results = read_lines(shared / "results")

@@ -21,6 +21,9 @@
 #                              without signalling (its .rc exists), and with
 #                              a clear message on timeout
 #   bed_cut_power ROLE         the bed kills ROLE's QEMU (a power cut)
+#   bed_link_dark IF           every packet into and out of IF vanishes,
+#                              while IF stays up (a dead switch port)
+#   bed_link_light IF          IF carries packets again
 #   bed_result KEY VALUE       report a measurement: appended to
 #                              $BED/results, printed by bed.py at the end
 #   bed_wait_rdma_listen PORT [SECS [PID]]
@@ -53,6 +56,29 @@ bed_fail() {
 bed_signal() {
 	[ $# -eq 1 ] || bed_fail "usage: bed_signal NAME"
 	: >"$BED/$FARSWAP_ROLE.$1"
+}
+
+# bed_link_dark IF: packets vanish both ways; this guest's own sends still
+# succeed, as behind a dead switch port.  Not 'ip link set IF down': that
+# fails local sends, and Soft-RoCE puts a QP whose send failed in the
+# error state for good, its QP1 too, which leaves this guest's connection
+# manager deaf until its RDMA device is made again (seen: a donor whose
+# link came back answered no connect request after).
+bed_link_dark() {
+	[ $# -eq 1 ] || bed_fail "usage: bed_link_dark IF"
+	# netem's loss reports success to the sender; an egress drop action
+	# would not.
+	tc qdisc replace dev "$1" root netem loss 100% ||
+		bed_fail "cannot drop $1's outgoing packets (sch_netem)"
+	tc qdisc add dev "$1" handle ffff: ingress &&
+		tc filter add dev "$1" parent ffff: matchall action drop ||
+		bed_fail "cannot drop $1's incoming packets (sch_ingress, cls_matchall)"
+}
+
+bed_link_light() {
+	[ $# -eq 1 ] || bed_fail "usage: bed_link_light IF"
+	tc qdisc del dev "$1" ingress || bed_fail "cannot restore $1's ingress"
+	tc qdisc del dev "$1" root || bed_fail "cannot restore $1's egress"
 }
 
 # bed_cut_power ROLE: the bed kills ROLE's QEMU at once (a power cut: no

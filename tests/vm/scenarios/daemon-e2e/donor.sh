@@ -7,7 +7,7 @@ set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
 
 fsd=$FARSWAP_SRC/daemon/farswapd
-log=$BED/farswapd.log
+log=$BED/$FARSWAP_ROLE-farswapd.log
 sock=/run/farswap/farswapd.sock
 
 avail() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
@@ -29,7 +29,7 @@ max-slabs-per-host 4
 max-queue-depth 128
 max-unauthenticated 3
 max-sessions-per-address 8
-handshake-timeout 4s
+handshake-timeout 8s
 EOF_CONF
 # The run's key, readable by root alone (farswapd refuses any other).
 install -m 600 "$BED/bed.key" /run/farswap-bed.key
@@ -99,7 +99,7 @@ grep -q "(host-d, .*queue depth 1000000 cut to 128 (max-queue-depth)" "$log" ||
 	bed_fail "log: host-d's queue depth not cut"
 n=$(grep -c "rejected: too many sessions not authenticated yet (max-unauthenticated)" "$log" || true)
 [ "$n" -eq 2 ] || bed_fail "log: want 2 flood connects refused for max-unauthenticated, found $n"
-n=$(grep -c "(host-f, .*closing session: not authenticated within 4000 ms (handshake-timeout)" "$log" || true)
+n=$(grep -c "(host-f, .*closing session: not authenticated within 8000 ms (handshake-timeout)" "$log" || true)
 [ "$n" -eq 3 ] || bed_fail "log: want 3 flood sessions closed at handshake-timeout, found $n"
 
 kill -TERM $pid

@@ -55,7 +55,7 @@ run quota -m quota -i host-q -n 4
 # An absurd I/O queue depth is cut (max-queue-depth), not a failure.
 run deep -i host-d --queue-depth 1000000
 # A connect flood without the key takes max-unauthenticated (3) places,
-# each until handshake-timeout (4 s); then a host with the key comes in.
+# each until handshake-timeout (8 s); then a host with the key comes in.
 run flood -m flood -i host-f --sessions 5 --accepted 3 -t 60
 
 kill -0 $apid 2>/dev/null || bed_fail "client A died during the abuse: $(cat /tmp/a.log)"

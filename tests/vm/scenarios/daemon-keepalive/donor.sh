@@ -6,9 +6,9 @@
 # cut keeps them.
 set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+. "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
 
-fsd=$FARSWAP_SRC/daemon/farswapd
-log=$BED/farswapd.log
+log=$BED/$FARSWAP_ROLE-farswapd.log
 sock=/run/farswap/farswapd.sock
 keepalive_s=2
 # 2 s idle + a check up to 0.5 s late + 7 sends 2.15 s apart (15.03 s),
@@ -19,23 +19,20 @@ stat_of() { awk -v k="$1" '$1 == k {print $2}' <<<"$2"; }
 counter() { grep -o "$1=[0-9]*" <<<"$2" | cut -d= -f2; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-install -m 600 "$BED/bed.key" /run/farswap-bed.key
-"$fsd" --config /dev/null --listen "$FARSWAP_ADDR" --donate 64M --slab-size 4M \
-	--key-file /run/farswap-bed.key --headroom 16M --keepalive ${keepalive_s}s --log-level debug >"$log" 2>&1 &
-pid=$!
-bed_wait_rdma_listen 7471 60 $pid
+fs_start_donor --donate 64M --slab-size 4M --headroom 16M \
+	--keepalive ${keepalive_s}s --log-level debug
 grep -q "keepalive 2000 ms: a host gone without a word loses its slabs within 17.5 s" "$log" ||
 	bed_fail "log: no keepalive bound at start: $(cat "$log")"
 bed_signal ready
 
 # 1. A live host, idle: probed every ~2 s, acknowledged, slabs kept.
 bed_wait host a-ready 120
-stats=$("$fsd" --stats --stats-socket "$sock")
+stats=$("$FS_FARSWAPD" --stats --stats-socket "$sock")
 grep -Eq '^host [0-9]+ id host-a peer [0-9.]+:[0-9]+ slabs 3 ' <<<"$stats" ||
 	bed_fail "stats: host-a does not hold 3 slabs: $stats"
 ka0=$(counter keepalives "$stats")
 bed_wait host a-done 120
-stats=$("$fsd" --stats --stats-socket "$sock")
+stats=$("$FS_FARSWAPD" --stats --stats-socket "$sock")
 ka1=$(counter keepalives "$stats")
 bed_log "keepalive probes while host-a idled: $((ka1 - ka0))"
 [ $((ka1 - ka0)) -ge 3 ] || bed_fail "want >= 3 keepalive probes to idle host-a, $((ka1 - ka0)) sent"
@@ -47,7 +44,7 @@ bed_result daemon_keepalive.idle_host_probes $((ka1 - ka0))
 
 # 2. A host whose link goes down: no disconnect ever arrives.
 bed_wait host k-ready 120
-stats=$("$fsd" --stats --stats-socket "$sock")
+stats=$("$FS_FARSWAPD" --stats --stats-socket "$sock")
 grep -Eq '^host [0-9]+ id host-k peer [0-9.]+:[0-9]+ slabs 3 ' <<<"$stats" ||
 	bed_fail "stats: host-k does not hold 3 slabs: $stats"
 [ "$(stat_of slabs_used "$stats")" = 3 ] || bed_fail "want 3 slabs used: $stats"
@@ -56,7 +53,7 @@ bed_wait host cut 60
 t0=$(now_ms)
 freed=
 while [ $(($(now_ms) - t0)) -lt $((bound_s * 1000 + 30000)) ]; do
-	stats=$("$fsd" --stats --stats-socket "$sock")
+	stats=$("$FS_FARSWAPD" --stats --stats-socket "$sock")
 	if [ "$(stat_of slabs_used "$stats")" = 0 ] && grep -q '^hosts 0$' <<<"$stats"; then
 		freed=$(($(now_ms) - t0))
 		break
@@ -78,8 +75,5 @@ grep -Eq "host [0-9]+ \(host-k, $FARSWAP_PEER_host:[0-9]+\): closing session: ke
 grep 'closing session: keepalive' "$log" | sed 's/^/  /'
 bed_signal done
 
-kill -TERM $pid
-rc=0
-wait $pid || rc=$?
-[ $rc -eq 0 ] || bed_fail "farswapd exited $rc on SIGTERM"
+fs_stop_donor
 check_kernel_log

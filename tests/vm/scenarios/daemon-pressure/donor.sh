@@ -4,9 +4,9 @@
 # daemon-pressure, donor side.
 set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+. "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
 
-fsd=$FARSWAP_SRC/daemon/farswapd
-log=$BED/farswapd.log
+log=$BED/$FARSWAP_ROLE-farswapd.log
 sock=/run/farswap/farswapd.sock
 headroom_mb=200
 
@@ -19,18 +19,15 @@ avail_mb() {
 }
 stat_of() { awk -v k="$1" '$1 == k {print $2}' <<<"$2"; }
 
-install -m 600 "$BED/bed.key" /run/farswap-bed.key
-"$fsd" --config /dev/null --listen "$FARSWAP_ADDR" --donate 128M --slab-size 4M \
-	--key-file /run/farswap-bed.key --headroom ${headroom_mb}M --hysteresis 32M --pressure-interval 500ms \
-	--reclaim-deadline 5s --log-level debug >"$log" 2>&1 &
-pid=$!
-bed_wait_rdma_listen 7471 60 $pid
+fs_start_donor --donate 128M --slab-size 4M --headroom ${headroom_mb}M \
+	--hysteresis 32M --pressure-interval 500ms --reclaim-deadline 5s \
+	--log-level debug
 bed_log "farswapd up: 32 slabs of 4M, headroom ${headroom_mb}M, available $(avail_mb)M"
 bed_signal ready
 
 # The host holds 24 slabs, 8 are free.
 bed_wait host slabs-written 120
-stats=$("$fsd" --stats --stats-socket "$sock")
+stats=$("$FS_FARSWAPD" --stats --stats-socket "$sock")
 [ "$(stat_of slabs_used "$stats")" = 24 ] || bed_fail "want 24 slabs used: $stats"
 grep -q '^pressure no$' <<<"$stats" || bed_fail "under pressure before the hog"
 
@@ -49,7 +46,7 @@ bed_log "available now ${low}M"
 # The host acks (after re-reading each slab); wait for it to say so.
 bed_wait host reclaimed 120
 for ((i = 0; i < 20; i++)); do
-	stats=$("$fsd" --stats --stats-socket "$sock")
+	stats=$("$FS_FARSWAPD" --stats --stats-socket "$sock")
 	[ "$(stat_of slabs_reclaiming "$stats")" = 0 ] && break
 	sleep 0.5
 done
@@ -94,13 +91,10 @@ bed_log "hog removed, available $(avail_mb)M"
 bed_wait host done 120
 grep -q 'memory pressure over' "$log" || bed_fail "log: pressure never ended"
 grep -q 'took [0-9]* slabs back from the OS' "$log" || bed_fail "log: slabs not taken back"
-stats=$("$fsd" --stats --stats-socket "$sock")
+stats=$("$FS_FARSWAPD" --stats --stats-socket "$sock")
 echo "$stats" | sed 's/^/  stats: /'
 grep -Eq 'notices=[1-9]' <<<"$stats" || bed_fail "no unsolicited STATS_REP sent"
 
-kill -TERM $pid
-rc=0
-wait $pid || rc=$?
-[ $rc -eq 0 ] || bed_fail "farswapd exited $rc on SIGTERM"
+fs_stop_donor
 umount /run/hog
 check_kernel_log
