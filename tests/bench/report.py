@@ -282,71 +282,85 @@ def machine_load(load_log):
 
 
 def load_raw(data):
-    """perftest's 4 KiB latency per round: {round: {op: {figure: µs}}},
-    from the result row "#bytes #iterations t_min t_max t_typical t_avg
-    t_stdev 99% 99.9%"."""
+    """The raw verbs' 4 KiB figures per round: {round: {run: {figure: value}}},
+    run "read", "write" (one in flight) or "read-16", "write-16", from
+    rdmalat's line "rdmalat: OP 4096 B x N depth D: min_us= p50_us= p90_us=
+    p99_us= p999_us= max_us= avg_us= iops=" (tests/tools/rdmalat.c)."""
     raw = {}
     for f in sorted(data.glob("r*/raw/*.txt")):
         if not re.match(r"^r\d+$", f.parent.parent.name):
             continue
+        op, _, depth = f.stem.partition("-")
         for line in f.read_text().splitlines():
-            p = line.split()
-            if len(p) >= 9 and p[0] == "4096" and p[1].isdigit():
-                try:
-                    v = [float(x) for x in p[2:9]]
-                except ValueError:
-                    continue
+            if not line.startswith(f"rdmalat: {op} 4096 B x ") or \
+                    f" depth {depth or 1}: " not in line:
+                continue
+            v = dict(re.findall(r"(\w+?)(?:_us)?=([0-9.]+)", line.partition(": ")[2]))
+            try:
                 raw.setdefault(int(f.parent.parent.name[1:]), {})[f.stem] = {
-                    "min": v[0], "typical": v[2], "avg": v[3], "p99": v[5], "p999": v[6]}
+                    k: float(v[k]) for k in ("min", "p50", "avg", "p99", "p999", "iops")}
+            except (KeyError, ValueError):
+                continue
     return raw
 
 
+def _raw_cell(raw, run, k, med, fmt="{:.0f}"):
+    """Median (min–max) over the rounds of one raw figure, kept in med."""
+    vals = [raw[r][run][k] for r in sorted(raw) if run in raw[r]]
+    if not vals:
+        return "–"
+    m = statistics.median(vals)
+    med[(run, k)] = m
+    if len(vals) == 1:
+        return "**" + fmt.format(m) + "**"
+    return f"**{fmt.format(m)}** ({fmt.format(min(vals))}–{fmt.format(max(vals))})"
+
+
 def raw_section(raw, summary, systems):
-    """The bed's raw RDMA latency, and farswap's QD1 latency against it."""
+    """The bed's raw RDMA figures, and each system's fio figures against them."""
     if not raw:
         return None
     lines = ["4 KiB RDMA READ and WRITE between the same two guests in every round, before the "
-             "systems ran: perftest over rdma_cm, `ib_read_lat` and `ib_write_lat`, polled, at "
-             "SCHED_IDLE on both guests (so the pollers never keep Soft-RoCE's kernel threads "
-             "waiting). This is the bed's floor for one page moved by one verb. Median "
-             "(min–max) over the rounds, µs.\n",
-             "| verb | min | typical | average | p99 | p99.9 |", "|---|---|---|---|---|---|"]
+             "systems ran: `rdmalat` (tests/tools) over rdma_cm, each completion waited for on "
+             "a completion channel as a block driver waits for its completion interrupt, "
+             "nothing busy-polling. One verb at a time, this is the bed's floor for one page "
+             "moved by one verb; 16 in flight on one queue pair, the rate one connection "
+             "carries. Median (min–max) over the rounds; latency in µs from post to "
+             "completion.\n",
+             "| verb | in flight | min | p50 | average | p99 | p99.9 | IOPS |",
+             "|---|---|---|---|---|---|---|---|"]
     med = {}
     for op, label in (("read", "RDMA READ"), ("write", "RDMA WRITE")):
-        cells = []
-        for k in ("min", "typical", "avg", "p99", "p999"):
-            vals = [raw[r][op][k] for r in sorted(raw) if op in raw[r]]
-            if not vals:
-                cells.append("–")
-                continue
-            m = statistics.median(vals)
-            med[(op, k)] = m
-            cells.append(f"**{m:.0f}** ({min(vals):.0f}–{max(vals):.0f})"
-                         if len(vals) > 1 else f"**{m:.0f}**")
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        for run, depth in ((op, 1), (f"{op}-16", 16)):
+            cells = [_raw_cell(raw, run, k, med) for k in ("min", "p50", "avg", "p99", "p999", "iops")]
+            if any(c != "–" for c in cells):
+                lines.append(f"| {label} | {depth} | " + " | ".join(cells) + " |")
     lines.append("")
-    rows = []
+    rows = {}
     # Over the same link at the same MTU only: not zram (local), not the
     # -jumbo variants (the raw verbs ran at the default MTU).
     for s in [s for s in systems if s != "zram" and not s.endswith("-jumbo")]:
-        for op, job in (("read", "randread-qd1"), ("write", "randwrite-qd1")):
-            e = summary.get((s, Metric(job, "lat_p50_us", "", "", "lower").id))
-            base = med.get((op, "typical"))
-            if e and base:
-                rows.append((s, op, e["median"], e["median"] / base))
+        for op in ("read", "write"):
+            for job, key, run, k in ((f"rand{op}-qd1", "lat_p50_us", op, "p50"),
+                                     (f"rand{op}-qd16", "iops", f"{op}-16", "iops")):
+                e = summary.get((s, Metric(job, key, "", "", "").id))
+                base = med.get((run, k))
+                if e and base:
+                    rows.setdefault(s, {})[(op, key)] = (e["median"], e["median"] / base)
     if rows:
-        lines.append("4K QD1 p50 of each system (fio, through the block layer) against the raw "
-                     "verb's typical latency:\n")
-        lines.append("| system | read p50 (µs) | × raw READ | write p50 (µs) | × raw WRITE |")
-        lines.append("|---|---|---|---|---|")
-        by = {}
-        for s, op, v, x in rows:
-            by.setdefault(s, {})[op] = (v, x)
+        lines.append("Each system's 4K fio jobs (through the block layer) against the raw verbs: "
+                     "QD1 p50 as a multiple of the raw p50 one at a time (lower is better, 1 is "
+                     "the floor), QD16 IOPS as a multiple of the raw IOPS 16 in flight on one "
+                     "queue pair (a system with several queue pairs can pass 1):\n")
+        lines.append("| system | read QD1 p50 (µs) | × raw | write QD1 p50 (µs) | × raw "
+                     "| read QD16 IOPS | × raw | write QD16 IOPS | × raw |")
+        lines.append("|---|---|---|---|---|---|---|---|---|")
         for s in systems:
-            if s not in by:
+            if s not in rows:
                 continue
-            c = [f"{by[s][op][0]:.0f} | ×{by[s][op][1]:.2f}" if op in by[s] else "– | –"
-                 for op in ("read", "write")]
+            c = [f"{rows[s][k][0]:.0f} | ×{rows[s][k][1]:.2f}" if k in rows[s] else "– | –"
+                 for k in (("read", "lat_p50_us"), ("write", "lat_p50_us"),
+                           ("read", "iops"), ("write", "iops"))]
             lines.append(f"| {LABEL.get(s, s)} | " + " | ".join(c) + " |")
         lines.append("")
     return "\n".join(lines)
@@ -894,13 +908,23 @@ OPTION_WHAT = {
 
 
 # Variants named by their form (tests/vm/scenarios/bench/host.sh):
-# farswap-wifN, farswap with write_inflight_kb=N; SYSTEM-jumbo, SYSTEM
+# farswap-wifN, farswap with write_inflight_kb=N; farswap-qdN, with
+# queue_depth=N; SYSTEM-jumbo, SYSTEM
 # over the link at MTU 9000.  Those of farswap are options.
 VARIANT_COLORS = ["#e41a1c", "#377eb8", "#984ea3", "#ff7f00", "#a65628", "#f781bf"]
 
 
+# The commit farswap-base's module was built from (binaries.txt's "base").
+BASE_COMMIT = {}
+
+
 def variant(s):
     """(base system, label, what) for a variant's name, else None."""
+    if s == "farswap-base":
+        c = BASE_COMMIT.get("commit", "?")[:12]
+        return ("farswap", f"farswap at {c}",
+                f"farswap.ko built from commit {c} (`BENCH_BASE`), with this run's farswapd "
+                "and farswapctl: the module's change measured against its parent")
     m = re.fullmatch(r"farswap-wif(\d+)", s)
     if m:
         n = int(m.group(1))
@@ -908,6 +932,12 @@ def variant(s):
                 f"`write_inflight_kb={n}` (module parameter, also per device in sysfs): "
                 + ("no cap on" if n == 0 else f"at most {n} KiB of")
                 + " swap-out writes in flight per write queue (the default is 512)")
+    m = re.fullmatch(r"farswap-qd(\d+)", s)
+    if m:
+        n = int(m.group(1))
+        return ("farswap", f"farswap queue_depth={n}",
+                f"`queue_depth={n}` (module parameter): requests per hardware queue, "
+                "so at most that many swap-outs wait per write queue (the default is 64)")
     if s.endswith("-jumbo") and s[:-len("-jumbo")] in LABEL:
         base = s[:-len("-jumbo")]
         return (base, f"{LABEL[base]} at MTU 9000",
@@ -1344,6 +1374,10 @@ def main():
     if not runs:
         sys.exit(f"report: no runs under {args.data}")
     present = {r["system"] for r in runs}
+    binaries = args.data / "binaries.txt"
+    for line in binaries.read_text().splitlines() if binaries.exists() else []:
+        if line.startswith("base "):
+            BASE_COMMIT["commit"] = line.split()[1]
     systems = add_variants(present)
     info = {"date": args.started[:10], "host": host, "donor": donor, "command": args.command,
             "mode": args.mode, "started": args.started, "elapsed_s": args.elapsed}

@@ -22,7 +22,10 @@
 # diagnosis, the sampling perturbs the figures), BENCH_TRACE=1 (farswap's
 # trace events during its swap runs, broken down by tests/bench/tracebreak
 # into traces.md: for diagnosis too), BENCH_SOURCE=worktree
-# (build the working tree, not the committed HEAD).
+# (build the working tree, not the committed HEAD), BENCH_BASE=REF (a git
+# ref: the system farswap-base runs farswap.ko built from REF, beside
+# today's, so that a change to the module is measured against its parent
+# in the same run).
 #
 # Everything happens in main(), called on the last line: bash reads a
 # script as it runs it, and this one runs for an hour in a checkout that
@@ -89,28 +92,51 @@ build_all() {
 		echo "bench: building farswap.ko failed: see $bench/module-build.log" >&2
 		return 1
 	}
-	{ make -s -C "$src/daemon" && make -s -C "$src/tests/workload"; } \
+	{ make -s -C "$src/daemon" && make -s -C "$src/tests/workload" &&
+		make -s -C "$src/tests/tools" rdmalat; } \
 		>"$bench/daemon-build.log" 2>&1 || {
-		echo "bench: building the daemon or pageverify failed: see $bench/daemon-build.log" >&2
+		echo "bench: building the daemon, pageverify or rdmalat failed: see $bench/daemon-build.log" >&2
 		return 1
 	}
 	rm -rf "$bench_bin"
 	mkdir -p "$bench_bin"
 	cp "$src/daemon/farswapd" "$src/daemon/farswapctl" "$src/tests/workload/pageverify" \
-		"$src/tests/bench/tracebreak" "$bench_bin/"
+		"$src/tests/tools/rdmalat" "$src/tests/bench/tracebreak" "$bench_bin/"
 	# Not named *.ko: a kbuild clean over the checkout (make -C KDIR
 	# M=<checkout> clean) deletes every *.ko below it, build/ included,
 	# and one did so in the middle of a bench.
 	cp "$ko" "$bench_bin/farswap.ko.bench"
+	[ -z "${BENCH_BASE:-}" ] || build_base "$series" || return 1
 	"$bench_bin/farswapd" --version >/dev/null
 	{
 		echo "git $(git rev-parse HEAD)"
 		echo "source ${BENCH_SOURCE:-head}"
 		[ "${BENCH_SOURCE:-head}" != worktree ] ||
-			git status --porcelain -- kmod daemon include tests/workload | sed 's/^/local-change /'
+			git status --porcelain -- kmod daemon include tests/workload tests/tools | sed 's/^/local-change /'
 		sha256sum "$bench_bin"/* | awk '{ n = $2; sub(/.*\//, "", n); print "sha256 " n " " $1 }'
 		modinfo -F srcversion "$ko" | sed 's/^/srcversion /'
+		[ -z "${BENCH_BASE:-}" ] || echo "base $(git rev-parse "$BENCH_BASE^{commit}")"
 	} >"$data/binaries.txt"
+}
+
+# farswap-base's module: farswap.ko of commit BENCH_BASE, built as the
+# bench's own (its own build directory), run with today's userspace.
+build_base() {
+	local series=$1 src=$bench/src-base ko
+
+	rm -rf "$src"
+	mkdir -p "$src"
+	git archive "$BENCH_BASE" | tar -x -C "$src" || {
+		echo "bench: BENCH_BASE=$BENCH_BASE is not a commit of this repository" >&2
+		return 1
+	}
+	ko=$(FARSWAP_BUILD_DIR=$bench/bed-base "$src/scripts/build-module.sh" "$series" 2>&1 |
+		tee "$bench/module-build-base.log" | tail -n 1)
+	[ -f "$ko" ] || {
+		echo "bench: building farswap.ko of $BENCH_BASE failed: see $bench/module-build-base.log" >&2
+		return 1
+	}
+	cp "$ko" "$bench_bin/farswap.ko.base"
 }
 
 main() {
@@ -138,13 +164,17 @@ main() {
 	nsys=$(conf BENCH_SYSTEMS | wc -w)
 	# A misspelt system would fail only in the guest, after the build
 	# and the boot: every one needs its setup_ in host.sh.
-	# Variants (farswap-wifN, SYSTEM-jumbo) need their base's.
+	# Variants (farswap-wifN, farswap-qdN, SYSTEM-jumbo) need their base's.
 	for k in $(conf BENCH_SYSTEMS); do
-		if [[ $k =~ ^farswap-wif[0-9]+$ ]]; then
+		if [[ $k =~ ^farswap-(wif|qd)[0-9]+$ ]]; then
 			k=farswap
 		elif [[ $k == ?*-jumbo ]]; then
 			k=${k%-jumbo}
 		fi
+		[ "$k" != farswap-base ] || [ -n "${BENCH_BASE:-}" ] || {
+			echo "bench: farswap-base needs BENCH_BASE=REF, the commit to build it from" >&2
+			return 1
+		}
 		grep -q "^setup_${k//-/_}() {" "$gen/host.sh" || {
 			echo "bench: no system '$k' (BENCH_SYSTEMS; see tests/bench/README.md)" >&2
 			return 1
@@ -162,7 +192,7 @@ main() {
 	rm -rf "$data" "$attempt_logs"
 	mkdir -p "$data" "$attempt_logs"
 	echo "bench: $mode run, $rounds round(s) of: $(conf BENCH_SYSTEMS)"
-	echo "bench: building farswap.ko ($series), farswapd, farswapctl, pageverify into $bench"
+	echo "bench: building farswap.ko ($series), farswapd, farswapctl, pageverify, rdmalat into $bench"
 	build_all "$series"
 	logs=$bench_build/vm-logs/bench
 	[ "$series" = 6.12 ] || logs=$bench_build/vm-logs/bench@$series

@@ -19,11 +19,13 @@ set -euo pipefail
 . "$BED_SCENARIO_DIR/bench-lib.sh"
 # tests/bench/run.sh builds once and passes copies (BENCH_BIN), so every
 # round runs the same programs whatever happens to the checkout meanwhile.
+rdmalat=$FARSWAP_SRC/tests/tools/rdmalat
 if [ -n "${BENCH_BIN:-}" ]; then
 	FS_CTL=$BENCH_BIN/farswapctl
 	FS_FARSWAPD=$BENCH_BIN/farswapd
 	FS_PAGEVERIFY=$BENCH_BIN/pageverify
 	FARSWAP_KO=$BENCH_BIN/farswap.ko.bench
+	rdmalat=$BENCH_BIN/rdmalat
 fi
 
 addr=$FARSWAP_ADDR
@@ -173,7 +175,7 @@ teardown_nbd() {
 	ramdisk_down
 }
 
-# The raw RDMA latency servers (perftest over rdma_cm), one at a time: the
+# The raw RDMA latency servers (rdmalat, tests/tools), one at a time: the
 # host's client of each either succeeds or is retried on a fresh port
 # (tests/vm/scenarios/rdma-rw/rdma-lib.sh says why).
 raw_pid=
@@ -182,11 +184,9 @@ raw_log=
 raw_serve() {
 	local op=$1 port=$2
 
-	# At SCHED_IDLE, as the host's client: the server busy-polls, and the
-	# donor's one vCPU must run Soft-RoCE's work first.
 	raw_log=$BED/donor.raw-$op-$port.log
-	chrt --idle 0 "ib_${op}_lat" -R -F -d "$rxe" -s 4096 -n "$BENCH_RAW_ITERS" \
-		-p "$port" >"$raw_log" 2>&1 &
+	"$rdmalat" --serve "$FARSWAP_ADDR" --port "$port" \
+		--size 4096 >"$raw_log" 2>&1 &
 	raw_pid=$!
 	bed_wait_rdma_listen "$port" 30 "$raw_pid"
 }

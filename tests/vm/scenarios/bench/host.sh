@@ -27,12 +27,14 @@ set -euo pipefail
 # tests/bench/run.sh builds once and passes copies (BENCH_BIN), so every
 # round runs the same programs whatever happens to the checkout meanwhile.
 tracebreak=$FARSWAP_SRC/tests/bench/tracebreak
+rdmalat=$FARSWAP_SRC/tests/tools/rdmalat
 if [ -n "${BENCH_BIN:-}" ]; then
 	FS_CTL=$BENCH_BIN/farswapctl
 	FS_FARSWAPD=$BENCH_BIN/farswapd
 	FS_PAGEVERIFY=$BENCH_BIN/pageverify
 	FARSWAP_KO=$BENCH_BIN/farswap.ko.bench
 	tracebreak=$BENCH_BIN/tracebreak
+	rdmalat=$BENCH_BIN/rdmalat
 fi
 
 donor=$FARSWAP_PEER_donor
@@ -74,6 +76,19 @@ teardown_farswap() {
 	"$FS_CTL" detach "${dev#/dev/}"
 	rmmod farswap
 	donor_rpc teardown farswap
+}
+
+# farswap.ko of another commit (tests/bench/run.sh's BENCH_BASE), with
+# this commit's farswapd and farswapctl: a change to the module against
+# its parent, in the same run.
+setup_farswap_base() {
+	local FARSWAP_KO=$BENCH_BIN/farswap.ko.base
+
+	setup_farswap
+}
+
+teardown_farswap_base() {
+	teardown_farswap
 }
 
 setup_farswap_sync() {
@@ -171,19 +186,29 @@ teardown_farswap_r2() {
 # Variants of a system, by the name's form (run_system picks them):
 #   farswap-wifN  farswap with module parameter write_inflight_kb=N (the
 #                 swap-out bytes in flight per write queue; 0 = no cap)
+#   farswap-qdN   farswap with module parameter queue_depth=N (requests
+#                 per hardware queue: what swap-out can park in blk-mq)
 #   SYSTEM-jumbo  SYSTEM over both guests' link at MTU 9000: Soft-RoCE's
 #                 path MTU becomes 4096, one packet per 4 KiB page
-setup_farswap_wif() {
+
+# farswap with module parameter $1=$2, checked in the device's farswap/
+# directory when the device shows it there, else in the module's.
+setup_farswap_param() {
+	local seen
+
 	donor_rpc setup farswap
-	fs_load_module "write_inflight_kb=$1"
+	fs_load_module "$1=$2"
 	dev=$(fs_attach --donor "$donor" --size "${BENCH_DEV_MB}M")
-	[ "$(cat "/sys/block/${dev#/dev/}/farswap/write_inflight_kb")" = "$1" ] ||
-		bed_fail "$dev: write_inflight_kb=$1 did not stick"
+	seen=$(cat "/sys/block/${dev#/dev/}/farswap/$1" 2>/dev/null ||
+	       cat "/sys/module/farswap/parameters/$1")
+	[ "$seen" = "$2" ] || bed_fail "$dev: $1=$2 did not stick ($seen)"
+	bed_log "$dev: $1=$2, nr_requests $(cat "/sys/block/${dev#/dev/}/queue/nr_requests")"
 }
 
-teardown_farswap_wif() {
-	teardown_farswap
-}
+setup_farswap_wif() { setup_farswap_param write_inflight_kb "$1"; }
+teardown_farswap_wif() { teardown_farswap; }
+setup_farswap_qd() { setup_farswap_param queue_depth "$1"; }
+teardown_farswap_qd() { teardown_farswap; }
 
 jumbo_mtu=9000
 # The link's MTU before a -jumbo variant raised it.
@@ -223,6 +248,8 @@ teardown_jumbo() {
 system_do() {
 	if [[ $2 =~ ^farswap-wif[0-9]+$ ]]; then
 		"$1_farswap_wif" "${2#farswap-wif}"
+	elif [[ $2 =~ ^farswap-qd[0-9]+$ ]]; then
+		"$1_farswap_qd" "${2#farswap-qd}"
 	elif [[ $2 == ?*-jumbo ]]; then
 		"$1_jumbo" "${2%-jumbo}"
 	else
@@ -499,30 +526,34 @@ run_sort() {
 }
 
 # The bed's own limit, every round before the systems: 4 KiB RDMA READ
-# and WRITE latency between the same two guests, with perftest over
-# rdma_cm, polled, at SCHED_IDLE on both sides (perftest busy-polls, and
-# at normal priority it keeps Soft-RoCE's kernel threads waiting for its
-# time slice: tests/vm/scenarios/rdma-rw/rdma-lib.sh).  A connect this
-# bed rejects now and then is retried on a fresh port.
+# and WRITE between the same two guests, waited for on a completion
+# channel as farswap's requests are (rdmalat, tests/tools; perftest
+# busy-polls, and on these one-vCPU guests its pollers and Soft-RoCE's
+# kernel threads take turns on the CPU): one verb at a time (latency),
+# then 16 in flight on one queue pair (rate), as fio's QD1 and QD16 jobs.
+# A connect this bed rejects now and then is retried on a fresh port.
 raw_rdma() {
-	local round=$1 op attempt port=18600 out
+	local round=$1 op depth name run attempt port=18600 out
 
 	mkdir -p "$BENCH_OUT/r$round/raw"
-	for op in read write; do
+	for run in read:1 write:1 read:16 write:16; do
+		op=${run%:*} depth=${run#*:}
+		name=$op
+		[ "$depth" -eq 1 ] || name=$op-$depth
 		for attempt in 1 2 3 4; do
 			port=$((port + 1))
-			donor_rpc raw-serve "$op" "$port"
-			if out=$(timeout 120 chrt --idle 0 "ib_${op}_lat" -R -F -d "$rxe" -s 4096 \
-				-n "$BENCH_RAW_ITERS" -p "$port" "$donor" 2>&1); then
+			donor_rpc raw-serve "$name" "$port"
+			if out=$(timeout 120 "$rdmalat" --to "$donor" --port "$port" --op "$op" \
+				--depth "$depth" --size 4096 --iters "$BENCH_RAW_ITERS" 2>&1); then
 				donor_rpc raw-end ok
-				echo "$out" >"$BENCH_OUT/r$round/raw/$op.txt"
+				echo "$out" >"$BENCH_OUT/r$round/raw/$name.txt"
 				break
 			fi
-			bed_log "ib_${op}_lat to $donor failed (attempt $attempt): $(grep -m1 -E 'Event:|error|fail' <<<"$out" || true)"
+			bed_log "rdmalat $name to $donor failed (attempt $attempt): $(head -n1 <<<"$out")"
 			donor_rpc raw-end kill
 		done
-		[ -f "$BENCH_OUT/r$round/raw/$op.txt" ] ||
-			bed_fail "ib_${op}_lat to $donor failed 4 times; last output: $out"
+		[ -f "$BENCH_OUT/r$round/raw/$name.txt" ] ||
+			bed_fail "rdmalat $name to $donor failed 4 times; last output: $out"
 	done
 }
 

@@ -18,14 +18,6 @@
 
 RDMA_ATTEMPTS=4
 
-# perftest busy-polls: the latency tests' completion queues, and with
-# rdma_cm a server's wait for the client's closing message, for the whole
-# test.  Soft-RoCE does its work in kernel threads; on a guest's one vCPU
-# a poller at normal priority keeps them waiting for its time slice, and
-# the latency measured is the scheduler's (milliseconds), not the link's.
-# At SCHED_IDLE the poller spins only while nothing else wants the CPU.
-RDMA_POLLER="chrt --idle 0"
-
 # rdma_serve NAME BASEPORT CMD...: serve one client of CMD (which gets
 # "-p PORT" appended) until the host says it succeeded.
 rdma_serve() {
