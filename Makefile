@@ -2,6 +2,7 @@
 #
 # make            farswap.ko (against KDIR) and the userspace programs
 # make check      every test suite; ends with "N passed, N failed"
+# make check-full the same with every guest scenario (about twice as long)
 # make demo       boot a donor and a host guest and swap a workload to RDMA
 # make bench      farswap against NVMe-oF/RDMA, NBD and zram, side by side
 # make setup      apt-get install everything the above need (idempotent)
@@ -23,7 +24,7 @@ DKMS_SRC ?= $(DESTDIR)/usr/src/farswap-$(VERSION)
 # Where make deb leaves the .debs.
 DEB_DIR ?= $(CURDIR)/build/deb
 
-.PHONY: all module userspace clean check demo bench setup install uninstall \
+.PHONY: all module userspace clean check check-full demo bench setup install uninstall \
 	dkms-src dkms-install dkms-uninstall deb
 
 all: module userspace
@@ -40,6 +41,9 @@ setup:
 
 check: setup
 	@tests/check.sh
+
+check-full: setup
+	@FARSWAP_VM_FULL=1 tests/check.sh
 
 demo: setup
 	@tests/vm/demo.sh

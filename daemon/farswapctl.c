@@ -539,7 +539,7 @@ static void show_donor(const struct fsh_device *dev, const struct fsh_donor *d)
 		return;
 	printf("   ");
 	print_latency("read", fsh_latency(dev, addr, "read"));
-	print_latency("; write", fsh_latency(dev, addr, "write"));
+	print_latency("write", fsh_latency(dev, addr, "write"));
 	printf("\n");
 }
 

@@ -9,6 +9,7 @@
 # Exits non-zero if anything failed.
 #
 #   FARSWAP_VM_ONLY="rdma-rw selftest-exit"   run only these (names)
+#   FARSWAP_VM_FULL=1   also the scenarios marked 'full' ('make check-full')
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -129,8 +130,10 @@ while read -r name opts; do
 	fi
 	args=()
 	tag=vm/$name
+	full=
 	for o in $opts; do
 		case $o in
+		full) full=1 ;;
 		kernel=*) args+=(--kernel "${o#kernel=}") tag=$tag@${o#kernel=} ;;
 		timeout=*) args+=(--timeout "${o#timeout=}") ;;
 		'#'*) break ;;
@@ -141,6 +144,12 @@ while read -r name opts; do
 			;;
 		esac
 	done
+
+	# A 'full' scenario runs in 'make check-full', or when named.
+	if [ -n "$full" ] && [ -z "${FARSWAP_VM_FULL:-}" ] &&
+		[ -z "${FARSWAP_VM_ONLY:-}" ]; then
+		continue
+	fi
 
 	conf=$here/scenarios/$name/scenario.conf
 	expect=

@@ -64,7 +64,7 @@ bed_result faults2.stop_noticed_s $((SECONDS - t0))
 fs_doomed_end
 [ "$(fs_donor_field "$name" "$d2" state)" = live ] || bed_fail "$d2 failed with $d1"
 w0=$(fs_donor_field "$name" "$d2" writes)
-healthy_run 64 32M
+healthy_run 40 16M
 [ "$(fs_donor_field "$name" "$d1" state)" != live ] || bed_fail "$d1 live while its farswapd is stopped"
 [ "$(fs_donor_field "$name" "$d2" writes)" -gt "$w0" ] || bed_fail "swap did not go on to $d2"
 bed_log "swap went on to $d2 while $d1's farswapd was stopped"
@@ -96,7 +96,7 @@ done
 fs_workload_release_doomed
 "$FS_CTL" status "$name" | sed 's/^/  /'
 # New pages bind to slots in new slabs: each must hold its own page.
-healthy_run 64 32M
+healthy_run 40 16M
 bed_log "swap verified every page after both donors failed at once"
 
 swapoff "$dev"

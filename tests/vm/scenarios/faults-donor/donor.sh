@@ -22,12 +22,12 @@ bed_signal farswapd-restarted
 
 # 2. The link goes dark: packets vanish, nothing is closed.
 bed_wait host link-down 600
-ip link set dev eth0 down
-bed_log "eth0 down"
+bed_link_dark eth0
+bed_log "eth0 dark"
 bed_wait host donor-failed 120
 sleep 2
-ip link set dev eth0 up
-bed_log "eth0 up"
+bed_link_light eth0
+bed_log "eth0 carries packets again"
 bed_signal link-up
 
 bed_wait host done 600

@@ -15,12 +15,7 @@ donor_state() {
 
 # wait_state STATE SECS: the donor reaches STATE within SECS.
 wait_state() {
-	local want=$1 end=$((SECONDS + $2))
-
-	until [ "$(donor_state)" = "$want" ]; do
-		[ $SECONDS -lt $end ] || bed_fail "donor not $want after $2 s (state $(donor_state))"
-		sleep 0.5
-	done
+	fs_wait_donor_state "$name" "$donor" "$1" "$2"
 }
 
 # A correct run on the device as it is now: every page must verify.
@@ -60,7 +55,7 @@ bed_result faults.kill_lost_pages "$lost"
 [ "$lost" -gt 0 ] || bed_fail "the donor died holding pages, but none are counted lost"
 grep -q "pages lost; reading them fails with EIO" <(dmesg) || bed_fail "no loss report in dmesg"
 "$FS_CTL" status "$name"
-healthy_run 64 32M
+healthy_run 40 16M
 bed_log "swap works again after farswapd came back"
 
 # 2. The donor's link goes dark: the transport must notice.
@@ -79,7 +74,7 @@ bed_wait donor link-up 60
 wait_state live 120
 bed_result faults.link_reconnected_s $((SECONDS - t0))
 fs_doomed_end
-healthy_run 64 32M
+healthy_run 40 16M
 bed_log "swap works again after the link came back"
 
 # 3. The host's RDMA device deleted under the module, then re-added.
@@ -89,7 +84,7 @@ grep -q "RDMA device rxe0 removed" <(dmesg) || bed_fail "device removal not repo
 "$FS_CTL" status "$name" | sed 's/^/  /'
 rdma link add rxe0 type rxe netdev eth0
 wait_state live 120
-healthy_run 64 32M
+healthy_run 40 16M
 bed_log "swap works again after the RDMA device came back"
 
 swapoff "$dev"

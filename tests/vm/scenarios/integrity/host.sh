@@ -35,9 +35,12 @@ detach() {
 	"$FS_CTL" detach "$name"
 }
 
-# held SEED: a workload whose pages are out on the donor, waiting.
+# held SEED [PASSES]: a workload whose pages are out on the donor,
+# waiting, after PASSES verify passes (1 by default; 0 where only the
+# pages' presence on the donor counts: its verify after the damage reads
+# every page, or dies at the first damaged one).
 held() {
-	fs_workload_start 40 16M --procs 2 --no-fork --seed "$1"
+	fs_workload_start 40 16M --procs 2 --no-fork --passes "${2:-1}" --seed "$1"
 	fs_workload_wait_hold 2 600
 	[ "$(fs_vmstat pswpout)" -gt 0 ] || bed_fail "nothing swapped out"
 }
@@ -54,7 +57,7 @@ bed_wait donor2 ready 120
 
 # 1. Integrity off: the damage reaches the workload (the fault is real).
 attach off
-held 11
+held 11 0
 damage flip
 for pid in $(sed -n 's/^HOLD //p' "$FS_WL_LOG"); do kill -USR1 "$pid"; done
 wait "$FS_WL_PID" && bed_fail "integrity off, flipped bits on the donor, yet every page verified"
@@ -73,7 +76,7 @@ for alg in siphash crc32c chacha20poly1305; do
 		# An old copy: pages of a first workload, saved on the donor,
 		# are written back over a second workload's pages at the same
 		# places.
-		held 21
+		held 21 0
 		damage "snapshot-$alg"
 		fs_workload_release
 		# Freed swap clusters go to the back of the free list, so the

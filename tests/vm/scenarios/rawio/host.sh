@@ -115,6 +115,27 @@ cmp <(tail -c +4097 /tmp/back) <(head -c $((chunk - 4096)) /dev/zero) ||
 	bed_fail "never-written pages of a reused slot return the old chunk's data"
 bed_log "a reused slot returns zeros for the pages its new chunk never wrote"
 
+# The write cap: with none (0) writes are counted all the same, so the
+# count is back at 0 once they are done and a cap set later holds from
+# its first write; at a 4 KiB cap, 16 writes at once are held, and all
+# complete.
+wif=/sys/block/$name/farswap/write_inflight_kb
+fio_w=(--name=w --filename="$dev" --direct=1 --ioengine=libaio --bs=4k --rw=randwrite
+	--iodepth=16 --size=32M --io_size=2M --output-format=terse)
+echo 0 >"$wif"
+fio "${fio_w[@]}" >/dev/null || bed_fail "fio: writes with no cap failed"
+[ "$(fs_dev_stat "$name" write_inflight_bytes)" = 0 ] ||
+	bed_fail "writes with no cap done, yet write_inflight_bytes=$(fs_dev_stat "$name" write_inflight_bytes)"
+echo 4 >"$wif"
+held0=$(fs_dev_stat "$name" write_throttled)
+fio "${fio_w[@]}" >/dev/null || bed_fail "fio: writes at a 4 KiB cap failed"
+held1=$(fs_dev_stat "$name" write_throttled)
+[ "$held1" -gt "$held0" ] || bed_fail "16 writes at once were never held at a 4 KiB cap"
+[ "$(fs_dev_stat "$name" write_inflight_bytes)" = 0 ] ||
+	bed_fail "writes at a 4 KiB cap done, yet write_inflight_bytes=$(fs_dev_stat "$name" write_inflight_bytes)"
+echo 512 >"$wif"
+bed_log "write cap: counted with none; at 4 KiB, writes held $((held1 - held0)) times and all done"
+
 # Readers of the donors' files and the debugfs latency while the device
 # goes: detach waits for them, they see the files vanish, nothing else.
 (

@@ -11,13 +11,9 @@ d2=$FARSWAP_PEER_donor2
 d3=$FARSWAP_PEER_donor3
 rep() { tr ' ' '\n' <"/sys/block/$name/farswap/replicas" | sed -n "s/^$1=//p"; }
 
+# A power cut noticed within 60 s.
 wait_failed() {
-	local end=$((SECONDS + 60))
-
-	until [ "$(fs_donor_field "$name" "$1" state)" != live ]; do
-		[ $SECONDS -lt $end ] || bed_fail "$1's power cut not noticed in 60 s"
-		sleep 0.5
-	done
+	fs_wait_donor_state "$name" "$1" !live 60
 }
 
 wait_repaired() {
@@ -70,11 +66,7 @@ bed_result replicas.colocated_rackB_away "$colocated"
 	bed_fail "farswapctl status does not warn of the $colocated colocated chunks"
 t0=$SECONDS
 bed_signal cont-farswapd
-end=$((SECONDS + 180))
-until [ "$(fs_donor_field "$name" "$d3" state)" = live ]; do
-	[ $SECONDS -lt $end ] || bed_fail "$d3 not back 180 s after its farswapd continued"
-	sleep 1
-done
+fs_wait_donor_state "$name" "$d3" live 180
 end=$((SECONDS + 300))
 until [ "$(rep colocated)" = 0 ]; do
 	[ $SECONDS -lt $end ] || bed_fail "$(rep colocated) chunks still have both replicas in rackA 300 s after rackB came back"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# swap-1donor, host side: attach, mkswap, swapon, run pageverify (192 MiB
-# over three processes, one of which forks, in a 96 MiB cgroup), check
+# swap-1donor, host side: attach, mkswap, swapon, run pageverify (128 MiB
+# over three processes, one of which forks, in a 64 MiB cgroup), check
 # that the pages really went through the device to the donor, swapoff
 # (every page comes back and verifies), detach, rmmod.
 set -euo pipefail
@@ -23,7 +23,7 @@ swapon "$dev"
 out0=$(fs_vmstat pswpout)
 in0=$(fs_vmstat pswpin)
 t0=$SECONDS
-fs_workload_start 192 96M --procs 3 --seed "$seed"
+fs_workload_start 128 64M --procs 3 --seed "$seed"
 fs_workload_wait_hold 3 720
 bed_result swap1.seconds_first_round $((SECONDS - t0))
 
@@ -39,7 +39,7 @@ bed_result swap1.pswpout "$pswpout"
 bed_result swap1.pswpin "$pswpin"
 bed_result swap1.rdma_writes "$rdma_writes"
 bed_result swap1.rdma_reads "$rdma_reads"
-# 192 MiB in 96 MiB: at least 64 MiB must have gone out and come back.
+# 128 MiB in 64 MiB: at least 64 MiB must have gone out and come back.
 [ "$pswpout" -ge 16384 ] || bed_fail "only $pswpout pages swapped out"
 [ "$pswpin" -ge 16384 ] || bed_fail "only $pswpin pages swapped in"
 [ "$writes" -gt 0 ] && [ "$rdma_writes" -gt 0 ] || bed_fail "no RDMA writes counted"

@@ -21,7 +21,7 @@ swapon "$dev"
 out0=$(fs_vmstat pswpout)
 in0=$(fs_vmstat pswpin)
 t0=$SECONDS
-fs_workload_start 128 64M --procs 3 --seed "$seed"
+fs_workload_start 96 48M --procs 3 --seed "$seed"
 fs_workload_wait_hold 3 900
 bed_result swap2.seconds_first_round $((SECONDS - t0))
 pswpout=$(($(fs_vmstat pswpout) - out0))
@@ -79,7 +79,7 @@ name=${dev#/dev/}
 mkswap "$dev" >/dev/null
 swapon "$dev"
 in0=$(fs_vmstat pswpin)
-fs_workload_start 32 16M --procs 2 --seed "$((seed + 2))"
+fs_workload_start 24 12M --procs 2 --seed "$((seed + 2))"
 fs_workload_wait_hold 2 600
 fs_unlimit_workload
 swapoff "$dev"
