@@ -445,12 +445,16 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 		cancel_work_sync(&dev->loss_work);
 		cancel_work_sync(&dev->repair_work);
 	}
-	for (i = 0; i < dev->nr_donors; i++)
-		farswap_donor_destroy(dev->donors[i]);
 	if (dev->connect_wq)
 		destroy_workqueue(dev->connect_wq);
 	if (dev->reset_wq)
 		destroy_workqueue(dev->reset_wq);
+	/*
+	 * A work cancelled above may have queued another as it ended (a
+	 * failed repair gives its slot back and queues the release work):
+	 * destroying the queue drains those, while the donors they touch
+	 * are still there.
+	 */
 	if (dev->wq)
 		destroy_workqueue(dev->wq);
 
@@ -458,8 +462,11 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 		put_disk(dev->disk);
 		blk_mq_free_tag_set(&dev->tag_set);
 	}
+	/* The slabs' records count themselves on their donors: donors last. */
 	if (dev->chunks)
 		farswap_chunks_free(dev);
+	for (i = 0; i < dev->nr_donors; i++)
+		farswap_donor_destroy(dev->donors[i]);
 	kfree(dev->write_inflight);
 	kvfree(dev->tags);
 	kvfree(dev->versions);
