@@ -963,6 +963,14 @@ static int farswap_copy_chunk(struct farswap_dev *dev,
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		if (!any)
 			continue;
+		/*
+		 * A revoked slab is deregistered once its grace ends: a READ
+		 * or WRITE there then fails the QP and with it the donor's
+		 * whole session, not just that slab.  Checked before every
+		 * piece, the copy stops within the grace.
+		 */
+		if (!farswap_place_live(from) || !farswap_place_live(to))
+			return -ENOLINK;
 		ret = farswap_rdma_sync(from->donor, false, dev->bounce,
 					n << FARSWAP_PAGE_SHIFT,
 					from->addr + off, from->rkey, from->gen);
@@ -984,7 +992,9 @@ static void farswap_migrate_abort(struct farswap_chunk *chunk)
 	LIST_HEAD(held);
 
 	spin_lock_irqsave(&chunk->lock, flags);
-	chunk->state = FARSWAP_CHUNK_BOUND;
+	/* Held writes bind a chunk left with no placement afresh. */
+	chunk->state = chunk->nr_places ? FARSWAP_CHUNK_BOUND :
+					  FARSWAP_CHUNK_UNBOUND;
 	list_splice_init(&chunk->held, &held);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 	farswap_resubmit_held(&held);
@@ -1015,6 +1025,32 @@ static bool farswap_other_copies_locked(const struct farswap_chunk *chunk,
 		if (i != r && (chunk->uptodate & BIT(i)) &&
 		    farswap_place_live(&chunk->place[i]))
 			return true;
+	return false;
+}
+
+/* A live, up-to-date placement to copy the chunk from, or -1. */
+static int farswap_chunk_source_locked(const struct farswap_chunk *chunk)
+{
+	unsigned int r;
+
+	for (r = chunk->nr_places; r-- > 0;)
+		if ((chunk->uptodate & BIT(r)) &&
+		    farswap_place_live(&chunk->place[r]))
+			return r;
+	return -1;
+}
+
+/* Is @p still one of the chunk's live, up-to-date placements? */
+static bool farswap_chunk_serves_locked(const struct farswap_chunk *chunk,
+					const struct farswap_placement *p)
+{
+	unsigned int r;
+
+	for (r = 0; r < chunk->nr_places; r++)
+		if (chunk->place[r].rslab == p->rslab &&
+		    chunk->place[r].slot == p->slot)
+			return (chunk->uptodate & BIT(r)) &&
+			       farswap_place_live(&chunk->place[r]);
 	return false;
 }
 
@@ -1082,19 +1118,26 @@ static int farswap_take_slot_outside(struct farswap_dev *dev,
 }
 
 /*
- * Hold the chunk's writes (MIGRATING) and wait for those in flight, so
- * that a copy of it is consistent.  Returns false, the chunk left BOUND,
- * if they do not land in time.
+ * Hold the chunk's writes: called in the same locked section that found
+ * the chunk BOUND with the placement to copy, so that a discard cannot
+ * let the chunk go in between (a MIGRATING chunk is not released).
  */
-static bool farswap_hold_writes(struct farswap_dev *dev,
+static void farswap_hold_writes_locked(struct farswap_chunk *chunk)
+{
+	lockdep_assert_held(&chunk->lock);
+	chunk->state = FARSWAP_CHUNK_MIGRATING;
+}
+
+/*
+ * Wait for the writes in flight when the chunk's writes were held, so
+ * that a copy of it is consistent.  Returns false, the chunk's writes
+ * let go again, if they do not land in time.
+ */
+static bool farswap_wait_writes(struct farswap_dev *dev,
 				struct farswap_chunk *chunk)
 {
 	unsigned long tmo = msecs_to_jiffies(dev->params.io_timeout_ms);
-	unsigned long flags;
 
-	spin_lock_irqsave(&chunk->lock, flags);
-	chunk->state = FARSWAP_CHUNK_MIGRATING;
-	spin_unlock_irqrestore(&chunk->lock, flags);
 	if (wait_var_event_timeout(&chunk->inflight_writes,
 				   !atomic_read(&chunk->inflight_writes), tmo))
 		return true;
@@ -1128,7 +1171,7 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 	u32 index = farswap_chunk_index(dev, chunk);
 	struct farswap_placement from, to = {};
 	unsigned long flags, exclude, avoid;
-	bool empty, uptodate, others;
+	bool empty, uptodate, others, given_up = false;
 	LIST_HEAD(held);
 	int r, ret = 0;
 
@@ -1150,10 +1193,11 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 	 * Spreading avoids its own too (that is where another copy is).
 	 */
 	avoid = farswap_chunk_domains(chunk, spread ? -1 : r);
+	farswap_hold_writes_locked(chunk);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 
 	/* Writes posted before MIGRATING must land before the copy. */
-	if (!farswap_hold_writes(dev, chunk))
+	if (!farswap_wait_writes(dev, chunk))
 		return -ETIMEDOUT;
 
 	spin_lock_irqsave(&chunk->lock, flags);
@@ -1178,10 +1222,9 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 		 * serves, and the chunk is repaired when room comes.
 		 */
 		if (ret && others) {
-			pr_info_ratelimited("%s: chunk %u gives its replica on donor %s back with nowhere to move it: one replica fewer until repaired\n",
-					    dev->name, index, from.donor->name);
 			empty = true;
 			uptodate = false;
+			given_up = true;
 			ret = 0;
 		}
 	}
@@ -1208,6 +1251,23 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 	spin_lock_irqsave(&chunk->lock, flags);
 	/* Writes were held: the placements are as they were. */
 	r = farswap_chunk_find_locked(chunk, rs);
+	/*
+	 * What was true before the copy and its waits may not be now: the
+	 * other copy that let this one go with nowhere to move it may have
+	 * died, and so may the new one.  Then the chunk keeps its replica
+	 * here, and the donor hears that it could not move.
+	 */
+	if (r < 0 || (given_up && !farswap_other_copies_locked(chunk, r)) ||
+	    (!empty && !farswap_place_live(&to))) {
+		spin_unlock_irqrestore(&chunk->lock, flags);
+		if (!empty)
+			farswap_put_slot(dev, &to);
+		farswap_migrate_abort(chunk);
+		return r < 0 ? -ENOENT : -ENOLINK;
+	}
+	if (given_up)
+		pr_info_ratelimited("%s: chunk %u gives its replica on donor %s back with nowhere to move it: one replica fewer until repaired\n",
+				    dev->name, index, from.donor->name);
 	if (empty) {
 		/* Nothing to move: let go; held writes rebind it. */
 		farswap_chunk_remove_locked(chunk, r);
@@ -1299,13 +1359,25 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		return 0;
 	}
-	src = chunk->place[s];
+	farswap_hold_writes_locked(chunk);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 
-	if (!farswap_hold_writes(dev, chunk))
+	if (!farswap_wait_writes(dev, chunk))
 		return -ETIMEDOUT;
 
 	spin_lock_irqsave(&chunk->lock, flags);
+	/*
+	 * The source is chosen now that writes are held: reads went on
+	 * while they drained, and one that failed its check may have made
+	 * a copy stale (farswap_heal()).
+	 */
+	s = farswap_chunk_source_locked(chunk);
+	if (s < 0) {
+		spin_unlock_irqrestore(&chunk->lock, flags);
+		farswap_migrate_abort(chunk);
+		return 0;
+	}
+	src = chunk->place[s];
 	/* Stale copies go: the new one replaces them. */
 	for (r = chunk->nr_places; r-- > 0;) {
 		if (chunk->uptodate & BIT(r))
@@ -1330,14 +1402,28 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 	}
 
 	spin_lock_irqsave(&chunk->lock, flags);
+	/*
+	 * A read from the source may have failed its check during the copy:
+	 * then so may the copy, and it is not a replica.  The next pass
+	 * copies from another one.
+	 */
+	if (!ret && (!farswap_chunk_serves_locked(chunk, &src) ||
+		     !farswap_place_live(&to) ||
+		     chunk->nr_places >= FARSWAP_MAX_REPLICAS))
+		ret = -EAGAIN;
 	if (!ret) {
 		chunk->place[chunk->nr_places] = to;
 		chunk->uptodate |= BIT(chunk->nr_places);
 		chunk->nr_places++;
 	}
-	chunk->state = FARSWAP_CHUNK_BOUND;
+	chunk->state = chunk->nr_places ? FARSWAP_CHUNK_BOUND :
+					  FARSWAP_CHUNK_UNBOUND;
 	list_splice_init(&chunk->held, &held);
 	spin_unlock_irqrestore(&chunk->lock, flags);
+	if (ret == -EAGAIN) {
+		farswap_put_slot(dev, &to);
+		queue_work(dev->wq, &dev->repair_work);
+	}
 	farswap_resubmit_held(&held);
 	return ret ?: bytes;
 }
@@ -1488,6 +1574,12 @@ static int farswap_reclaim_one(struct farswap_dev *dev,
 	for (i = 0; i < dev->geo.nr_chunks && !ret; i++) {
 		struct farswap_chunk *chunk = &dev->chunks[i];
 		bool here;
+
+		/* Revoked meanwhile: the loss work drops what is left. */
+		if (READ_ONCE(rs->state) == FARSWAP_RSLAB_REVOKED) {
+			ret = -ENOLINK;
+			break;
+		}
 
 		spin_lock_irqsave(&chunk->lock, flags);
 		here = farswap_chunk_find_locked(chunk, rs) >= 0;
