@@ -1521,6 +1521,13 @@ void farswap_donors_remove_device(struct ib_device *ibdev)
 		}
 	}
 	mutex_unlock(&farswap_devs_mutex);
+	/*
+	 * A device that left the list before the walk may still have
+	 * queue pairs and a PD on @ibdev: its teardown ends before the
+	 * RDMA device goes.
+	 */
+	down_write(&farswap_teardown_rwsem);
+	up_write(&farswap_teardown_rwsem);
 }
 
 static void farswap_donor_format_name(struct farswap_donor *donor)

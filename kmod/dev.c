@@ -478,6 +478,25 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 	kfree(dev);
 }
 
+/*
+ * Off the device list, into teardown.  From here the device is invisible
+ * to an RDMA device's removal (farswap_donors_remove_device()), which
+ * waits for farswap_dev_destroy_unlisted() instead.
+ */
+static void farswap_dev_unlist(struct farswap_dev *dev)
+{
+	lockdep_assert_held(&farswap_devs_mutex);
+	dev->detaching = true;
+	list_del(&dev->node);
+	down_read(&farswap_teardown_rwsem);
+}
+
+static void farswap_dev_destroy_unlisted(struct farswap_dev *dev)
+{
+	farswap_dev_destroy(dev);
+	up_read(&farswap_teardown_rwsem);
+}
+
 /* The donors must agree on a slab size, and with slab_size= if given. */
 static int farswap_pick_slab_size(struct farswap_dev *dev,
 				  const struct farswap_attach_args *a,
@@ -792,9 +811,9 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 out_destroy:
 	pr_err("%s: attach failed: %s\n", dev->name, why->msg);
 	mutex_lock(&farswap_devs_mutex);
-	list_del(&dev->node);
+	farswap_dev_unlist(dev);
 	mutex_unlock(&farswap_devs_mutex);
-	farswap_dev_destroy(dev);
+	farswap_dev_destroy_unlisted(dev);
 	return ret;
 }
 
@@ -827,11 +846,10 @@ int farswap_dev_detach(const char *name, struct farswap_reason *why)
 		farswap_reason_set(why, "%s is in use (swapoff it first)", name);
 		return -EBUSY;
 	}
-	dev->detaching = true;
-	list_del(&dev->node);
+	farswap_dev_unlist(dev);
 	mutex_unlock(&farswap_devs_mutex);
 
-	farswap_dev_destroy(dev);
+	farswap_dev_destroy_unlisted(dev);
 	pr_info("%s: detached\n", name);
 	return 0;
 }
@@ -845,15 +863,13 @@ void farswap_dev_destroy_all(void)
 		mutex_lock(&farswap_devs_mutex);
 		dev = list_first_entry_or_null(&farswap_devs,
 					       struct farswap_dev, node);
-		if (dev) {
-			dev->detaching = true;
-			list_del(&dev->node);
-		}
+		if (dev)
+			farswap_dev_unlist(dev);
 		mutex_unlock(&farswap_devs_mutex);
 		if (!dev)
 			break;
 		pr_info("%s: detached at module unload\n", dev->name);
-		farswap_dev_destroy(dev);
+		farswap_dev_destroy_unlisted(dev);
 	}
 }
 

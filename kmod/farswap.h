@@ -24,6 +24,10 @@
  *
  * Locking:
  *  - farswap_devs_mutex: the device list, attach and detach.
+ *  - farswap_teardown_rwsem: held for reading by a device's teardown from
+ *    the moment it leaves the device list, so that an RDMA device's
+ *    removal, which walks that list, can wait for the teardowns it did
+ *    not see.  Taken inside farswap_devs_mutex.
  *  - dev->map_mutex: serialises the work items that change placements
  *    and may sleep on the control channel (bind, slab release, migration,
  *    loss).  Taken before any chunk lock.
@@ -48,6 +52,7 @@
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/semaphore.h>
 #include <linux/socket.h>
 #include <linux/spinlock.h>
@@ -480,6 +485,7 @@ struct farswap_reason {
 
 /* main.c */
 extern struct mutex farswap_devs_mutex;
+extern struct rw_semaphore farswap_teardown_rwsem;
 extern struct list_head farswap_devs;
 
 /* ctl.c */

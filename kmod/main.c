@@ -21,6 +21,7 @@
 #define FARSWAP_MODULE_VERSION	"0.1"
 
 DEFINE_MUTEX(farswap_devs_mutex);
+DECLARE_RWSEM(farswap_teardown_rwsem);
 LIST_HEAD(farswap_devs);
 
 struct farswap_params farswap_defaults = {
