@@ -985,19 +985,55 @@ static int farswap_copy_chunk(struct farswap_dev *dev,
 	return 0;
 }
 
-/* Put a chunk back to BOUND on its old placement and release held I/O. */
-static void farswap_migrate_abort(struct farswap_chunk *chunk)
+/*
+ * The end of a migration or repair: the chunk is BOUND again (UNBOUND
+ * with no placement left: held writes then bind it afresh), and its held
+ * requests move to @held.  Discards during the copy could not let the
+ * chunk go (it was not BOUND): one that emptied it lets go now, and the
+ * placements to give back are left in @place.
+ *
+ * Return: how many placements to give back with farswap_put_slot().
+ */
+static unsigned int farswap_chunk_settle_locked(struct farswap_dev *dev,
+						struct farswap_chunk *chunk,
+						struct list_head *held,
+						struct farswap_placement *place)
 {
+	unsigned int n;
+
+	lockdep_assert_held(&chunk->lock);
+	chunk->state = chunk->nr_places ? FARSWAP_CHUNK_BOUND :
+					  FARSWAP_CHUNK_UNBOUND;
+	n = farswap_chunk_release_locked(dev, chunk, place);
+	list_splice_init(&chunk->held, held);
+	return n;
+}
+
+/* Slots a settled chunk let go of, then its held requests. */
+static void farswap_chunk_settled(struct farswap_dev *dev,
+				  struct farswap_placement *place,
+				  unsigned int n, struct list_head *held)
+{
+	unsigned int r;
+
+	for (r = 0; r < n; r++)
+		farswap_put_slot(dev, &place[r]);
+	farswap_resubmit_held(held);
+}
+
+/* Put a chunk back on its placements as they are and release held I/O. */
+static void farswap_migrate_abort(struct farswap_dev *dev,
+				  struct farswap_chunk *chunk)
+{
+	struct farswap_placement place[FARSWAP_MAX_REPLICAS];
 	unsigned long flags;
+	unsigned int n;
 	LIST_HEAD(held);
 
 	spin_lock_irqsave(&chunk->lock, flags);
-	/* Held writes bind a chunk left with no placement afresh. */
-	chunk->state = chunk->nr_places ? FARSWAP_CHUNK_BOUND :
-					  FARSWAP_CHUNK_UNBOUND;
-	list_splice_init(&chunk->held, &held);
+	n = farswap_chunk_settle_locked(dev, chunk, &held, place);
 	spin_unlock_irqrestore(&chunk->lock, flags);
-	farswap_resubmit_held(&held);
+	farswap_chunk_settled(dev, place, n, &held);
 }
 
 /* Remove placement @r of a chunk, keeping the others' current bits. */
@@ -1141,7 +1177,7 @@ static bool farswap_wait_writes(struct farswap_dev *dev,
 	if (wait_var_event_timeout(&chunk->inflight_writes,
 				   !atomic_read(&chunk->inflight_writes), tmo))
 		return true;
-	farswap_migrate_abort(chunk);
+	farswap_migrate_abort(dev, chunk);
 	return false;
 }
 
@@ -1171,7 +1207,9 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 	u32 index = farswap_chunk_index(dev, chunk);
 	struct farswap_placement from, to = {};
 	unsigned long flags, exclude, avoid;
+	struct farswap_placement gone[FARSWAP_MAX_REPLICAS];
 	bool empty, uptodate, others, given_up = false;
+	unsigned int n;
 	LIST_HEAD(held);
 	int r, ret = 0;
 
@@ -1207,7 +1245,7 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 
 	if (spread && empty) {
 		/* Nothing worth a copy: it stays, and binds as it comes. */
-		farswap_migrate_abort(chunk);
+		farswap_migrate_abort(dev, chunk);
 		return 0;
 	}
 	if (spread) {
@@ -1230,13 +1268,13 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 	}
 	if (!empty) {
 		if (ret) {
-			farswap_migrate_abort(chunk);
+			farswap_migrate_abort(dev, chunk);
 			return ret;
 		}
 		ret = farswap_copy_chunk(dev, chunk, &from, &to);
 		if (ret) {
 			farswap_put_slot(dev, &to);
-			farswap_migrate_abort(chunk);
+			farswap_migrate_abort(dev, chunk);
 			return ret;
 		}
 	}
@@ -1262,7 +1300,7 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		if (!empty)
 			farswap_put_slot(dev, &to);
-		farswap_migrate_abort(chunk);
+		farswap_migrate_abort(dev, chunk);
 		return r < 0 ? -ENOENT : -ENOLINK;
 	}
 	if (given_up)
@@ -1280,9 +1318,7 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 		atomic64_inc(spread ? &dev->stats.spread :
 				      &dev->stats.migrations);
 	}
-	chunk->state = chunk->nr_places ? FARSWAP_CHUNK_BOUND :
-					  FARSWAP_CHUNK_UNBOUND;
-	list_splice_init(&chunk->held, &held);
+	n = farswap_chunk_settle_locked(dev, chunk, &held, gone);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 
 	/*
@@ -1303,7 +1339,7 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 	} else if (!uptodate) {
 		queue_work(dev->wq, &dev->repair_work);
 	}
-	farswap_resubmit_held(&held);
+	farswap_chunk_settled(dev, gone, n, &held);
 	return 0;
 }
 
@@ -1348,7 +1384,8 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 {
 	struct farswap_placement src, to = {};
 	struct farswap_placement stale[FARSWAP_MAX_REPLICAS];
-	unsigned int nr_stale = 0, r;
+	struct farswap_placement gone[FARSWAP_MAX_REPLICAS];
+	unsigned int nr_stale = 0, r, n;
 	unsigned long flags, exclude, avoid;
 	LIST_HEAD(held);
 	long bytes;
@@ -1374,7 +1411,7 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 	s = farswap_chunk_source_locked(chunk);
 	if (s < 0) {
 		spin_unlock_irqrestore(&chunk->lock, flags);
-		farswap_migrate_abort(chunk);
+		farswap_migrate_abort(dev, chunk);
 		return 0;
 	}
 	src = chunk->place[s];
@@ -1416,15 +1453,13 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 		chunk->uptodate |= BIT(chunk->nr_places);
 		chunk->nr_places++;
 	}
-	chunk->state = chunk->nr_places ? FARSWAP_CHUNK_BOUND :
-					  FARSWAP_CHUNK_UNBOUND;
-	list_splice_init(&chunk->held, &held);
+	n = farswap_chunk_settle_locked(dev, chunk, &held, gone);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 	if (ret == -EAGAIN) {
 		farswap_put_slot(dev, &to);
 		queue_work(dev->wq, &dev->repair_work);
 	}
-	farswap_resubmit_held(&held);
+	farswap_chunk_settled(dev, gone, n, &held);
 	return ret ?: bytes;
 }
 
