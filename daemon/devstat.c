@@ -70,6 +70,7 @@ static const char *const encrypt_keys[] = {
 static const char *const replicas_keys[] = {
 	"replicas", "degraded", "repaired", "repair_bytes", "repair_failures",
 	"failovers", "heals", "lost_pages", "colocated", "domains", "spread",
+	"healed_pages",
 };
 
 static const struct fsh_field slabs_fields[] = {

@@ -764,6 +764,43 @@ void farswap_chunks_want_room(struct farswap_dev *dev)
 }
 
 /*
+ * A page damaged in a copy was served by another one; with that copy gone,
+ * a page no surviving copy holds intact is lost alone, not with the rest
+ * of the chunk.  Returns how many pages were lost.
+ */
+static u32 farswap_lose_damaged_locked(struct farswap_chunk *chunk)
+{
+	u32 lost = 0;
+	unsigned int r, i, k;
+
+	lockdep_assert_held(&chunk->lock);
+	for (r = 0; r < chunk->nr_places; r++) {
+		struct farswap_damage *d = &chunk->place[r].damage;
+
+		for (i = 0; i < d->nr;) {
+			u32 page = d->page[i];
+			bool intact = false;
+
+			for (k = 0; k < chunk->nr_places; k++)
+				intact |= k != r &&
+					  (chunk->uptodate & BIT(k)) &&
+					  !farswap_damage_any(&chunk->place[k].damage,
+							      page, 1);
+			if (intact) {
+				i++;
+				continue;
+			}
+			lost += farswap_pages_lose_one(&chunk->pages, page);
+			for (k = 0; k < chunk->nr_places; k++)
+				farswap_damage_clear(&chunk->place[k].damage,
+						     page, 1);
+			/* d->page[i] now holds another page: look again. */
+		}
+	}
+	return lost;
+}
+
+/*
  * A donor's session ended: every chunk placed in a dead session drops
  * that placement.  A chunk left with a current replica keeps serving from
  * it and is repaired (copied to a new replica) in the background; one
@@ -824,6 +861,14 @@ void farswap_loss_work(struct work_struct *work)
 		}
 		chunk->nr_places = k;
 		chunk->uptodate = uptodate;
+		if (uptodate && nr_drop) {
+			u32 n = farswap_lose_damaged_locked(chunk);
+
+			if (donor >= 0)
+				lost_pages[donor] += n;
+			else
+				atomic64_add(n, &dev->stats.lost_pages);
+		}
 		if (!uptodate) {
 			/* No copy of its pages is left. */
 			if (donor >= 0)
@@ -1310,6 +1355,8 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 		/* Nothing to move: let go; held writes rebind it. */
 		farswap_chunk_remove_locked(chunk, r);
 	} else {
+		/* The copy holds what the old one held, damage included. */
+		to.damage = chunk->place[r].damage;
 		chunk->place[r] = to;
 		/*
 		 * Counted under the lock the colocated count is read under:
@@ -1371,6 +1418,139 @@ static bool farswap_chunk_degraded_locked(struct farswap_dev *dev,
 	return serving && serving < farswap_replicas_possible(dev);
 }
 
+/* A BOUND chunk, all of whose copies are live, with damaged pages noted. */
+static bool farswap_chunk_damaged_locked(const struct farswap_chunk *chunk)
+{
+	bool damaged = false;
+	unsigned int r;
+
+	if (chunk->state != FARSWAP_CHUNK_BOUND)
+		return false;
+	for (r = 0; r < chunk->nr_places; r++) {
+		/* The loss work drops dead copies first. */
+		if (!farswap_place_live(&chunk->place[r]))
+			return false;
+		damaged |= chunk->place[r].damage.nr &&
+			   (chunk->uptodate & BIT(r));
+	}
+	return damaged;
+}
+
+/* One damaged page of one copy, and the copy to rewrite it from. */
+struct farswap_page_fix {
+	struct farswap_placement bad, good;
+	u32 page;
+};
+
+/*
+ * The chunk's damaged pages that another copy holds intact, at most @max:
+ * the fixes the repair can make.
+ */
+static unsigned int farswap_page_fixes_locked(const struct farswap_chunk *chunk,
+					      struct farswap_page_fix *fix,
+					      unsigned int max)
+{
+	unsigned int r, i, k, n = 0;
+
+	for (r = 0; r < chunk->nr_places; r++) {
+		const struct farswap_damage *d = &chunk->place[r].damage;
+
+		if (!(chunk->uptodate & BIT(r)))
+			continue;
+		for (i = 0; i < d->nr && n < max; i++) {
+			for (k = 0; k < chunk->nr_places; k++) {
+				const struct farswap_placement *p =
+					&chunk->place[k];
+
+				if (k == r || !(chunk->uptodate & BIT(k)) ||
+				    !farswap_place_live(p) ||
+				    farswap_damage_any(&p->damage, d->page[i], 1))
+					continue;
+				fix[n].bad = chunk->place[r];
+				fix[n].good = *p;
+				fix[n].page = d->page[i];
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+/* Rewrite one damaged page from the copy that holds it intact. */
+static int farswap_fix_page(struct farswap_dev *dev,
+			    struct farswap_chunk *chunk,
+			    const struct farswap_page_fix *fix)
+{
+	u64 off = (u64)fix->page << FARSWAP_PAGE_SHIFT;
+	unsigned long flags;
+	unsigned int r;
+	int ret;
+
+	if (!farswap_place_live(&fix->good) || !farswap_place_live(&fix->bad))
+		return -ENOLINK;
+	ret = farswap_rdma_sync(fix->good.donor, false, dev->bounce,
+				FARSWAP_PAGE_BYTES, fix->good.addr + off,
+				fix->good.rkey, fix->good.gen);
+	if (ret)
+		return ret;
+	ret = farswap_rdma_sync(fix->bad.donor, true, dev->bounce,
+				FARSWAP_PAGE_BYTES, fix->bad.addr + off,
+				fix->bad.rkey, fix->bad.gen);
+	if (ret)
+		return ret;
+	spin_lock_irqsave(&chunk->lock, flags);
+	for (r = 0; r < chunk->nr_places; r++)
+		if (chunk->place[r].rslab == fix->bad.rslab &&
+		    chunk->place[r].slot == fix->bad.slot)
+			farswap_damage_clear(&chunk->place[r].damage,
+					     fix->page, 1);
+	spin_unlock_irqrestore(&chunk->lock, flags);
+	atomic64_inc(&dev->stats.healed_pages);
+	return 0;
+}
+
+/*
+ * Rewrite a chunk's damaged pages from the copies that hold them intact,
+ * a page at a time: a few flipped bits cost a few pages of traffic, not
+ * a copy of the whole chunk.  The chunk's writes are held (a write that
+ * came first made its pages intact already); it settles at the end.
+ *
+ * Return: bytes rewritten, or a negative error.
+ */
+static long farswap_heal_pages(struct farswap_dev *dev,
+			       struct farswap_chunk *chunk)
+{
+	/* Each fix clears a noted page: a bound on the rounds. */
+	unsigned int rounds = FARSWAP_MAX_REPLICAS * FARSWAP_DAMAGE_MAX;
+	struct farswap_placement gone[FARSWAP_MAX_REPLICAS];
+	struct farswap_page_fix fix[4];
+	unsigned int nr, i, n;
+	unsigned long flags;
+	LIST_HEAD(held);
+	long bytes = 0;
+	int ret = 0;
+
+	while (!ret && rounds--) {
+		spin_lock_irqsave(&chunk->lock, flags);
+		nr = farswap_page_fixes_locked(chunk, fix, ARRAY_SIZE(fix));
+		spin_unlock_irqrestore(&chunk->lock, flags);
+		if (!nr)
+			break;
+		for (i = 0; i < nr && !ret; i++) {
+			ret = farswap_fix_page(dev, chunk, &fix[i]);
+			if (!ret)
+				bytes += FARSWAP_PAGE_BYTES;
+		}
+	}
+
+	spin_lock_irqsave(&chunk->lock, flags);
+	n = farswap_chunk_settle_locked(dev, chunk, &held, gone);
+	spin_unlock_irqrestore(&chunk->lock, flags);
+	farswap_chunk_settled(dev, gone, n, &held);
+	return ret ?: bytes;
+}
+
 /*
  * Copy one degraded chunk to a new replica: a stale one is dropped and a
  * slot on a donor that holds no copy of the chunk takes its place.
@@ -1388,11 +1568,13 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 	unsigned int nr_stale = 0, r, n;
 	unsigned long flags, exclude, avoid;
 	LIST_HEAD(held);
+	bool degraded;
 	long bytes;
 	int s, ret;
 
 	spin_lock_irqsave(&chunk->lock, flags);
-	if (!farswap_chunk_degraded_locked(dev, chunk, &s)) {
+	degraded = farswap_chunk_degraded_locked(dev, chunk, &s);
+	if (!degraded && !farswap_chunk_damaged_locked(chunk)) {
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		return 0;
 	}
@@ -1401,6 +1583,9 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 
 	if (!farswap_wait_writes(dev, chunk))
 		return -ETIMEDOUT;
+	/* As many copies as it can have: only damaged pages to rewrite. */
+	if (!degraded)
+		return farswap_heal_pages(dev, chunk);
 
 	spin_lock_irqsave(&chunk->lock, flags);
 	/*
@@ -1449,6 +1634,12 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 		     chunk->nr_places >= FARSWAP_MAX_REPLICAS))
 		ret = -EAGAIN;
 	if (!ret) {
+		/* It holds what its source held, damage included. */
+		to.damage = src.damage;
+		for (r = 0; r < chunk->nr_places; r++)
+			if (chunk->place[r].rslab == src.rslab &&
+			    chunk->place[r].slot == src.slot)
+				to.damage = chunk->place[r].damage;
 		chunk->place[chunk->nr_places] = to;
 		chunk->uptodate |= BIT(chunk->nr_places);
 		chunk->nr_places++;

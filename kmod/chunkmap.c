@@ -181,6 +181,70 @@ u32 farswap_pages_lose(struct farswap_pages *p)
 	return newly;
 }
 
+/**
+ * farswap_pages_lose_one - one page's every copy is gone
+ * @p: the chunk's pages, with @p->lost allocated
+ * @page: its index in the chunk
+ *
+ * Return: true if the page held data and is now lost.
+ */
+bool farswap_pages_lose_one(struct farswap_pages *p, u32 page)
+{
+	if (!p->lost || page >= p->nr_pages ||
+	    !__test_and_clear_bit(page, p->written))
+		return false;
+	p->used--;
+	if (!__test_and_set_bit(page, p->lost))
+		p->nr_lost++;
+	return true;
+}
+
+/**
+ * farswap_damage_add - note a damaged page of a copy
+ * @d: the copy's damaged pages
+ * @page: its index in the chunk
+ *
+ * Return: false when the list is full (the page is not noted).
+ */
+bool farswap_damage_add(struct farswap_damage *d, u32 page)
+{
+	unsigned int i;
+
+	if (page >= FARSWAP_CHUNK_PAGES)
+		return false;
+	for (i = 0; i < d->nr; i++)
+		if (d->page[i] == page)
+			return true;
+	if (d->nr >= FARSWAP_DAMAGE_MAX)
+		return false;
+	d->page[d->nr++] = page;
+	return true;
+}
+
+/* Is a page of [@first, @first + @n) damaged in this copy? */
+bool farswap_damage_any(const struct farswap_damage *d, u32 first, u32 n)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nr; i++)
+		if (d->page[i] >= first && d->page[i] - first < n)
+			return true;
+	return false;
+}
+
+/* Pages [@first, @first + @n) were written again, or rewritten: intact. */
+void farswap_damage_clear(struct farswap_damage *d, u32 first, u32 n)
+{
+	unsigned int i = 0;
+
+	while (i < d->nr) {
+		if (d->page[i] >= first && d->page[i] - first < n)
+			d->page[i] = d->page[--d->nr];
+		else
+			i++;
+	}
+}
+
 const char *farswap_chunk_state_name(unsigned int state)
 {
 	static const char * const names[FARSWAP_CHUNK_NR_STATES] = {

@@ -82,6 +82,25 @@ bool farswap_pages_any_written(const struct farswap_pages *p, u32 first,
 			       u32 n);
 bool farswap_pages_any_lost(const struct farswap_pages *p, u32 first, u32 n);
 u32 farswap_pages_lose(struct farswap_pages *p);
+bool farswap_pages_lose_one(struct farswap_pages *p, u32 page);
+
+/*
+ * The pages of one copy of a chunk known to be damaged (a read from it
+ * failed their integrity check) while another copy holds them intact.
+ * Reads of them go to that other copy, and the repair rewrites them from
+ * it: a few bad pages do not condemn the other 511.  A copy with more
+ * than FARSWAP_DAMAGE_MAX is treated as stale as a whole instead.
+ */
+#define FARSWAP_DAMAGE_MAX	6
+
+struct farswap_damage {
+	u8 nr;
+	u16 page[FARSWAP_DAMAGE_MAX];	/* page index within the chunk */
+};
+
+bool farswap_damage_add(struct farswap_damage *d, u32 page);
+bool farswap_damage_any(const struct farswap_damage *d, u32 first, u32 n);
+void farswap_damage_clear(struct farswap_damage *d, u32 first, u32 n);
 
 /*
  * Chunk states.  Every chunk starts UNBOUND; the first write binds it.

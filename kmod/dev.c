@@ -1036,15 +1036,19 @@ static u32 farswap_degraded_chunks(struct farswap_dev *dev)
 
 	for (i = 0; i < dev->geo.nr_chunks; i++) {
 		struct farswap_chunk *chunk = &dev->chunks[i];
-		unsigned long flags;
 		unsigned int r, serving = 0;
+		bool damaged = false;
+		unsigned long flags;
 
 		spin_lock_irqsave(&chunk->lock, flags);
-		for (r = 0; r < chunk->nr_places; r++)
+		for (r = 0; r < chunk->nr_places; r++) {
 			serving += (chunk->uptodate & BIT(r)) &&
 				   farswap_place_live(&chunk->place[r]);
+			damaged |= chunk->place[r].damage.nr != 0;
+		}
+		/* Damaged pages to rewrite: not whole until the repair did. */
 		degraded += chunk->state == FARSWAP_CHUNK_BOUND &&
-			    serving < want;
+			    (serving < want || damaged);
 		spin_unlock_irqrestore(&chunk->lock, flags);
 	}
 	return degraded;
@@ -1073,7 +1077,7 @@ static ssize_t replicas_show(struct device *d, struct device_attribute *attr,
 	struct farswap_dev *dev = farswap_dev_of(d);
 	struct farswap_dev_stats *s = &dev->stats;
 
-	return sysfs_emit(buf, "replicas=%u degraded=%u repaired=%lld repair_bytes=%lld repair_failures=%lld failovers=%lld heals=%lld lost_pages=%lld colocated=%u domains=%u spread=%lld\n",
+	return sysfs_emit(buf, "replicas=%u degraded=%u repaired=%lld repair_bytes=%lld repair_failures=%lld failovers=%lld heals=%lld lost_pages=%lld colocated=%u domains=%u spread=%lld healed_pages=%lld\n",
 			  dev->params.replicas, farswap_degraded_chunks(dev),
 			  atomic64_read(&s->repaired),
 			  atomic64_read(&s->repair_bytes),
@@ -1083,7 +1087,8 @@ static ssize_t replicas_show(struct device *d, struct device_attribute *attr,
 			  atomic64_read(&s->lost_pages),
 			  farswap_colocated_chunks(dev),
 			  farswap_dev_nr_domains(dev),
-			  atomic64_read(&s->spread));
+			  atomic64_read(&s->spread),
+			  atomic64_read(&s->healed_pages));
 }
 static DEVICE_ATTR_RO(replicas);
 

@@ -280,6 +280,7 @@ struct farswap_placement {
 	u32 slot;			/* chunk slot within the remote slab */
 	u64 addr;			/* remote address of the chunk */
 	u32 rkey;
+	struct farswap_damage damage;	/* pages another copy holds intact */
 };
 
 struct farswap_chunk {
@@ -313,7 +314,8 @@ struct farswap_dev_stats {
 	atomic64_t checked;		/* pages read back and checked */
 	atomic64_t mismatches;		/* pages that failed their check */
 	atomic64_t failovers;		/* reads retried on another replica */
-	atomic64_t heals;		/* damaged replicas marked for repair */
+	atomic64_t heals;		/* damaged pages or replicas found */
+	atomic64_t healed_pages;	/* damaged pages rewritten from a good copy */
 	atomic64_t repaired;		/* chunks copied to a new replica */
 	atomic64_t repair_bytes;
 	atomic64_t repair_failures;
@@ -456,6 +458,7 @@ struct farswap_cmd {
 	unsigned int nr_copies;		/* posted now */
 	unsigned long tried;		/* read: donors (by index) that failed it */
 	u8 failover_why;		/* read: enum farswap_failover_reason */
+	u32 bad_page;			/* read: the chunk's page that failed its check */
 	struct farswap_cmd_copy copy[FARSWAP_MAX_REPLICAS];
 
 	/* A read's pages never written: zeroed once the READ lands. */

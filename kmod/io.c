@@ -259,6 +259,7 @@ static bool farswap_check_one(struct farswap_cmd *cmd, u32 i,
 			     data) == READ_ONCE(dev->tags[idx]))
 		return true;
 	atomic64_inc(&dev->stats.mismatches);
+	cmd->bad_page = idx & (FARSWAP_CHUNK_PAGES - 1);
 	pr_err_ratelimited("%s: page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
 			   dev->name, idx << FARSWAP_PAGE_SHIFT,
 			   cmd->copy[0].place.donor->name,
@@ -388,6 +389,7 @@ static bool farswap_open_one(struct farswap_cmd *cmd, u32 i,
 			      READ_ONCE(dev->versions[idx]), cmd->seal_sg))
 		return true;
 	atomic64_inc(&dev->stats.mismatches);
+	cmd->bad_page = idx & (FARSWAP_CHUNK_PAGES - 1);
 	pr_err_ratelimited("%s: page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
 			   dev->name, idx << FARSWAP_PAGE_SHIFT,
 			   cmd->copy[0].place.donor->name, FARSWAP_SEAL_ALG);
@@ -454,28 +456,36 @@ static void farswap_write_done(struct farswap_cmd *cmd, struct request *rq,
 }
 
 /*
- * A replica that returned a damaged page is stale for its chunk, if
- * another one serves: the repair work copies the chunk again.  The last
- * serving replica is kept (its other pages are good).
+ * A replica returned a damaged page.  If another one holds that page
+ * intact, the page is noted damaged in this one: reads of it go to the
+ * other, and the repair work rewrites it from there.  A replica with too
+ * many damaged pages is stale as a whole (the repair copies the chunk
+ * again).  The last replica holding the page is kept as it is.
  */
 static void farswap_heal(struct farswap_cmd *cmd, struct farswap_chunk *chunk)
 {
 	const struct farswap_placement *bad = &cmd->copy[0].place;
 	struct farswap_dev *dev = cmd->dev;
+	u32 page = cmd->bad_page;
 	bool healed = false;
 	unsigned long flags;
+	int b = -1;
 	unsigned int r;
 
 	spin_lock_irqsave(&chunk->lock, flags);
 	for (r = 0; r < chunk->nr_places; r++) {
 		const struct farswap_placement *p = &chunk->place[r];
 
-		if ((chunk->uptodate & BIT(r)) && p->rslab != bad->rslab &&
-		    farswap_place_live(p))
+		if (p->rslab == bad->rslab && p->slot == bad->slot)
+			b = r;
+		else if ((chunk->uptodate & BIT(r)) && farswap_place_live(p) &&
+			 !farswap_damage_any(&p->damage, page, 1))
 			healed = true;
 	}
-	if (healed)
+	if (healed && b >= 0 &&
+	    !farswap_damage_add(&chunk->place[b].damage, page))
 		farswap_chunk_stale_locked(dev, chunk, bad);
+	healed &= b >= 0;
 	spin_unlock_irqrestore(&chunk->lock, flags);
 	if (healed) {
 		atomic64_inc(&dev->stats.heals);
@@ -809,9 +819,14 @@ static void farswap_note_unwritten(struct farswap_cmd *cmd,
 	}
 }
 
-/* The replicas of a chunk as the I/O path sees them now. */
+/*
+ * The replicas of a chunk as the I/O path sees them now.  A read does not
+ * go to a replica with a damaged page in its range; a write goes to it
+ * all the same, and makes those pages whole.
+ */
 static unsigned int farswap_replica_views(const struct farswap_cmd *cmd,
 					  const struct farswap_chunk *chunk,
+					  bool write,
 					  struct farswap_replica_view *v)
 {
 	unsigned int r;
@@ -820,7 +835,11 @@ static unsigned int farswap_replica_views(const struct farswap_cmd *cmd,
 		const struct farswap_placement *p = &chunk->place[r];
 
 		v[r].live = farswap_place_live(p);
-		v[r].uptodate = chunk->uptodate & BIT(r);
+		v[r].uptodate = (chunk->uptodate & BIT(r)) &&
+				(write ||
+				 !farswap_damage_any(&p->damage,
+						     cmd->ext.first_page,
+						     cmd->ext.nr_pages));
 		v[r].tried = test_bit(p->donor->index, &cmd->tried);
 		v[r].lat_ns = READ_ONCE(p->donor->read_ewma_ns);
 	}
@@ -840,9 +859,13 @@ static void farswap_claim_write(struct farswap_cmd *cmd,
 
 	chunk->uptodate &= set;
 	cmd->nr_copies = 0;
-	for (r = 0; r < n; r++)
-		if (set & BIT(r))
-			cmd->copy[cmd->nr_copies++].place = chunk->place[r];
+	for (r = 0; r < n; r++) {
+		if (!(set & BIT(r)))
+			continue;
+		farswap_damage_clear(&chunk->place[r].damage,
+				     cmd->ext.first_page, cmd->ext.nr_pages);
+		cmd->copy[cmd->nr_copies++].place = chunk->place[r];
+	}
 	farswap_pages_mark_written(&chunk->pages, cmd->ext.first_page,
 				   cmd->ext.nr_pages);
 	atomic_inc(&chunk->inflight_writes);
@@ -891,7 +914,7 @@ static enum farswap_io_action farswap_claim(struct farswap_cmd *cmd,
 
 	lockdep_assert_held(&chunk->lock);
 again:
-	n = farswap_replica_views(cmd, chunk, view);
+	n = farswap_replica_views(cmd, chunk, write, view);
 	v.state = chunk->state;
 	v.any_written = farswap_pages_any_written(&chunk->pages, e->first_page,
 						  e->nr_pages);

@@ -574,6 +574,65 @@ static void pages_lose_twice_test(struct kunit *test)
 	expect_pages_consistent(test, p);
 }
 
+/* One page lost alone: the others stay, lost once, never if unwritten. */
+static void pages_lose_one_test(struct kunit *test)
+{
+	struct farswap_pages *p = pages_new(test, FARSWAP_CHUNK_PAGES);
+
+	farswap_pages_mark_written(p, 0, 8);
+	KUNIT_EXPECT_TRUE(test, farswap_pages_lose_one(p, 3));
+	KUNIT_EXPECT_EQ(test, p->used, 7);
+	KUNIT_EXPECT_EQ(test, p->nr_lost, 1);
+	KUNIT_EXPECT_TRUE(test, farswap_pages_any_lost(p, 3, 1));
+	KUNIT_EXPECT_FALSE(test, farswap_pages_any_lost(p, 0, 3));
+	KUNIT_EXPECT_TRUE(test, farswap_pages_any_written(p, 4, 4));
+	/* Lost already, never written, or out of range: nothing happens. */
+	KUNIT_EXPECT_FALSE(test, farswap_pages_lose_one(p, 3));
+	KUNIT_EXPECT_FALSE(test, farswap_pages_lose_one(p, 100));
+	KUNIT_EXPECT_FALSE(test, farswap_pages_lose_one(p, FARSWAP_CHUNK_PAGES));
+	KUNIT_EXPECT_EQ(test, p->used, 7);
+	KUNIT_EXPECT_EQ(test, p->nr_lost, 1);
+	/* The donor of the rest dies: the other seven go. */
+	KUNIT_EXPECT_EQ(test, farswap_pages_lose(p), 7);
+	KUNIT_EXPECT_EQ(test, p->nr_lost, 8);
+	expect_pages_consistent(test, p);
+}
+
+/* A copy's damaged pages: noted once each, found by range, cleared. */
+static void damage_test(struct kunit *test)
+{
+	struct farswap_damage d = {};
+	unsigned int i;
+
+	KUNIT_EXPECT_FALSE(test, farswap_damage_any(&d, 0, FARSWAP_CHUNK_PAGES));
+	KUNIT_EXPECT_TRUE(test, farswap_damage_add(&d, 7));
+	KUNIT_EXPECT_TRUE(test, farswap_damage_add(&d, 7));
+	KUNIT_EXPECT_EQ(test, d.nr, 1);
+	KUNIT_EXPECT_TRUE(test, farswap_damage_any(&d, 7, 1));
+	KUNIT_EXPECT_TRUE(test, farswap_damage_any(&d, 0, 8));
+	KUNIT_EXPECT_FALSE(test, farswap_damage_any(&d, 0, 7));
+	KUNIT_EXPECT_FALSE(test, farswap_damage_any(&d, 8, 504));
+	KUNIT_EXPECT_FALSE(test, farswap_damage_add(&d, FARSWAP_CHUNK_PAGES));
+
+	/* Full: the next one does not fit, and the caller goes stale. */
+	for (i = 1; i < FARSWAP_DAMAGE_MAX; i++)
+		KUNIT_EXPECT_TRUE(test, farswap_damage_add(&d, 100 + i));
+	KUNIT_EXPECT_EQ(test, d.nr, FARSWAP_DAMAGE_MAX);
+	KUNIT_EXPECT_FALSE(test, farswap_damage_add(&d, 511));
+	KUNIT_EXPECT_TRUE(test, farswap_damage_add(&d, 101));
+
+	/* A write over 100..102 clears two; the others stay. */
+	farswap_damage_clear(&d, 100, 3);
+	KUNIT_EXPECT_EQ(test, d.nr, FARSWAP_DAMAGE_MAX - 2);
+	KUNIT_EXPECT_FALSE(test, farswap_damage_any(&d, 100, 3));
+	KUNIT_EXPECT_TRUE(test, farswap_damage_any(&d, 7, 1));
+	KUNIT_EXPECT_TRUE(test, farswap_damage_any(&d, 103, 1));
+	farswap_damage_clear(&d, 0, FARSWAP_CHUNK_PAGES);
+	KUNIT_EXPECT_EQ(test, d.nr, 0);
+	KUNIT_EXPECT_TRUE(test, farswap_damage_add(&d, 511));
+	KUNIT_EXPECT_TRUE(test, farswap_damage_any(&d, 511, 1));
+}
+
 /*
  * A full device: every page of every chunk written by 2M requests, then
  * discarded by one range over the whole device, cut at chunk boundaries
@@ -901,6 +960,8 @@ static struct kunit_case farswap_chunkmap_cases[] = {
 	KUNIT_CASE(pages_discard_remaining_test),
 	KUNIT_CASE(pages_discard_lost_test),
 	KUNIT_CASE(pages_lose_twice_test),
+	KUNIT_CASE(pages_lose_one_test),
+	KUNIT_CASE(damage_test),
 	KUNIT_CASE(full_device_test),
 	KUNIT_CASE(chunk_state_name_test),
 	KUNIT_CASE_PARAM(io_decide_test, decide_gen_params),

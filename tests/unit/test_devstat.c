@@ -152,7 +152,7 @@ static void put_device(const char *name, const struct fake_donor *donors,
 	DEV("read_policy", "round-robin\n");
 	DEV("integrity", "alg=chacha20poly1305 checked=300 mismatches=2 bytes_per_page=20 table_bytes=2621440\n");
 	DEV("encrypt", "alg=chacha20poly1305 bounce_bytes=8388608\n");
-	DEV("replicas", "replicas=2 degraded=1 repaired=4 repair_bytes=8192 repair_failures=0 failovers=5 heals=0 lost_pages=0 colocated=3 domains=2 spread=7\n");
+	DEV("replicas", "replicas=2 degraded=1 repaired=4 repair_bytes=8192 repair_failures=0 failovers=5 heals=0 lost_pages=0 colocated=3 domains=2 spread=7 healed_pages=9\n");
 #undef DEV
 	snprintf(rel, sizeof(rel), "sys/block/%s/donors", name);
 	put_dir(rel);
@@ -340,7 +340,7 @@ static void test_json_document(void **state)
 	assert_has(doc, "\"donors\": []");
 	/* Failure domains: the replicas file, each donor's domain. */
 	assert_has(doc, "\"replicas\": {\n        \"replicas\": 2,\n        \"degraded\": 1,");
-	assert_has(doc, "\"colocated\": 3,\n        \"domains\": 2,\n        \"spread\": 7\n");
+	assert_has(doc, "\"colocated\": 3,\n        \"domains\": 2,\n        \"spread\": 7,\n        \"healed_pages\": 9\n");
 	assert_has(doc, "\"state\": \"live\",\n          \"domain\": \"rackA\",");
 	/* An empty domain file: not told yet. */
 	assert_has(doc, "\"state\": \"reconnecting\",\n          \"domain\": null,");
