@@ -103,8 +103,9 @@ done
 
 # 5. Two replicas, encrypted: a page that fails to open on the damaged
 # donor (left garbage in the request's page) is read from the other one,
-# the damaged copy is marked stale and copied again, and the workload
-# loses nothing: every page verifies.
+# the damaged page is noted in that copy and rewritten from the other (a
+# page, not the whole chunk), and the workload loses nothing: every page
+# verifies.
 rep() { tr ' ' '\n' <"/sys/block/$name/farswap/replicas" | sed -n "s/^$1=//p"; }
 # Reads go to the fastest donor by default, and under TCG either may be
 # the faster: round-robin makes half of them read the damaged copies.
@@ -137,8 +138,14 @@ until [ "$(rep degraded)" = 0 ]; do
 	[ $SECONDS -lt $end ] || bed_fail "$(rep degraded) chunks still degraded 300 s after the damage"
 	sleep 1
 done
-bed_result integrity.heal.repaired "$(rep repaired)"
-[ "$(rep repaired)" -gt 0 ] || bed_fail "no damaged replica was copied again"
+for f in repaired healed_pages repair_bytes; do
+	bed_result "integrity.heal.$f" "$(rep $f)"
+done
+[ "$(rep repaired)" -gt 0 ] || bed_fail "no damaged replica was repaired"
+[ "$(rep healed_pages)" -gt 0 ] || bed_fail "no damaged page was rewritten alone"
+# Page by page: less traffic than copying each repaired chunk whole.
+[ "$(rep repair_bytes)" -lt $(($(rep repaired) << 21)) ] ||
+	bed_fail "repair moved $(rep repair_bytes) bytes for $(rep repaired) chunks: whole chunks copied"
 "$FS_CTL" status "$name" | sed 's/^/  /'
 detach
 
