@@ -408,7 +408,14 @@ bool farswap_chunk_colocated_locked(const struct farswap_chunk *chunk)
 	unsigned int r;
 
 	lockdep_assert_held(&chunk->lock);
-	if (chunk->state != FARSWAP_CHUNK_BOUND)
+	/*
+	 * A chunk being moved keeps its placements until the switch, which
+	 * counts the spread under this lock: counted here until then, a
+	 * reader never sees a chunk neither colocated nor spread.
+	 */
+	if (chunk->state != FARSWAP_CHUNK_BOUND &&
+	    chunk->state != FARSWAP_CHUNK_MIGRATING &&
+	    chunk->state != FARSWAP_CHUNK_SWITCHING)
 		return false;
 	for (r = 0; r < chunk->nr_places; r++)
 		dom[r] = farswap_donor_dom(chunk->place[r].donor);
