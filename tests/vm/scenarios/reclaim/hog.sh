@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# reclaim's donors: local processes take memory until farswapd asks a
+# host for a slab back.
+#
+#   hog_until_reclaim TAG SECS   16 MiB more every 2 s until farswapd's
+#                                reclaim_sent counter moves; fails after SECS
+#   hog_release TAG              the hogs verify their pages and exit
+#
+# A step at a time: farswapd first gives its free slabs back to the kernel
+# (each gives 16 MiB back to the hog), and only once none is left and
+# MemAvailable is still under its headroom does it ask hosts.  One big
+# hog sized from a reading of MemAvailable and the free slabs raced
+# farswapd's one-second check: too big, and the OOM killer took it (or
+# farswapd) before any slab went back; too small, and no request came.
+
+HOG_PIDS=()
+
+fs_reclaim_sent() {
+	"$FS_FARSWAPD" --stats | awk '$1 == "reclaim_sent" { print $2 }'
+}
+
+hog_until_reclaim() {
+	local tag=$1 end=$((SECONDS + $2)) sent0 n=0
+
+	sent0=$(fs_reclaim_sent)
+	while [ "$(fs_reclaim_sent)" = "$sent0" ]; do
+		[ $SECONDS -lt $end ] ||
+			bed_fail "farswapd asked no host for a slab with $((n * 16)) MiB taken ($(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo) MiB available)"
+		"$FS_PAGEVERIFY" --mb 16 --procs 1 --no-fork --hold \
+			>"$BED/$FARSWAP_ROLE-hog-$tag.$n.log" 2>&1 &
+		HOG_PIDS+=($!)
+		n=$((n + 1))
+		sleep 2
+	done
+	bed_log "farswapd asked for slabs back with $((n * 16)) MiB taken by local processes"
+}
+
+hog_release() {
+	local pid f
+
+	for f in "$BED/$FARSWAP_ROLE-hog-$1".*.log; do
+		for pid in $(sed -n 's/^HOLD //p' "$f"); do kill -USR1 "$pid"; done
+	done
+	for pid in "${HOG_PIDS[@]}"; do
+		wait "$pid" || bed_fail "a memory hog's own pages did not verify"
+	done
+	HOG_PIDS=()
+}
