@@ -25,23 +25,22 @@ static bool farswap_write_budget_get(struct farswap_dev *dev,
 				     unsigned int hctx, u32 bytes)
 {
 	u32 cap = READ_ONCE(dev->params.write_inflight_kb) << 10;
-	atomic_t *inflight = &dev->write_inflight[hctx];
-	int now;
+	atomic64_t *inflight = &dev->write_inflight[hctx];
 
 	/*
 	 * Counted with no cap too: every write's budget is put back when
 	 * it completes, and the cap may be set while writes are in flight.
 	 */
-	now = atomic_add_return(bytes, inflight);
-	if (!cap || now <= cap || now == bytes)
+	if (farswap_write_budget_admit(atomic64_add_return(bytes, inflight),
+				       bytes, cap))
 		return true;
-	atomic_sub(bytes, inflight);
+	atomic64_sub(bytes, inflight);
 	atomic64_inc(&dev->stats.write_throttled);
 	set_bit(hctx, &dev->write_throttled);
 	/* Pairs with the barrier in farswap_write_budget_put(). */
 	smp_mb__after_atomic();
 	/* The writes we waited for may all have completed meanwhile. */
-	if (!atomic_read(inflight))
+	if (atomic64_read(inflight) <= 0)
 		return farswap_write_budget_get(dev, hctx, bytes);
 	return false;
 }
@@ -49,7 +48,7 @@ static bool farswap_write_budget_get(struct farswap_dev *dev,
 void farswap_write_budget_put(struct farswap_dev *dev, unsigned int hctx,
 			      u32 bytes)
 {
-	atomic_sub(bytes, &dev->write_inflight[hctx]);
+	atomic64_sub(bytes, &dev->write_inflight[hctx]);
 	/* Pairs with the barrier in farswap_write_budget_get(). */
 	smp_mb__after_atomic();
 	if (test_bit(hctx, &dev->write_throttled) &&
@@ -983,7 +982,7 @@ static DEVICE_ATTR_RW(repair_kbps);
 /*
  * The swap-out bytes in flight per write queue, KiB; 0: no cap.  A lower
  * cap lets the writes above it finish; a higher one lets waiting writes
- * go at the next completion.
+ * go at once.
  */
 static ssize_t write_inflight_kb_show(struct device *d,
 				      struct device_attribute *attr, char *buf)
@@ -996,11 +995,18 @@ static ssize_t write_inflight_kb_store(struct device *d,
 				       struct device_attribute *attr,
 				       const char *buf, size_t count)
 {
+	struct farswap_dev *dev = farswap_dev_of(d);
 	unsigned int kb;
 
 	if (kstrtouint(buf, 10, &kb) || kb > FARSWAP_WRITE_INFLIGHT_MAX_KB)
 		return -EINVAL;
-	WRITE_ONCE(farswap_dev_of(d)->params.write_inflight_kb, kb);
+	WRITE_ONCE(dev->params.write_inflight_kb, kb);
+	/*
+	 * Writes refused under the old cap would otherwise wait for a
+	 * completion on their queue, which may be long behind a slow donor.
+	 */
+	if (READ_ONCE(dev->write_throttled))
+		blk_mq_run_hw_queues(dev->disk->queue, true);
 	return count;
 }
 static DEVICE_ATTR_RW(write_inflight_kb);
@@ -1117,7 +1123,7 @@ static ssize_t stat_show(struct device *d, struct device_attribute *attr,
 	s64 inflight = 0;
 
 	for (i = 0; dev->write_inflight && i < dev->params.nr_queues; i++)
-		inflight += atomic_read(&dev->write_inflight[i]);
+		inflight += atomic64_read(&dev->write_inflight[i]);
 
 	/* Requests and bytes are the block layer's, in /sys/block/farswapN/stat. */
 	return sysfs_emit(buf,

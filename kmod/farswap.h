@@ -56,6 +56,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "farswap_proto.h"
+#include "admit.h"
 #include "args.h"
 #include "auth.h"
 #include "place.h"
@@ -351,7 +352,7 @@ struct farswap_dev {
 	 * Write bytes in flight per write hardware queue, capped so that
 	 * queued swap-outs cannot delay swap-ins sharing the link for long.
 	 */
-	atomic_t *write_inflight;
+	atomic64_t *write_inflight;
 	unsigned long write_throttled;	/* bitmap over write hctx */
 	bool detaching;
 
