@@ -2,6 +2,11 @@
 /*
  * I/O admission arithmetic (see admit.h).
  */
+#include <linux/jiffies.h>
+#include <linux/limits.h>
+/* time_after_eq() needs it, and jiffies.h does not include it. */
+#include <linux/typecheck.h>
+
 #include "admit.h"
 
 /**
@@ -21,4 +26,28 @@
 bool farswap_write_budget_admit(s64 now, u32 bytes, u32 cap)
 {
 	return !cap || now <= (s64)cap || now - (s64)bytes <= 0;
+}
+
+/**
+ * farswap_nomap_give_up - a request's mapping failed once more: give up?
+ * @n: the request's failures so far
+ * @now: jiffies now
+ * @span: jiffies the failures must have lasted before giving up
+ *
+ * Both bounds: a count alone is reached in milliseconds when every
+ * completion on the queue reruns the request, which would fail requests
+ * that only waited for bounce buffers; a time alone would retry a
+ * request that the DMA layer refuses at once, thousands of times.
+ *
+ * Return: true when the request should fail now.
+ */
+bool farswap_nomap_give_up(struct farswap_nomap *n, unsigned long now,
+			   unsigned long span)
+{
+	if (!n->tries)
+		n->since = now;
+	if (n->tries < UINT_MAX)
+		n->tries++;
+	return n->tries >= FARSWAP_NOMAP_TRIES &&
+	       time_after_eq(now, n->since + span);
 }

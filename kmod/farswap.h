@@ -445,6 +445,7 @@ struct farswap_cmd {
 	unsigned long start_jiffies;
 	unsigned int hctx_idx;
 	u32 write_budget;		/* bytes of write_inflight held */
+	struct farswap_nomap nomap;	/* DMA mappings failed in a row */
 	struct list_head held_node;	/* on chunk->held */
 
 	/* The request's single chunk extent, set at submission. */

@@ -9,6 +9,12 @@
  * of writes, completions and cap changes leaves a queue refusing writes
  * with nothing in flight (the stall of a count that went negative and was
  * compared as unsigned), and that a queue's count cannot overflow.
+ *
+ * DMA-mapping retries: a request whose mapping keeps failing fails after
+ * both FARSWAP_NOMAP_TRIES failures in a row and the span of time, never
+ * before either (a transient shortage of bounce buffers), and always
+ * eventually (the livelock of a segment the DMA layer never takes); a
+ * success starts the count over.
  */
 #include <kunit/test.h>
 #include <linux/prandom.h>
@@ -159,10 +165,70 @@ static void budget_negative_test(struct kunit *test)
 							   SZ_4K, SZ_512K));
 }
 
+/* Rapid retries (every completion reruns the queue) wait for the span. */
+static void nomap_rapid_test(struct kunit *test)
+{
+	struct farswap_nomap n = {};
+	unsigned long t = 1000;
+	unsigned int i;
+
+	for (i = 1; i < 10000; i++)
+		KUNIT_ASSERT_FALSE_MSG(test, farswap_nomap_give_up(&n, t, 500),
+				       "gave up after %u tries within the span",
+				       i);
+	KUNIT_EXPECT_TRUE(test, farswap_nomap_give_up(&n, t + 500, 500));
+}
+
+/* Slow retries (the requeue delay) wait for the count. */
+static void nomap_slow_test(struct kunit *test)
+{
+	struct farswap_nomap n = {};
+	unsigned long t = 0;
+	unsigned int i;
+
+	for (i = 1; i < FARSWAP_NOMAP_TRIES; i++, t += 1000)
+		KUNIT_ASSERT_FALSE_MSG(test, farswap_nomap_give_up(&n, t, 10),
+				       "gave up after %u tries", i);
+	KUNIT_EXPECT_TRUE(test, farswap_nomap_give_up(&n, t, 10));
+}
+
+/* A mapping that succeeds in between starts the count and the span over. */
+static void nomap_reset_test(struct kunit *test)
+{
+	struct farswap_nomap n = {};
+	unsigned long t = 0;
+	unsigned int i;
+
+	for (i = 1; i < FARSWAP_NOMAP_TRIES; i++, t += 100)
+		KUNIT_ASSERT_FALSE(test, farswap_nomap_give_up(&n, t, 50));
+	farswap_nomap_reset(&n);
+	for (i = 1; i < FARSWAP_NOMAP_TRIES; i++, t += 100)
+		KUNIT_ASSERT_FALSE(test, farswap_nomap_give_up(&n, t, 50));
+	KUNIT_EXPECT_TRUE(test, farswap_nomap_give_up(&n, t, 50));
+}
+
+/* The span is measured across a jiffies wrap. */
+static void nomap_wrap_test(struct kunit *test)
+{
+	struct farswap_nomap n = {};
+	unsigned long t = ULONG_MAX - 100;
+	unsigned int i;
+
+	/* The first failure, at t + 1, starts the span. */
+	for (i = 1; i < FARSWAP_NOMAP_TRIES; i++)
+		KUNIT_ASSERT_FALSE(test, farswap_nomap_give_up(&n, t + i, 300));
+	KUNIT_EXPECT_FALSE(test, farswap_nomap_give_up(&n, t + 300, 300));
+	KUNIT_EXPECT_TRUE(test, farswap_nomap_give_up(&n, t + 301, 300));
+}
+
 static struct kunit_case admit_cases[] = {
 	KUNIT_CASE_PARAM(budget_table_test, budget_gen_params),
 	KUNIT_CASE(budget_model_test),
 	KUNIT_CASE(budget_negative_test),
+	KUNIT_CASE(nomap_rapid_test),
+	KUNIT_CASE(nomap_slow_test),
+	KUNIT_CASE(nomap_reset_test),
+	KUNIT_CASE(nomap_wrap_test),
 	{}
 };
 
