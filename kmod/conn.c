@@ -1423,7 +1423,8 @@ static void farswap_donor_reset(struct farswap_donor *donor)
 		queue_delayed_work(dev->connect_wq, &donor->reconnect_work,
 				   msecs_to_jiffies(donor->reconnect_backoff_ms));
 	}
-	queue_work(dev->wq, &dev->loss_work);
+	if (farswap_dev_map_ready(dev))
+		queue_work(dev->wq, &dev->loss_work);
 }
 
 static void farswap_donor_err_work(struct work_struct *work)
@@ -1460,10 +1461,12 @@ static void farswap_donor_reconnect_work(struct work_struct *work)
 		pr_info("%s: donor %s reconnected (session %u)\n", dev->name,
 			donor->name, donor->gen);
 		farswap_donor_start_keepalive(donor);
-		/* Its slabs were lost: room for the next writes, now. */
-		farswap_chunks_want_room(dev);
-		/* An empty new donor: chunks short of a replica may go there. */
-		queue_work(dev->wq, &dev->repair_work);
+		if (farswap_dev_map_ready(dev)) {
+			/* Its slabs were lost: room for the next writes, now. */
+			farswap_chunks_want_room(dev);
+			/* A new, empty donor may take chunks short of a replica. */
+			queue_work(dev->wq, &dev->repair_work);
+		}
 	} else {
 		if (!ret)
 			farswap_donor_teardown(donor);

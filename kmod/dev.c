@@ -751,6 +751,12 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 				   farswap_check_bytes_per_page(dev));
 		goto out_destroy;
 	}
+	/*
+	 * The donors have been live since farswap_connect_donors(); only now
+	 * may their failures and reconnects reach the map.  Nothing was
+	 * placed before, so nothing of theirs was missed.
+	 */
+	smp_store_release(&dev->map_ready, true);
 	ret = farswap_add_disk(dev);
 	if (ret) {
 		farswap_reason_set(why, "cannot create the disk (%d)", ret);

@@ -325,6 +325,12 @@ struct farswap_dev {
 
 	struct farswap_geometry geo;
 	struct farswap_chunk *chunks;
+	/*
+	 * Set once geo and chunks exist (farswap_dev_map_ready()).  Attach
+	 * connects the donors before it can size the map: the slab size is
+	 * theirs.
+	 */
+	bool map_ready;
 
 	/* Donor slabs held, and the one new chunks go to first. */
 	spinlock_t rslab_lock;
@@ -593,6 +599,18 @@ void farswap_reclaim_work(struct work_struct *work);
 static inline unsigned int farswap_donor_dom(const struct farswap_donor *donor)
 {
 	return READ_ONCE(donor->dev->dom_id[donor->index]);
+}
+
+/*
+ * May work that walks the chunk map be queued?  Until the map exists no
+ * chunk is placed on any donor, so a donor that fails or reconnects
+ * during attach leaves the loss, repair and grow work nothing to do, and
+ * they must not run over a map that is not there.
+ */
+static inline bool farswap_dev_map_ready(const struct farswap_dev *dev)
+{
+	/* acquire: pairs with the release in farswap_dev_attach() */
+	return smp_load_acquire(&dev->map_ready);
 }
 
 static inline struct farswap_chunk *farswap_chunk_of(struct farswap_dev *dev,
