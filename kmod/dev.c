@@ -577,6 +577,7 @@ static void farswap_dev_init(struct farswap_dev *dev,
 	spin_lock_init(&dev->work_lock);
 	spin_lock_init(&dev->rslab_lock);
 	spin_lock_init(&dev->dom_lock);
+	farswap_page_locks_init(&dev->page_locks);
 	/* Until a donor tells its domain, it is a domain of its own. */
 	for (i = 0; i < FARSWAP_MAX_DONORS; i++)
 		dev->dom_id[i] = i;

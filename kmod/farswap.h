@@ -405,6 +405,8 @@ struct farswap_dev {
 	 */
 	struct farswap_seal_key seal_key;
 	struct farswap_seal_tag *seal_tags;
+	/* Pair each page's version with its tag (tag.h). */
+	struct farswap_page_locks page_locks;
 
 	/* Bounce buffer for copying a chunk between donors. */
 	void *bounce;

@@ -229,16 +229,9 @@ static u64 farswap_page_index(const struct farswap_cmd *cmd, u32 i)
 static bool farswap_tag_one(struct farswap_cmd *cmd, u32 i, const void *data)
 {
 	struct farswap_dev *dev = cmd->dev;
-	u64 idx = farswap_page_index(cmd, i);
-	/*
-	 * Writes of one page never overlap (swap writes a slot once until
-	 * it is freed), so a plain increment is enough.
-	 */
-	u32 version = READ_ONCE(dev->versions[idx]) + 1;
 
-	WRITE_ONCE(dev->versions[idx], version);
-	WRITE_ONCE(dev->tags[idx],
-		   farswap_tag_page(&dev->tag_key, idx, version, data));
+	farswap_tag_next(&dev->tag_key, &dev->page_locks, dev->versions,
+			 dev->tags, farswap_page_index(cmd, i), data);
 	return true;
 }
 
@@ -259,8 +252,8 @@ static bool farswap_check_one(struct farswap_cmd *cmd, u32 i,
 	if (cmd->any_unwritten && test_bit(i, cmd->unwritten))
 		return true;
 	atomic64_inc(&dev->stats.checked);
-	if (farswap_tag_page(&dev->tag_key, idx, READ_ONCE(dev->versions[idx]),
-			     data) == READ_ONCE(dev->tags[idx]))
+	if (farswap_tag_matches(&dev->tag_key, &dev->page_locks, dev->versions,
+				dev->tags, idx, data))
 		return true;
 	atomic64_inc(&dev->stats.mismatches);
 	pr_err_ratelimited("%s: page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
@@ -337,25 +330,20 @@ static bool farswap_seal_one(struct farswap_cmd *cmd, u32 i,
 	struct farswap_dev *dev = cmd->dev;
 	u64 idx = farswap_page_index(cmd, i);
 	struct page *bounce = cmd->bounce[i];
-	/* As for tags: writes of one page never overlap. */
-	u32 version = READ_ONCE(dev->versions[idx]);
+	u32 version;
 
-	if (version == FARSWAP_SEAL_VERSION_MAX) {
-		pr_err_ratelimited("%s: page at byte %llu was written %u times under this device's key: its writes fail until the device is attached anew\n",
-				   dev->name, idx << FARSWAP_PAGE_SHIFT,
-				   version);
-		return false;
-	}
-	version++;
 	sg_copy_to_buffer(cmd->seal_sg, nents, page_address(bounce),
 			  FARSWAP_PAGE_BYTES);
 	sg_init_table(cmd->seal_sg, 2);
 	sg_set_page(&cmd->seal_sg[0], bounce, FARSWAP_PAGE_BYTES, 0);
 	farswap_seal_sg_tag(cmd, 1);
-	farswap_seal_page(&dev->seal_key, idx, version, cmd->seal_sg);
-	WRITE_ONCE(dev->versions[idx], version);
-	dev->seal_tags[idx] = cmd->seal_tag;
-	return true;
+	if (farswap_seal_next(&dev->seal_key, &dev->page_locks, dev->versions,
+			      dev->seal_tags, idx, cmd->seal_sg, &cmd->seal_tag,
+			      &version))
+		return true;
+	pr_err_ratelimited("%s: page at byte %llu was written %u times under this device's key: its writes fail until the device is attached anew\n",
+			   dev->name, idx << FARSWAP_PAGE_SHIFT, version);
+	return false;
 }
 
 /*
@@ -386,10 +374,10 @@ static bool farswap_open_one(struct farswap_cmd *cmd, u32 i,
 	if (cmd->any_unwritten && test_bit(i, cmd->unwritten))
 		return true;
 	atomic64_inc(&dev->stats.checked);
-	cmd->seal_tag = dev->seal_tags[idx];
 	farswap_seal_sg_tag(cmd, nents);
-	if (farswap_open_page(&dev->seal_key, idx,
-			      READ_ONCE(dev->versions[idx]), cmd->seal_sg))
+	if (farswap_open_latest(&dev->seal_key, &dev->page_locks, dev->versions,
+				dev->seal_tags, idx, cmd->seal_sg,
+				&cmd->seal_tag))
 		return true;
 	atomic64_inc(&dev->stats.mismatches);
 	pr_err_ratelimited("%s: page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
