@@ -183,6 +183,8 @@ struct farswap_donor {
 	struct mutex lock;		/* connect and teardown */
 	spinlock_t state_lock;
 	enum farswap_donor_state state;
+	/* Under state_lock: an error hit the connect attempt under way. */
+	bool attempt_failed;
 	u32 gen;			/* bumped by every successful connect */
 
 	/* Session facts from the donor's accept. */
