@@ -703,6 +703,13 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 					      why->msg, sizeof(why->msg));
 		if (ret)
 			goto out_destroy;
+		/* Here, once: handshakes run under memalloc_noio. */
+		ret = farswap_auth_key_prepare(&dev->auth_key);
+		if (ret) {
+			farswap_reason_set(why, "cannot set up HMAC-SHA256 (%d)",
+					   ret);
+			goto out_destroy;
+		}
 	}
 
 	ret = farswap_alloc_workqueues(dev);
