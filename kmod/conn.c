@@ -226,8 +226,10 @@ stale:
 	pr_warn_ratelimited("%s: donor %s: unexpected %s (cookie %llx)\n",
 			    donor->dev->name, donor->name,
 			    farswap_msg_type_str(msg->hdr.type), cookie);
+	/* An unproven donor was never asked for a slab: nothing to give back. */
 	if (msg->hdr.type == FARSWAP_MSG_SLAB_ALLOC_REP &&
-	    le16_to_cpu(msg->alloc_rep.status) == FARSWAP_ST_OK)
+	    le16_to_cpu(msg->alloc_rep.status) == FARSWAP_ST_OK &&
+	    READ_ONCE(donor->proven))
 		farswap_late_grant(donor, le32_to_cpu(msg->alloc_rep.slab_id));
 }
 
@@ -281,27 +283,40 @@ static bool farswap_ctrl_unasked_ok(struct farswap_donor *donor,
 	return false;
 }
 
+/*
+ * A donor's free count steers placement toward it, so it counts only
+ * once the donor proved the key: replies are matched by cookie, but a
+ * donor that has not authenticated can send one unasked, and the host
+ * asks nothing before the proof but the handshake itself.
+ */
+static void farswap_donor_note_free(struct farswap_donor *donor,
+				    __le32 slabs_free)
+{
+	if (READ_ONCE(donor->proven))
+		WRITE_ONCE(donor->slabs_free, le32_to_cpu(slabs_free));
+}
+
 static void farswap_ctrl_dispatch(struct farswap_donor *donor,
 				  const union farswap_msg *msg)
 {
 	switch (msg->hdr.type) {
 	case FARSWAP_MSG_SLAB_ALLOC_REP:
-		WRITE_ONCE(donor->slabs_free,
-			   le32_to_cpu(msg->alloc_rep.slabs_free));
+		farswap_donor_note_free(donor, msg->alloc_rep.slabs_free);
 		farswap_ctrl_complete(donor, msg);
 		break;
 	case FARSWAP_MSG_SLAB_FREE_REP:
-		WRITE_ONCE(donor->slabs_free,
-			   le32_to_cpu(msg->free_rep.slabs_free));
+		farswap_donor_note_free(donor, msg->free_rep.slabs_free);
 		farswap_ctrl_complete(donor, msg);
 		break;
 	case FARSWAP_MSG_STATS_REP:
 		if (!msg->hdr.cookie && !farswap_ctrl_unasked_ok(donor, msg))
 			break;
-		WRITE_ONCE(donor->slabs_free,
-			   le32_to_cpu(msg->stats_rep.slabs_free));
-		WRITE_ONCE(donor->slabs_total,
-			   le32_to_cpu(msg->stats_rep.slabs_total));
+		if (READ_ONCE(donor->proven)) {
+			WRITE_ONCE(donor->slabs_free,
+				   le32_to_cpu(msg->stats_rep.slabs_free));
+			WRITE_ONCE(donor->slabs_total,
+				   le32_to_cpu(msg->stats_rep.slabs_total));
+		}
 		/* Cookie 0: the donor offers room again, nobody waits. */
 		if (msg->hdr.cookie)
 			farswap_ctrl_complete(donor, msg);
