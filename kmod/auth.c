@@ -25,9 +25,10 @@
  * @donor_id: the donor's identity, as sent in the conn_rep
  * @mac: the result
  *
- * HMAC-SHA256(@key, struct farswap_auth_mac_input).  May sleep.
+ * HMAC-SHA256(@key, struct farswap_auth_mac_input), with the transform
+ * farswap_auth_key_prepare() made.  Allocates nothing.
  *
- * Return: 0, -ENOKEY without a key, or the crypto API's error.
+ * Return: 0, -ENOKEY without a prepared key, or the crypto API's error.
  */
 int farswap_auth_mac(const struct farswap_auth_key *key,
 		     enum farswap_auth_role role, const u8 *host_nonce,
@@ -35,23 +36,13 @@ int farswap_auth_mac(const struct farswap_auth_key *key,
 		     const u8 *donor_id, u8 mac[FARSWAP_AUTH_MAC_LEN])
 {
 	struct farswap_auth_mac_input in;
-	struct crypto_shash *tfm;
-	int ret;
 
-	if (!key->len)
+	if (!key->len || !key->tfm)
 		return -ENOKEY;
-	tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
-	if (IS_ERR(tfm))
-		return PTR_ERR(tfm);
-	ret = crypto_shash_setkey(tfm, key->bytes, key->len);
-	if (ret)
-		goto out_free_tfm;
 	farswap_auth_mac_input_init(&in, role, host_nonce, donor_nonce,
 				    session, host_id, donor_id);
-	ret = crypto_shash_tfm_digest(tfm, (const u8 *)&in, sizeof(in), mac);
-out_free_tfm:
-	crypto_free_shash(tfm);
-	return ret;
+	return crypto_shash_tfm_digest(key->tfm, (const u8 *)&in, sizeof(in),
+				       mac);
 }
 
 /* Constant time: how many bytes match says nothing. */
@@ -121,8 +112,39 @@ bool farswap_key_desc_valid(const char *desc)
 	return true;
 }
 
+/**
+ * farswap_auth_key_prepare - make the keyed HMAC of a key, once
+ * @key: a key with its bytes, or none (len 0: nothing to make)
+ *
+ * At attach, in process context: the allocation may sleep and load the
+ * hmac module, which a handshake under memalloc_noio must not.
+ *
+ * Return: 0, or the crypto API's error (then nothing is left allocated).
+ */
+int farswap_auth_key_prepare(struct farswap_auth_key *key)
+{
+	struct crypto_shash *tfm;
+	int ret;
+
+	if (!key->len)
+		return 0;
+	tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	ret = crypto_shash_setkey(tfm, key->bytes, key->len);
+	if (ret) {
+		crypto_free_shash(tfm);
+		return ret;
+	}
+	key->tfm = tfm;
+	return 0;
+}
+
+/* The transform goes too: it holds the key's HMAC pads. */
 void farswap_auth_key_clear(struct farswap_auth_key *key)
 {
+	if (key->tfm)
+		crypto_free_shash(key->tfm);
 	memzero_explicit(key, sizeof(*key));
 }
 
@@ -146,7 +168,8 @@ int farswap_auth_key_lookup(const char *desc, struct farswap_auth_key *key,
 	struct key *k;
 	int ret = 0;
 
-	farswap_auth_key_clear(key);
+	/* @key is the caller's to fill: nothing in it is ours to free. */
+	memzero_explicit(key, sizeof(*key));
 	k = request_key(&key_type_logon, desc, NULL);
 	if (IS_ERR(k)) {
 		snprintf(err, errlen,

@@ -19,9 +19,18 @@
 /* A logon key's description: "prefix:name". */
 #define FARSWAP_KEY_DESC_LEN	128
 
+struct crypto_shash;
+
 struct farswap_auth_key {
 	u8 bytes[FARSWAP_AUTH_KEY_MAX];
 	unsigned int len;		/* 0: no key, no authentication */
+	/*
+	 * HMAC-SHA256 keyed with @bytes, made once at attach: a handshake
+	 * (a reconnect, under memalloc_noio) allocates nothing and loads
+	 * no module.  Used by concurrent handshakes: the hash state lives
+	 * in each call's descriptor.
+	 */
+	struct crypto_shash *tfm;
 };
 
 int farswap_auth_mac(const struct farswap_auth_key *key,
@@ -37,6 +46,7 @@ int farswap_auth_answer(const struct farswap_auth_key *key,
 bool farswap_key_desc_valid(const char *desc);
 int farswap_auth_key_lookup(const char *desc, struct farswap_auth_key *key,
 			    char *err, size_t errlen);
+int farswap_auth_key_prepare(struct farswap_auth_key *key);
 void farswap_auth_key_clear(struct farswap_auth_key *key);
 void farswap_auth_nonce(u8 nonce[FARSWAP_AUTH_NONCE_LEN]);
 

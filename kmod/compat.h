@@ -108,6 +108,20 @@ farswap_alloc_disk(struct blk_mq_tag_set *set, const struct farswap_limits *l,
 #define FARSWAP_RELEASE_ARGS	struct gendisk *disk, fmode_t mode
 #endif
 
+/*
+ * A request's data as a scatterlist, cut and merged by the queue's
+ * segment limits; 6.15 dropped blk_rq_map_sg()'s queue argument.
+ */
+static inline int farswap_rq_map_sg(struct request *rq,
+				    struct scatterlist *sglist)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+	return blk_rq_map_sg(rq, sglist);
+#else
+	return blk_rq_map_sg(rq->q, rq, sglist);
+#endif
+}
+
 /* 6.14 dropped BLK_MQ_F_SHOULD_MERGE: merging became the default. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
 #define FARSWAP_TAG_SET_FLAGS	0

@@ -27,6 +27,7 @@
 #define FARSWAP_MAX_RD_ATOM		16
 
 static void farswap_donor_teardown(struct farswap_donor *donor);
+static void farswap_ctrl_fail_waiters(struct farswap_donor *donor);
 
 /* Returns whether the transition was legal and made. */
 static bool farswap_donor_change_state(struct farswap_donor *donor,
@@ -72,20 +73,60 @@ static void farswap_donor_set_error(struct farswap_donor *donor,
 }
 
 /**
- * farswap_donor_error - a live donor failed: tear it down and reconnect
+ * farswap_donor_error - a donor failed: tear it down and reconnect
  * @donor: the donor
  * @why: what was seen, for the log
  *
  * Callable from any context, any number of times: only the first call of
- * a session logs and schedules the teardown.
+ * a session logs and schedules the teardown.  While the session is still
+ * being connected there is nothing to tear down yet: the attempt is
+ * marked failed, and the connect path gives it up instead of going live.
  */
 void farswap_donor_error(struct farswap_donor *donor, const char *why)
 {
-	if (!farswap_donor_change_state(donor, FARSWAP_DONOR_FAILED))
-		return;
-	pr_err("%s: donor %s failed: %s; failing its I/O and reconnecting\n",
-	       donor->dev->name, donor->name, why);
-	queue_work(donor->dev->reset_wq, &donor->err_work);
+	enum farswap_donor_state from;
+	enum farswap_error_action act;
+	unsigned long flags;
+
+	spin_lock_irqsave(&donor->state_lock, flags);
+	from = donor->state;
+	act = farswap_donor_error_action(from, donor->attempt_failed);
+	if (act == FARSWAP_ERR_FAIL_SESSION) {
+		/* release: pairs with the acquire in farswap_donor_state() */
+		smp_store_release(&donor->state, FARSWAP_DONOR_FAILED);
+		trace_farswap_donor_state(donor, from, FARSWAP_DONOR_FAILED);
+	} else if (act == FARSWAP_ERR_FAIL_ATTEMPT) {
+		donor->attempt_failed = true;
+	}
+	spin_unlock_irqrestore(&donor->state_lock, flags);
+
+	switch (act) {
+	case FARSWAP_ERR_FAIL_SESSION:
+		pr_err("%s: donor %s failed: %s; failing its I/O and reconnecting\n",
+		       donor->dev->name, donor->name, why);
+		queue_work(donor->dev->reset_wq, &donor->err_work);
+		break;
+	case FARSWAP_ERR_FAIL_ATTEMPT:
+		pr_err("%s: donor %s failed while connecting: %s\n",
+		       donor->dev->name, donor->name, why);
+		/* A handshake step waiting for a reply stops waiting. */
+		farswap_ctrl_fail_waiters(donor);
+		break;
+	case FARSWAP_ERR_IGNORE:
+		break;
+	}
+}
+
+/* Did an error hit the connect attempt under way? */
+static bool farswap_donor_attempt_failed(struct farswap_donor *donor)
+{
+	unsigned long flags;
+	bool failed;
+
+	spin_lock_irqsave(&donor->state_lock, flags);
+	failed = donor->attempt_failed;
+	spin_unlock_irqrestore(&donor->state_lock, flags);
+	return failed;
 }
 
 /*
@@ -185,8 +226,10 @@ stale:
 	pr_warn_ratelimited("%s: donor %s: unexpected %s (cookie %llx)\n",
 			    donor->dev->name, donor->name,
 			    farswap_msg_type_str(msg->hdr.type), cookie);
+	/* An unproven donor was never asked for a slab: nothing to give back. */
 	if (msg->hdr.type == FARSWAP_MSG_SLAB_ALLOC_REP &&
-	    le16_to_cpu(msg->alloc_rep.status) == FARSWAP_ST_OK)
+	    le16_to_cpu(msg->alloc_rep.status) == FARSWAP_ST_OK &&
+	    READ_ONCE(donor->proven))
 		farswap_late_grant(donor, le32_to_cpu(msg->alloc_rep.slab_id));
 }
 
@@ -240,27 +283,40 @@ static bool farswap_ctrl_unasked_ok(struct farswap_donor *donor,
 	return false;
 }
 
+/*
+ * A donor's free count steers placement toward it, so it counts only
+ * once the donor proved the key: replies are matched by cookie, but a
+ * donor that has not authenticated can send one unasked, and the host
+ * asks nothing before the proof but the handshake itself.
+ */
+static void farswap_donor_note_free(struct farswap_donor *donor,
+				    __le32 slabs_free)
+{
+	if (READ_ONCE(donor->proven))
+		WRITE_ONCE(donor->slabs_free, le32_to_cpu(slabs_free));
+}
+
 static void farswap_ctrl_dispatch(struct farswap_donor *donor,
 				  const union farswap_msg *msg)
 {
 	switch (msg->hdr.type) {
 	case FARSWAP_MSG_SLAB_ALLOC_REP:
-		WRITE_ONCE(donor->slabs_free,
-			   le32_to_cpu(msg->alloc_rep.slabs_free));
+		farswap_donor_note_free(donor, msg->alloc_rep.slabs_free);
 		farswap_ctrl_complete(donor, msg);
 		break;
 	case FARSWAP_MSG_SLAB_FREE_REP:
-		WRITE_ONCE(donor->slabs_free,
-			   le32_to_cpu(msg->free_rep.slabs_free));
+		farswap_donor_note_free(donor, msg->free_rep.slabs_free);
 		farswap_ctrl_complete(donor, msg);
 		break;
 	case FARSWAP_MSG_STATS_REP:
 		if (!msg->hdr.cookie && !farswap_ctrl_unasked_ok(donor, msg))
 			break;
-		WRITE_ONCE(donor->slabs_free,
-			   le32_to_cpu(msg->stats_rep.slabs_free));
-		WRITE_ONCE(donor->slabs_total,
-			   le32_to_cpu(msg->stats_rep.slabs_total));
+		if (READ_ONCE(donor->proven)) {
+			WRITE_ONCE(donor->slabs_free,
+				   le32_to_cpu(msg->stats_rep.slabs_free));
+			WRITE_ONCE(donor->slabs_total,
+				   le32_to_cpu(msg->stats_rep.slabs_total));
+		}
 		/* Cookie 0: the donor offers room again, nobody waits. */
 		if (msg->hdr.cookie)
 			farswap_ctrl_complete(donor, msg);
@@ -305,19 +361,26 @@ static void farswap_ctrl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_cpu(donor->ibdev, recv->dma, FARSWAP_MSG_MAX,
 				   DMA_FROM_DEVICE);
 	st = farswap_msg_check(recv->buf, wc->byte_len, donor->version);
-	if (st != FARSWAP_ST_OK) {
+	if (st == FARSWAP_ST_OK)
+		memcpy(&msg, recv->buf, wc->byte_len);
+	else
 		pr_err("%s: donor %s sent a malformed control message (type %u, %u bytes: %s); dropping the connection\n",
 		       donor->dev->name, donor->name,
 		       wc->byte_len ? recv->buf->hdr.type : 0, wc->byte_len,
 		       farswap_status_str(st));
-		farswap_donor_error(donor, "malformed control message");
-		return;
-	}
-	memcpy(&msg, recv->buf, wc->byte_len);
+	/*
+	 * Reposted whatever it held, before any error is raised: the
+	 * receive ring stays full for as long as the session lives,
+	 * whichever way the error below is handled.
+	 */
 	ib_dma_sync_single_for_device(donor->ibdev, recv->dma, FARSWAP_MSG_MAX,
 				      DMA_FROM_DEVICE);
 	if (farswap_ctrl_post_recv(recv)) {
 		farswap_donor_error(donor, "cannot repost a control receive");
+		return;
+	}
+	if (st != FARSWAP_ST_OK) {
+		farswap_donor_error(donor, "malformed control message");
 		return;
 	}
 	farswap_ctrl_dispatch(donor, &msg);
@@ -469,7 +532,8 @@ static int farswap_ctrl_xfer(struct farswap_donor *donor,
 	spin_unlock_irqrestore(&donor->slot_lock, flags);
 
 	rcu_read_lock();
-	if (farswap_donor_state(donor) != want) {
+	if (farswap_donor_state(donor) != want ||
+	    (handshake && farswap_donor_attempt_failed(donor))) {
 		rcu_read_unlock();
 		farswap_ctrl_put_slot(donor, i);
 		return -ENOTCONN;
@@ -1251,6 +1315,10 @@ static int farswap_donor_connect(struct farswap_donor *donor)
 	int ret;
 
 	lockdep_assert_held(&donor->lock);
+	/* No queue of this attempt exists yet: nothing can have failed it. */
+	spin_lock_irq(&donor->state_lock);
+	donor->attempt_failed = false;
+	spin_unlock_irq(&donor->state_lock);
 	donor->session = 0;
 	/*
 	 * Without a key there is nothing to prove, and a donor may send a
@@ -1282,9 +1350,25 @@ static int farswap_donor_connect(struct farswap_donor *donor)
 		if (ret)
 			goto out_teardown;
 	}
+	/*
+	 * An error while the I/O queues connected (the control queue pair
+	 * died, a message that fails the session) must not go live; going
+	 * live checks again, under the state lock, for one that comes later.
+	 */
+	if (farswap_donor_attempt_failed(donor)) {
+		ret = -ECONNRESET;
+		goto out_failed;
+	}
 	return 0;
 
+out_failed:
+	farswap_donor_set_error(donor, "%s failed while connecting (see the kernel log)",
+				donor->name);
 out_teardown:
+	/* The flushes of the teardown are no news: the attempt failed. */
+	spin_lock_irq(&donor->state_lock);
+	donor->attempt_failed = true;
+	spin_unlock_irq(&donor->state_lock);
 	farswap_donor_teardown(donor);
 	return ret;
 }
@@ -1326,7 +1410,7 @@ static bool farswap_donor_go_live(struct farswap_donor *donor)
 
 	spin_lock_irqsave(&donor->state_lock, flags);
 	from = donor->state;
-	ok = farswap_donor_state_allowed(from, FARSWAP_DONOR_LIVE);
+	ok = farswap_donor_may_go_live(from, donor->attempt_failed);
 	if (ok) {
 		/* A new generation: placements of the old session are dead. */
 		WRITE_ONCE(donor->gen, donor->gen + 1);
@@ -1335,6 +1419,9 @@ static bool farswap_donor_go_live(struct farswap_donor *donor)
 		trace_farswap_donor_state(donor, from, FARSWAP_DONOR_LIVE);
 	}
 	spin_unlock_irqrestore(&donor->state_lock, flags);
+	if (!ok && from == FARSWAP_DONOR_CONNECTING)
+		farswap_donor_set_error(donor, "%s failed while connecting (see the kernel log)",
+					donor->name);
 	return ok;
 }
 
@@ -1396,7 +1483,8 @@ int farswap_donor_connect_first(struct farswap_donor *donor)
 	memalloc_noio_restore(noio);
 	if (!ret && !farswap_donor_go_live(donor)) {
 		farswap_donor_teardown(donor);
-		ret = -ESHUTDOWN;
+		ret = farswap_donor_attempt_failed(donor) ? -ECONNRESET :
+							    -ESHUTDOWN;
 	}
 	if (!ret)
 		farswap_donor_start_keepalive(donor);
@@ -1423,7 +1511,8 @@ static void farswap_donor_reset(struct farswap_donor *donor)
 		queue_delayed_work(dev->connect_wq, &donor->reconnect_work,
 				   msecs_to_jiffies(donor->reconnect_backoff_ms));
 	}
-	queue_work(dev->wq, &dev->loss_work);
+	if (farswap_dev_map_ready(dev))
+		queue_work(dev->wq, &dev->loss_work);
 }
 
 static void farswap_donor_err_work(struct work_struct *work)
@@ -1460,10 +1549,12 @@ static void farswap_donor_reconnect_work(struct work_struct *work)
 		pr_info("%s: donor %s reconnected (session %u)\n", dev->name,
 			donor->name, donor->gen);
 		farswap_donor_start_keepalive(donor);
-		/* Its slabs were lost: room for the next writes, now. */
-		farswap_chunks_want_room(dev);
-		/* An empty new donor: chunks short of a replica may go there. */
-		queue_work(dev->wq, &dev->repair_work);
+		if (farswap_dev_map_ready(dev)) {
+			/* Its slabs were lost: room for the next writes, now. */
+			farswap_chunks_want_room(dev);
+			/* A new, empty donor may take chunks short of a replica. */
+			queue_work(dev->wq, &dev->repair_work);
+		}
 	} else {
 		if (!ret)
 			farswap_donor_teardown(donor);

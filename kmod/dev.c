@@ -25,23 +25,22 @@ static bool farswap_write_budget_get(struct farswap_dev *dev,
 				     unsigned int hctx, u32 bytes)
 {
 	u32 cap = READ_ONCE(dev->params.write_inflight_kb) << 10;
-	atomic_t *inflight = &dev->write_inflight[hctx];
-	int now;
+	atomic64_t *inflight = &dev->write_inflight[hctx];
 
 	/*
 	 * Counted with no cap too: every write's budget is put back when
 	 * it completes, and the cap may be set while writes are in flight.
 	 */
-	now = atomic_add_return(bytes, inflight);
-	if (!cap || now <= cap || now == bytes)
+	if (farswap_write_budget_admit(atomic64_add_return(bytes, inflight),
+				       bytes, cap))
 		return true;
-	atomic_sub(bytes, inflight);
+	atomic64_sub(bytes, inflight);
 	atomic64_inc(&dev->stats.write_throttled);
 	set_bit(hctx, &dev->write_throttled);
 	/* Pairs with the barrier in farswap_write_budget_put(). */
 	smp_mb__after_atomic();
 	/* The writes we waited for may all have completed meanwhile. */
-	if (!atomic_read(inflight))
+	if (atomic64_read(inflight) <= 0)
 		return farswap_write_budget_get(dev, hctx, bytes);
 	return false;
 }
@@ -49,7 +48,7 @@ static bool farswap_write_budget_get(struct farswap_dev *dev,
 void farswap_write_budget_put(struct farswap_dev *dev, unsigned int hctx,
 			      u32 bytes)
 {
-	atomic_sub(bytes, &dev->write_inflight[hctx]);
+	atomic64_sub(bytes, &dev->write_inflight[hctx]);
 	/* Pairs with the barrier in farswap_write_budget_get(). */
 	smp_mb__after_atomic();
 	if (test_bit(hctx, &dev->write_throttled) &&
@@ -604,6 +603,7 @@ static void farswap_dev_init(struct farswap_dev *dev,
 	spin_lock_init(&dev->work_lock);
 	spin_lock_init(&dev->rslab_lock);
 	spin_lock_init(&dev->dom_lock);
+	farswap_page_locks_init(&dev->page_locks);
 	/* Until a donor tells its domain, it is a domain of its own. */
 	for (i = 0; i < FARSWAP_MAX_DONORS; i++)
 		dev->dom_id[i] = i;
@@ -729,6 +729,13 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 					      why->msg, sizeof(why->msg));
 		if (ret)
 			goto out_destroy;
+		/* Here, once: handshakes run under memalloc_noio. */
+		ret = farswap_auth_key_prepare(&dev->auth_key);
+		if (ret) {
+			farswap_reason_set(why, "cannot set up HMAC-SHA256 (%d)",
+					   ret);
+			goto out_destroy;
+		}
 	}
 
 	ret = farswap_alloc_workqueues(dev);
@@ -778,6 +785,12 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 				   farswap_check_bytes_per_page(dev));
 		goto out_destroy;
 	}
+	/*
+	 * The donors have been live since farswap_connect_donors(); only now
+	 * may their failures and reconnects reach the map.  Nothing was
+	 * placed before, so nothing of theirs was missed.
+	 */
+	smp_store_release(&dev->map_ready, true);
 	ret = farswap_add_disk(dev);
 	if (ret) {
 		farswap_reason_set(why, "cannot create the disk (%d)", ret);
@@ -1006,7 +1019,7 @@ static DEVICE_ATTR_RW(repair_kbps);
 /*
  * The swap-out bytes in flight per write queue, KiB; 0: no cap.  A lower
  * cap lets the writes above it finish; a higher one lets waiting writes
- * go at the next completion.
+ * go at once.
  */
 static ssize_t write_inflight_kb_show(struct device *d,
 				      struct device_attribute *attr, char *buf)
@@ -1019,11 +1032,18 @@ static ssize_t write_inflight_kb_store(struct device *d,
 				       struct device_attribute *attr,
 				       const char *buf, size_t count)
 {
+	struct farswap_dev *dev = farswap_dev_of(d);
 	unsigned int kb;
 
 	if (kstrtouint(buf, 10, &kb) || kb > FARSWAP_WRITE_INFLIGHT_MAX_KB)
 		return -EINVAL;
-	WRITE_ONCE(farswap_dev_of(d)->params.write_inflight_kb, kb);
+	WRITE_ONCE(dev->params.write_inflight_kb, kb);
+	/*
+	 * Writes refused under the old cap would otherwise wait for a
+	 * completion on their queue, which may be long behind a slow donor.
+	 */
+	if (READ_ONCE(dev->write_throttled))
+		blk_mq_run_hw_queues(dev->disk->queue, true);
 	return count;
 }
 static DEVICE_ATTR_RW(write_inflight_kb);
@@ -1145,7 +1165,7 @@ static ssize_t stat_show(struct device *d, struct device_attribute *attr,
 	s64 inflight = 0;
 
 	for (i = 0; dev->write_inflight && i < dev->params.nr_queues; i++)
-		inflight += atomic_read(&dev->write_inflight[i]);
+		inflight += atomic64_read(&dev->write_inflight[i]);
 
 	/* Requests and bytes are the block layer's, in /sys/block/farswapN/stat. */
 	return sysfs_emit(buf,

@@ -61,6 +61,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "farswap_proto.h"
+#include "admit.h"
 #include "args.h"
 #include "auth.h"
 #include "place.h"
@@ -187,6 +188,8 @@ struct farswap_donor {
 	struct mutex lock;		/* connect and teardown */
 	spinlock_t state_lock;
 	enum farswap_donor_state state;
+	/* Under state_lock: an error hit the connect attempt under way. */
+	bool attempt_failed;
 	u32 gen;			/* bumped by every successful connect */
 
 	/* Session facts from the donor's accept. */
@@ -331,6 +334,12 @@ struct farswap_dev {
 
 	struct farswap_geometry geo;
 	struct farswap_chunk *chunks;
+	/*
+	 * Set once geo and chunks exist (farswap_dev_map_ready()).  Attach
+	 * connects the donors before it can size the map: the slab size is
+	 * theirs.
+	 */
+	bool map_ready;
 
 	/* Donor slabs held, and the one new chunks go to first. */
 	spinlock_t rslab_lock;
@@ -358,7 +367,7 @@ struct farswap_dev {
 	 * Write bytes in flight per write hardware queue, capped so that
 	 * queued swap-outs cannot delay swap-ins sharing the link for long.
 	 */
-	atomic_t *write_inflight;
+	atomic64_t *write_inflight;
 	unsigned long write_throttled;	/* bitmap over write hctx */
 	bool detaching;
 
@@ -405,6 +414,8 @@ struct farswap_dev {
 	 */
 	struct farswap_seal_key seal_key;
 	struct farswap_seal_tag *seal_tags;
+	/* Pair each page's version with its tag (tag.h). */
+	struct farswap_page_locks page_locks;
 
 	/* Bounce buffer for copying a chunk between donors. */
 	void *bounce;
@@ -451,6 +462,7 @@ struct farswap_cmd {
 	unsigned long start_jiffies;
 	unsigned int hctx_idx;
 	u32 write_budget;		/* bytes of write_inflight held */
+	struct farswap_nomap nomap;	/* DMA mappings failed in a row */
 	struct list_head held_node;	/* on chunk->held */
 
 	/* The request's single chunk extent, set at submission. */
@@ -600,6 +612,18 @@ void farswap_reclaim_work(struct work_struct *work);
 static inline unsigned int farswap_donor_dom(const struct farswap_donor *donor)
 {
 	return READ_ONCE(donor->dev->dom_id[donor->index]);
+}
+
+/*
+ * May work that walks the chunk map be queued?  Until the map exists no
+ * chunk is placed on any donor, so a donor that fails or reconnects
+ * during attach leaves the loss, repair and grow work nothing to do, and
+ * they must not run over a map that is not there.
+ */
+static inline bool farswap_dev_map_ready(const struct farswap_dev *dev)
+{
+	/* acquire: pairs with the release in farswap_dev_attach() */
+	return smp_load_acquire(&dev->map_ready);
 }
 
 static inline struct farswap_chunk *farswap_chunk_of(struct farswap_dev *dev,

@@ -17,6 +17,7 @@
 #include <linux/scatterlist.h>
 #include <linux/wait_bit.h>
 
+#include "compat.h"
 #include "farswap.h"
 #include "trace.h"
 
@@ -64,6 +65,7 @@ int farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev,
 	unsigned int r, i;
 
 	cmd->dev = dev;
+	farswap_nomap_reset(&cmd->nomap);
 	for (r = 0; r < dev->params.replicas; r++) {
 		struct farswap_cmd_copy *c = &cmd->copy[r];
 
@@ -94,6 +96,8 @@ static void farswap_cmd_complete(struct farswap_cmd *cmd, blk_status_t status)
 
 	if (status != BLK_STS_OK)
 		atomic64_inc(&cmd->dev->stats.errors);
+	/* The next request in this context starts with a clean record. */
+	farswap_nomap_reset(&cmd->nomap);
 	cmd->status = status;
 	blk_mq_complete_request(rq);
 }
@@ -225,16 +229,9 @@ static u64 farswap_page_index(const struct farswap_cmd *cmd, u32 i)
 static bool farswap_tag_one(struct farswap_cmd *cmd, u32 i, const void *data)
 {
 	struct farswap_dev *dev = cmd->dev;
-	u64 idx = farswap_page_index(cmd, i);
-	/*
-	 * Writes of one page never overlap (swap writes a slot once until
-	 * it is freed), so a plain increment is enough.
-	 */
-	u32 version = READ_ONCE(dev->versions[idx]) + 1;
 
-	WRITE_ONCE(dev->versions[idx], version);
-	WRITE_ONCE(dev->tags[idx],
-		   farswap_tag_page(&dev->tag_key, idx, version, data));
+	farswap_tag_next(&dev->tag_key, &dev->page_locks, dev->versions,
+			 dev->tags, farswap_page_index(cmd, i), data);
 	return true;
 }
 
@@ -255,8 +252,8 @@ static bool farswap_check_one(struct farswap_cmd *cmd, u32 i,
 	if (cmd->any_unwritten && test_bit(i, cmd->unwritten))
 		return true;
 	atomic64_inc(&dev->stats.checked);
-	if (farswap_tag_page(&dev->tag_key, idx, READ_ONCE(dev->versions[idx]),
-			     data) == READ_ONCE(dev->tags[idx]))
+	if (farswap_tag_matches(&dev->tag_key, &dev->page_locks, dev->versions,
+				dev->tags, idx, data))
 		return true;
 	atomic64_inc(&dev->stats.mismatches);
 	cmd->bad_page = idx & (FARSWAP_CHUNK_PAGES - 1);
@@ -334,25 +331,20 @@ static bool farswap_seal_one(struct farswap_cmd *cmd, u32 i,
 	struct farswap_dev *dev = cmd->dev;
 	u64 idx = farswap_page_index(cmd, i);
 	struct page *bounce = cmd->bounce[i];
-	/* As for tags: writes of one page never overlap. */
-	u32 version = READ_ONCE(dev->versions[idx]);
+	u32 version;
 
-	if (version == FARSWAP_SEAL_VERSION_MAX) {
-		pr_err_ratelimited("%s: page at byte %llu was written %u times under this device's key: its writes fail until the device is attached anew\n",
-				   dev->name, idx << FARSWAP_PAGE_SHIFT,
-				   version);
-		return false;
-	}
-	version++;
 	sg_copy_to_buffer(cmd->seal_sg, nents, page_address(bounce),
 			  FARSWAP_PAGE_BYTES);
 	sg_init_table(cmd->seal_sg, 2);
 	sg_set_page(&cmd->seal_sg[0], bounce, FARSWAP_PAGE_BYTES, 0);
 	farswap_seal_sg_tag(cmd, 1);
-	farswap_seal_page(&dev->seal_key, idx, version, cmd->seal_sg);
-	WRITE_ONCE(dev->versions[idx], version);
-	dev->seal_tags[idx] = cmd->seal_tag;
-	return true;
+	if (farswap_seal_next(&dev->seal_key, &dev->page_locks, dev->versions,
+			      dev->seal_tags, idx, cmd->seal_sg, &cmd->seal_tag,
+			      &version))
+		return true;
+	pr_err_ratelimited("%s: page at byte %llu was written %u times under this device's key: its writes fail until the device is attached anew\n",
+			   dev->name, idx << FARSWAP_PAGE_SHIFT, version);
+	return false;
 }
 
 /*
@@ -383,10 +375,10 @@ static bool farswap_open_one(struct farswap_cmd *cmd, u32 i,
 	if (cmd->any_unwritten && test_bit(i, cmd->unwritten))
 		return true;
 	atomic64_inc(&dev->stats.checked);
-	cmd->seal_tag = dev->seal_tags[idx];
 	farswap_seal_sg_tag(cmd, nents);
-	if (farswap_open_page(&dev->seal_key, idx,
-			      READ_ONCE(dev->versions[idx]), cmd->seal_sg))
+	if (farswap_open_latest(&dev->seal_key, &dev->page_locks, dev->versions,
+				dev->seal_tags, idx, cmd->seal_sg,
+				&cmd->seal_tag))
 		return true;
 	atomic64_inc(&dev->stats.mismatches);
 	cmd->bad_page = idx & (FARSWAP_CHUNK_PAGES - 1);
@@ -587,43 +579,22 @@ static void farswap_io_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * Build a copy's scatterlist of the request's data, merging physically
- * contiguous pieces (a THP swap-out is one entry).
+ * Build a copy's scatterlist of the request's data.  The block layer's
+ * own mapping cuts and merges segments by the queue's max_segment_size
+ * and boundary, exactly as it counted the request's segments: no entry
+ * is larger than the DMA layer can map (a THP swap-out under swiotlb is
+ * cut into bounceable pieces, farswap_max_segment()), and there are at
+ * most max_segments of them.
  */
 static int farswap_build_sg(struct farswap_cmd_copy *c, struct request *rq)
 {
-	unsigned int max = blk_rq_nr_phys_segments(rq);
-	struct scatterlist *sg = NULL;
-	struct req_iterator iter;
-	phys_addr_t end = 0;
-	struct bio_vec bv;
-	int n = 0;
+	int n;
 
-	/* Merging as the block layer does never needs more entries. */
-	if (!max || max > FARSWAP_MAX_SEGS)
+	if (WARN_ON_ONCE(blk_rq_nr_phys_segments(rq) > FARSWAP_MAX_SEGS))
 		return -EINVAL;
-	sg_init_table(c->sg, max);
-
-	rq_for_each_bvec(bv, rq, iter) {
-		struct page *page = nth_page(bv.bv_page,
-					     bv.bv_offset >> PAGE_SHIFT);
-		unsigned int off = offset_in_page(bv.bv_offset);
-		phys_addr_t start = page_to_phys(page) + off;
-
-		if (sg && start == end) {
-			sg->length += bv.bv_len;
-		} else {
-			if (n == max)
-				return -EINVAL;
-			sg = &c->sg[n++];
-			sg_set_page(sg, page, bv.bv_len, off);
-		}
-		end = start + bv.bv_len;
-	}
-	if (!n)
-		return -EINVAL;
-	sg_mark_end(sg);
-	return n;
+	sg_init_table(c->sg, FARSWAP_MAX_SEGS);
+	n = farswap_rq_map_sg(rq, c->sg);
+	return n > 0 ? n : -EINVAL;
 }
 
 /* A sealed write's scatterlist: its bounce pages, one entry each. */
@@ -1010,10 +981,22 @@ again:
 	case FARSWAP_IO_RDMA:
 		switch (farswap_post(cmd, rq, write)) {
 		case FARSWAP_POSTED:
+			farswap_nomap_reset(&cmd->nomap);
 			return BLK_STS_OK;
 		case FARSWAP_POST_NOMAP:
 			farswap_inflight_put(write ? &chunk->inflight_writes :
 						     &chunk->inflight_reads);
+			if (farswap_nomap_give_up(&cmd->nomap, jiffies,
+						  msecs_to_jiffies(dev->params.io_timeout_ms))) {
+				pr_err_ratelimited("%s: %s of %u bytes at sector %llu: DMA mapping failed %u times in a row: failing it\n",
+						   dev->name,
+						   write ? "write" : "read",
+						   blk_rq_bytes(rq),
+						   blk_rq_pos(rq),
+						   cmd->nomap.tries);
+				farswap_cmd_complete(cmd, BLK_STS_IOERR);
+				return BLK_STS_OK;
+			}
 			return BLK_STS_RESOURCE;
 		case FARSWAP_POST_STALE:
 			/* The sessions died between the decision and the post. */

@@ -6,6 +6,7 @@
 
 #include "chunkmap.h"
 #include "seal.h"
+#include "tag.h"
 
 /* Fresh secret for a device being attached. */
 void farswap_seal_key_init(struct farswap_seal_key *k)
@@ -53,4 +54,74 @@ bool farswap_open_page(const struct farswap_seal_key *k, u64 index,
 						   NULL, 0,
 						   farswap_seal_nonce(index, version),
 						   k->bytes);
+}
+
+/**
+ * farswap_seal_next - seal a page being written with its next version
+ * @k: the device's key
+ * @l: the device's page locks (tag.h)
+ * @versions: the device's per-page write versions
+ * @tags: the device's per-page seal tags
+ * @index: the page's index on the device
+ * @sg: as for farswap_seal_page()
+ * @made: the tag buffer at the end of @sg, published into @tags
+ * @version: receives the version sealed with
+ *
+ * The version is taken and the tag published under the page's lock, so
+ * two writes of one page never seal with one nonce, and the version and
+ * tag a reader sees are always one write's.
+ *
+ * Return: false, sealing nothing, when the page's version is exhausted
+ * under this key (seal.h).
+ */
+bool farswap_seal_next(const struct farswap_seal_key *k,
+		       struct farswap_page_locks *l, u32 *versions,
+		       struct farswap_seal_tag *tags, u64 index,
+		       struct scatterlist *sg, const struct farswap_seal_tag *made,
+		       u32 *version)
+{
+	spinlock_t *lock = farswap_page_lock(l, index);
+	u32 v;
+
+	spin_lock_bh(lock);
+	v = versions[index];
+	if (v == FARSWAP_SEAL_VERSION_MAX) {
+		spin_unlock_bh(lock);
+		*version = v;
+		return false;
+	}
+	v++;
+	farswap_seal_page(k, index, v, sg);
+	tags[index] = *made;
+	versions[index] = v;
+	spin_unlock_bh(lock);
+	*version = v;
+	return true;
+}
+
+/**
+ * farswap_open_latest - open a page read back as its latest write
+ * @k: the device's key
+ * @l: the device's page locks (tag.h)
+ * @versions: the device's per-page write versions
+ * @tags: the device's per-page seal tags
+ * @index: the page's index on the device
+ * @sg: as for farswap_open_page(), its last entry @tag
+ * @tag: receives the latest tag, which @sg's last entry must point at
+ *
+ * Return: as farswap_open_page().
+ */
+bool farswap_open_latest(const struct farswap_seal_key *k,
+			 struct farswap_page_locks *l, const u32 *versions,
+			 const struct farswap_seal_tag *tags, u64 index,
+			 struct scatterlist *sg, struct farswap_seal_tag *tag)
+{
+	spinlock_t *lock = farswap_page_lock(l, index);
+	u32 v;
+
+	spin_lock_bh(lock);
+	v = versions[index];
+	*tag = tags[index];
+	spin_unlock_bh(lock);
+	return farswap_open_page(k, index, v, sg);
 }

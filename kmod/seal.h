@@ -54,4 +54,16 @@ void farswap_seal_page(const struct farswap_seal_key *k, u64 index,
 bool farswap_open_page(const struct farswap_seal_key *k, u64 index,
 		       u32 version, struct scatterlist *sg);
 
+struct farswap_page_locks;
+
+bool farswap_seal_next(const struct farswap_seal_key *k,
+		       struct farswap_page_locks *l, u32 *versions,
+		       struct farswap_seal_tag *tags, u64 index,
+		       struct scatterlist *sg, const struct farswap_seal_tag *made,
+		       u32 *version);
+bool farswap_open_latest(const struct farswap_seal_key *k,
+			 struct farswap_page_locks *l, const u32 *versions,
+			 const struct farswap_seal_tag *tags, u64 index,
+			 struct scatterlist *sg, struct farswap_seal_tag *tag);
+
 #endif /* FARSWAP_SEAL_H */

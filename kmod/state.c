@@ -27,6 +27,35 @@ bool farswap_donor_state_allowed(unsigned int from, unsigned int to)
 	return farswap_donor_next[from] & BIT(to);
 }
 
+/**
+ * farswap_donor_error_action - what an error on a donor's queues does
+ * @state: the donor's state when the error is seen
+ * @attempt_failed: an error already failed the current connect attempt
+ *
+ * Return: the action; IGNORE for an attempt already failed, so that the
+ * error is reported once.
+ */
+enum farswap_error_action farswap_donor_error_action(unsigned int state,
+						     bool attempt_failed)
+{
+	if (farswap_donor_state_allowed(state, FARSWAP_DONOR_FAILED))
+		return FARSWAP_ERR_FAIL_SESSION;
+	if (state == FARSWAP_DONOR_CONNECTING && !attempt_failed)
+		return FARSWAP_ERR_FAIL_ATTEMPT;
+	return FARSWAP_ERR_IGNORE;
+}
+
+/*
+ * A connected session goes live only if nothing failed it while it was
+ * connecting: a control queue pair that died during the I/O queues'
+ * handshakes would otherwise carry a live session that can never send.
+ */
+bool farswap_donor_may_go_live(unsigned int state, bool attempt_failed)
+{
+	return farswap_donor_state_allowed(state, FARSWAP_DONOR_LIVE) &&
+	       !attempt_failed;
+}
+
 const char *farswap_donor_state_name(unsigned int state)
 {
 	static const char * const names[FARSWAP_DONOR_NR_STATES] = {

@@ -23,6 +23,22 @@ enum farswap_donor_state {
 };
 
 bool farswap_donor_state_allowed(unsigned int from, unsigned int to);
+
+/*
+ * What an error seen on a donor's queues does.  A live session fails
+ * (and is torn down and reconnected); an error while the session is
+ * being connected fails that attempt, which the connect path sees
+ * before it goes live; in any other state the session is already going.
+ */
+enum farswap_error_action {
+	FARSWAP_ERR_IGNORE,
+	FARSWAP_ERR_FAIL_SESSION,	/* LIVE -> FAILED */
+	FARSWAP_ERR_FAIL_ATTEMPT,	/* mark the connect attempt failed */
+};
+
+enum farswap_error_action farswap_donor_error_action(unsigned int state,
+						     bool attempt_failed);
+bool farswap_donor_may_go_live(unsigned int state, bool attempt_failed);
 const char *farswap_donor_state_name(unsigned int state);
 
 #endif /* FARSWAP_STATE_H */

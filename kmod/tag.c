@@ -69,3 +69,63 @@ u64 farswap_tag_page(const struct farswap_tag_key *k, u64 index, u32 version,
 		return 0;
 	}
 }
+
+void farswap_page_locks_init(struct farswap_page_locks *l)
+{
+	unsigned int i;
+
+	for (i = 0; i < FARSWAP_PAGE_LOCKS; i++)
+		spin_lock_init(&l->lock[i]);
+}
+
+/**
+ * farswap_tag_next - tag a page being written, as its next version
+ * @k: the device's keys and algorithm
+ * @l: the device's page locks
+ * @versions: the device's per-page write versions
+ * @tags: the device's per-page tags
+ * @index: the page's index on the device
+ * @page: its FARSWAP_PAGE_BYTES bytes
+ *
+ * Return: the version the page was tagged with.
+ */
+u32 farswap_tag_next(const struct farswap_tag_key *k,
+		     struct farswap_page_locks *l, u32 *versions, u64 *tags,
+		     u64 index, const void *page)
+{
+	spinlock_t *lock = farswap_page_lock(l, index);
+	u32 version;
+
+	spin_lock_bh(lock);
+	version = versions[index] + 1;
+	tags[index] = farswap_tag_page(k, index, version, page);
+	versions[index] = version;
+	spin_unlock_bh(lock);
+	return version;
+}
+
+/**
+ * farswap_tag_matches - is a page read back the one last written there?
+ * @k: the device's keys and algorithm
+ * @l: the device's page locks
+ * @versions: the device's per-page write versions
+ * @tags: the device's per-page tags
+ * @index: the page's index on the device
+ * @page: its FARSWAP_PAGE_BYTES bytes
+ *
+ * Return: true if @page has the tag of the latest version of @index.
+ */
+bool farswap_tag_matches(const struct farswap_tag_key *k,
+			 struct farswap_page_locks *l, const u32 *versions,
+			 const u64 *tags, u64 index, const void *page)
+{
+	spinlock_t *lock = farswap_page_lock(l, index);
+	u32 version;
+	u64 tag;
+
+	spin_lock_bh(lock);
+	version = versions[index];
+	tag = tags[index];
+	spin_unlock_bh(lock);
+	return farswap_tag_page(k, index, version, page) == tag;
+}

@@ -21,6 +21,7 @@
 #define FARSWAP_TAG_H
 
 #include <linux/siphash.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 enum farswap_tag_alg {
@@ -46,5 +47,35 @@ int farswap_tag_alg_parse(const char *s, enum farswap_tag_alg *alg);
 void farswap_tag_key_init(struct farswap_tag_key *k, enum farswap_tag_alg alg);
 u64 farswap_tag_page(const struct farswap_tag_key *k, u64 index, u32 version,
 		     const void *page);
+
+/*
+ * A page's version and its tag change together, under one of these locks
+ * (hashed by page index), for tags and sealed pages alike.  The block
+ * layer does not serialise writes of one page (two O_DIRECT writes of one
+ * block may run at once): without the lock both would take the same
+ * version, which for a sealed page is a reused nonce, and a read could
+ * pair one write's version with the other's tag.  Taken with softirqs
+ * off: reads check their pages in the RDMA completion.
+ */
+#define FARSWAP_PAGE_LOCKS	64
+
+struct farswap_page_locks {
+	spinlock_t lock[FARSWAP_PAGE_LOCKS];
+};
+
+void farswap_page_locks_init(struct farswap_page_locks *l);
+
+static inline spinlock_t *farswap_page_lock(struct farswap_page_locks *l,
+					    u64 index)
+{
+	return &l->lock[index % FARSWAP_PAGE_LOCKS];
+}
+
+u32 farswap_tag_next(const struct farswap_tag_key *k,
+		     struct farswap_page_locks *l, u32 *versions, u64 *tags,
+		     u64 index, const void *page);
+bool farswap_tag_matches(const struct farswap_tag_key *k,
+			 struct farswap_page_locks *l, const u32 *versions,
+			 const u64 *tags, u64 index, const void *page);
 
 #endif /* FARSWAP_TAG_H */

@@ -43,11 +43,35 @@ static void mac_in_init(struct mac_in *m)
 	memcpy(m->did, "donor-1", 7);
 }
 
+/* @key's bytes, prepared as attach prepares them. */
 static int mac_of(const struct mac_in *m, enum farswap_auth_role role,
 		  u8 *mac)
 {
-	return farswap_auth_mac(&m->key, role, m->hn, m->dn, m->session,
-				m->hid, m->did, mac);
+	struct farswap_auth_key k = m->key;
+	int ret;
+
+	ret = farswap_auth_key_prepare(&k);
+	if (!ret)
+		ret = farswap_auth_mac(&k, role, m->hn, m->dn, m->session,
+				       m->hid, m->did, mac);
+	farswap_auth_key_clear(&k);
+	return ret;
+}
+
+static int answer_with(const struct farswap_auth_key *key,
+		       const u8 *host_nonce,
+		       const struct farswap_auth_chal *chal, u64 session,
+		       const u8 *host_id, const u8 *donor_id, u8 *host_mac)
+{
+	struct farswap_auth_key k = *key;
+	int ret;
+
+	ret = farswap_auth_key_prepare(&k);
+	if (!ret)
+		ret = farswap_auth_answer(&k, host_nonce, chal, session,
+					  host_id, donor_id, host_mac);
+	farswap_auth_key_clear(&k);
+	return ret;
 }
 
 static const u8 want_donor[32] = {
@@ -143,9 +167,9 @@ static void answer_test(struct kunit *test)
 	memset(&chal, 0, sizeof(chal));
 	memcpy(chal.donor_nonce, m.dn, sizeof(chal.donor_nonce));
 	memcpy(chal.donor_mac, want_donor, 32);
-	KUNIT_ASSERT_EQ(test, farswap_auth_answer(&m.key, m.hn, &chal,
-						  m.session, m.hid, m.did,
-						  proof), 0);
+	KUNIT_ASSERT_EQ(test, answer_with(&m.key, m.hn, &chal,
+					  m.session, m.hid, m.did,
+					  proof), 0);
 	KUNIT_EXPECT_MEMEQ(test, proof, want_host, 32);
 
 	/* A donor with another key. */
@@ -153,22 +177,60 @@ static void answer_test(struct kunit *test)
 	other.key.bytes[0] ^= 1;
 	KUNIT_ASSERT_EQ(test, mac_of(&other, FARSWAP_AUTH_DONOR,
 				     chal.donor_mac), 0);
-	KUNIT_EXPECT_EQ(test, farswap_auth_answer(&m.key, m.hn, &chal,
-						  m.session, m.hid, m.did,
-						  proof), -EACCES);
+	KUNIT_EXPECT_EQ(test, answer_with(&m.key, m.hn, &chal,
+					  m.session, m.hid, m.did,
+					  proof), -EACCES);
 	KUNIT_EXPECT_TRUE(test, farswap_is_zero(proof, sizeof(proof)));
 
 	/* The right key, but another session's challenge. */
 	memcpy(chal.donor_mac, want_donor, 32);
-	KUNIT_EXPECT_EQ(test, farswap_auth_answer(&m.key, m.hn, &chal,
-						  m.session + 1, m.hid, m.did,
-						  proof), -EACCES);
+	KUNIT_EXPECT_EQ(test, answer_with(&m.key, m.hn, &chal,
+					  m.session + 1, m.hid, m.did,
+					  proof), -EACCES);
 
 	/* A donor echoing the host's own MAC proves nothing. */
 	memcpy(chal.donor_mac, want_host, 32);
-	KUNIT_EXPECT_EQ(test, farswap_auth_answer(&m.key, m.hn, &chal,
-						  m.session, m.hid, m.did,
-						  proof), -EACCES);
+	KUNIT_EXPECT_EQ(test, answer_with(&m.key, m.hn, &chal,
+					  m.session, m.hid, m.did,
+					  proof), -EACCES);
+}
+
+/*
+ * The key is prepared once (attach) and serves every handshake after:
+ * a MAC without a prepared transform is refused rather than allocating
+ * one (the reconnect path runs under memalloc_noio), and clearing the
+ * key frees the transform.
+ */
+static void prepared_key_test(struct kunit *test)
+{
+	struct mac_in m;
+	u8 mac[32];
+	int i;
+
+	mac_in_init(&m);
+	KUNIT_EXPECT_EQ(test, farswap_auth_mac(&m.key, FARSWAP_AUTH_HOST, m.hn,
+					       m.dn, m.session, m.hid, m.did,
+					       mac), -ENOKEY);
+	KUNIT_ASSERT_EQ(test, farswap_auth_key_prepare(&m.key), 0);
+	KUNIT_ASSERT_NOT_NULL(test, m.key.tfm);
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, farswap_auth_mac(&m.key, FARSWAP_AUTH_DONOR,
+						       m.hn, m.dn, m.session,
+						       m.hid, m.did, mac), 0);
+		KUNIT_EXPECT_MEMEQ(test, mac, want_donor, 32);
+		KUNIT_ASSERT_EQ(test, farswap_auth_mac(&m.key, FARSWAP_AUTH_HOST,
+						       m.hn, m.dn, m.session,
+						       m.hid, m.did, mac), 0);
+		KUNIT_EXPECT_MEMEQ(test, mac, want_host, 32);
+	}
+	farswap_auth_key_clear(&m.key);
+	KUNIT_EXPECT_NULL(test, m.key.tfm);
+	KUNIT_EXPECT_EQ(test, m.key.len, 0U);
+	KUNIT_EXPECT_TRUE(test, farswap_is_zero(m.key.bytes,
+						sizeof(m.key.bytes)));
+	/* No key: nothing to prepare, nothing to compute. */
+	KUNIT_EXPECT_EQ(test, farswap_auth_key_prepare(&m.key), 0);
+	KUNIT_EXPECT_NULL(test, m.key.tfm);
 }
 
 static void mac_equal_test(struct kunit *test)
@@ -254,6 +316,7 @@ static struct kunit_case farswap_auth_cases[] = {
 	KUNIT_CASE(known_answer_test),
 	KUNIT_CASE(flipped_byte_test),
 	KUNIT_CASE(answer_test),
+	KUNIT_CASE(prepared_key_test),
 	KUNIT_CASE(mac_equal_test),
 	KUNIT_CASE(nonce_test),
 	KUNIT_CASE(key_desc_test),

@@ -9,6 +9,11 @@
  * that does not open is reported, whatever its bytes became.  The page may
  * come in pieces (direct I/O at sector alignment): pieces seal and open
  * as the whole page does.
+ *
+ * And what the write path relies on (farswap_seal_next/_open_latest):
+ * each seal of a page takes a version of its own, so no two writes share
+ * a nonce; the tag published is the one of the version published; a
+ * page whose version is exhausted is refused, not sealed again.
  */
 #include <kunit/test.h>
 #include <linux/prandom.h>
@@ -17,6 +22,7 @@
 
 #include "chunkmap.h"
 #include "seal.h"
+#include "tag.h"
 
 struct seal_ctx {
 	struct farswap_seal_key key;
@@ -190,6 +196,69 @@ static void pieces_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(c->page, c->plain, FARSWAP_PAGE_BYTES), 0);
 }
 
+/* Two writes of one page: two nonces, and only the last one opens. */
+static void next_version_test(struct kunit *test)
+{
+	struct seal_ctx *c = test->priv;
+	struct farswap_seal_tag tags[4] = {};
+	struct farswap_page_locks l;
+	u32 versions[4] = {}, v;
+	u8 *first = kunit_kmalloc(test, FARSWAP_PAGE_BYTES, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, first);
+	farswap_page_locks_init(&l);
+	memcpy(c->page, c->plain, FARSWAP_PAGE_BYTES);
+	KUNIT_ASSERT_TRUE(test, farswap_seal_next(&c->key, &l, versions, tags,
+						  2, seal_sg(c, 1), &c->tag,
+						  &v));
+	KUNIT_EXPECT_EQ(test, v, 1u);
+	KUNIT_EXPECT_EQ(test, memcmp(&tags[2], &c->tag, sizeof(c->tag)), 0);
+	memcpy(first, c->page, FARSWAP_PAGE_BYTES);
+
+	/* The same bytes again: another nonce, so other ciphertext. */
+	memcpy(c->page, c->plain, FARSWAP_PAGE_BYTES);
+	KUNIT_ASSERT_TRUE(test, farswap_seal_next(&c->key, &l, versions, tags,
+						  2, seal_sg(c, 1), &c->tag,
+						  &v));
+	KUNIT_EXPECT_EQ(test, v, 2u);
+	KUNIT_EXPECT_EQ(test, versions[2], 2u);
+	KUNIT_EXPECT_LT(test, same_run(c->page, first), 8u);
+
+	/* The page as last written opens, with the tag published for it. */
+	memset(&c->tag, 0, sizeof(c->tag));
+	KUNIT_EXPECT_TRUE(test, farswap_open_latest(&c->key, &l, versions,
+						    tags, 2, seal_sg(c, 1),
+						    &c->tag));
+	KUNIT_EXPECT_EQ(test, memcmp(c->page, c->plain, FARSWAP_PAGE_BYTES), 0);
+	/* The first write's ciphertext is an old copy now. */
+	memcpy(c->page, first, FARSWAP_PAGE_BYTES);
+	KUNIT_EXPECT_FALSE(test, farswap_open_latest(&c->key, &l, versions,
+						     tags, 2, seal_sg(c, 1),
+						     &c->tag));
+}
+
+/* A page at the last version is refused, and nothing of it changes. */
+static void exhausted_test(struct kunit *test)
+{
+	struct seal_ctx *c = test->priv;
+	struct farswap_seal_tag tags[1], before;
+	struct farswap_page_locks l;
+	u32 versions[1] = { FARSWAP_SEAL_VERSION_MAX }, v = 0;
+
+	farswap_page_locks_init(&l);
+	memset(tags, 0x5a, sizeof(tags));
+	before = tags[0];
+	memcpy(c->page, c->plain, FARSWAP_PAGE_BYTES);
+	KUNIT_EXPECT_FALSE(test, farswap_seal_next(&c->key, &l, versions, tags,
+						   0, seal_sg(c, 1), &c->tag,
+						   &v));
+	KUNIT_EXPECT_EQ(test, v, FARSWAP_SEAL_VERSION_MAX);
+	KUNIT_EXPECT_EQ(test, versions[0], FARSWAP_SEAL_VERSION_MAX);
+	KUNIT_EXPECT_EQ(test, memcmp(&tags[0], &before, sizeof(before)), 0);
+	/* Not sealed: the page still holds its plaintext. */
+	KUNIT_EXPECT_EQ(test, memcmp(c->page, c->plain, FARSWAP_PAGE_BYTES), 0);
+}
+
 static struct kunit_case farswap_seal_cases[] = {
 	KUNIT_CASE(round_trip_test),
 	KUNIT_CASE(zero_page_test),
@@ -198,6 +267,8 @@ static struct kunit_case farswap_seal_cases[] = {
 	KUNIT_CASE(substitution_test),
 	KUNIT_CASE(keyed_test),
 	KUNIT_CASE(pieces_test),
+	KUNIT_CASE(next_version_test),
+	KUNIT_CASE(exhausted_test),
 	{}
 };
 

@@ -5,6 +5,11 @@
  * else.  The table below is the diagram of state.h written out for every
  * ordered pair of states, so a transition added or dropped by accident
  * fails here by name.
+ *
+ * Errors: an error on a live session fails it; an error while a session
+ * connects fails that attempt once, and an attempt that failed never
+ * goes live (an error during the I/O queues' handshakes used to be
+ * dropped, and the session went live on a dead control queue pair).
  */
 #include <kunit/test.h>
 
@@ -213,6 +218,91 @@ static void names_test(struct kunit *test)
 	}
 }
 
+struct error_case {
+	unsigned int state;
+	bool attempt_failed;
+	enum farswap_error_action act;
+	const char *why;
+};
+
+static const struct error_case error_cases[] = {
+	{ NEW, false, FARSWAP_ERR_IGNORE, "never connected" },
+	{ CONNECTING, false, FARSWAP_ERR_FAIL_ATTEMPT, "fails the attempt" },
+	{ CONNECTING, true, FARSWAP_ERR_IGNORE, "attempt already failed" },
+	{ LIVE, false, FARSWAP_ERR_FAIL_SESSION, "fails the session" },
+	{ FAILED, false, FARSWAP_ERR_IGNORE, "already failing" },
+	{ WAITING, false, FARSWAP_ERR_IGNORE, "torn down" },
+	{ DELETING, false, FARSWAP_ERR_IGNORE, "going away" },
+	{ DELETING, true, FARSWAP_ERR_IGNORE, "going away, attempt failed" },
+	{ FARSWAP_DONOR_NR_STATES, false, FARSWAP_ERR_IGNORE, "out of range" },
+};
+
+static void error_desc(const struct error_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s: %s",
+		 farswap_donor_state_name(c->state), c->why);
+}
+
+KUNIT_ARRAY_PARAM(error, error_cases, error_desc);
+
+static void error_action_test(struct kunit *test)
+{
+	const struct error_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, farswap_donor_error_action(c->state,
+							 c->attempt_failed),
+			c->act);
+}
+
+/*
+ * Going live: only from CONNECTING, only if the attempt did not fail;
+ * and whatever a session fails with, it moves only where the table lets
+ * it.
+ */
+static void go_live_test(struct kunit *test)
+{
+	unsigned int s;
+
+	for (s = 0; s <= FARSWAP_DONOR_NR_STATES; s++) {
+		KUNIT_EXPECT_EQ_MSG(test, farswap_donor_may_go_live(s, false),
+				    s == CONNECTING, "state %u", s);
+		KUNIT_EXPECT_FALSE_MSG(test, farswap_donor_may_go_live(s, true),
+				       "state %u after a failed attempt", s);
+		if (farswap_donor_error_action(s, false) ==
+		    FARSWAP_ERR_FAIL_SESSION)
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      farswap_donor_state_allowed(s, FAILED),
+					      "state %u", s);
+	}
+}
+
+/*
+ * An attempt: connect, an error during the I/O queues' handshakes, then
+ * the try to go live, which must fail; the next attempt starts clean.
+ */
+static void failed_attempt_test(struct kunit *test)
+{
+	unsigned int state = WAITING;
+	bool failed = false;
+
+	KUNIT_ASSERT_TRUE(test, farswap_donor_state_allowed(state, CONNECTING));
+	state = CONNECTING;
+	failed = false;		/* farswap_donor_connect() clears it */
+	KUNIT_ASSERT_EQ(test, farswap_donor_error_action(state, failed),
+			FARSWAP_ERR_FAIL_ATTEMPT);
+	failed = true;
+	/* The teardown's flushes report nothing more. */
+	KUNIT_EXPECT_EQ(test, farswap_donor_error_action(state, failed),
+			FARSWAP_ERR_IGNORE);
+	KUNIT_EXPECT_FALSE(test, farswap_donor_may_go_live(state, failed));
+	KUNIT_ASSERT_TRUE(test, farswap_donor_state_allowed(state, WAITING));
+	state = WAITING;
+	KUNIT_ASSERT_TRUE(test, farswap_donor_state_allowed(state, CONNECTING));
+	state = CONNECTING;
+	failed = false;
+	KUNIT_EXPECT_TRUE(test, farswap_donor_may_go_live(state, failed));
+}
+
 static struct kunit_case farswap_state_cases[] = {
 	KUNIT_CASE_PARAM(transition_test, transition_gen_params),
 	KUNIT_CASE(table_is_complete_test),
@@ -220,6 +310,9 @@ static struct kunit_case farswap_state_cases[] = {
 	KUNIT_CASE(lifecycle_test),
 	KUNIT_CASE(reachability_test),
 	KUNIT_CASE(names_test),
+	KUNIT_CASE_PARAM(error_action_test, error_gen_params),
+	KUNIT_CASE(go_live_test),
+	KUNIT_CASE(failed_attempt_test),
 	{}
 };
 

@@ -7,8 +7,15 @@
  * contents, an older copy of the same page) and with the page's place
  * (index), write version and device; the same page written the same way
  * always gets the same tag.
+ *
+ * And what the write path relies on (farswap_tag_next/_matches): each
+ * write of a page takes the next version, even when writes of one page
+ * run at once, and the version and tag a read sees are one write's.
  */
 #include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
 #include <linux/prandom.h>
 #include <linux/slab.h>
 
@@ -166,6 +173,112 @@ static void keyed_test(struct kunit *test)
 	KUNIT_EXPECT_NE(test, farswap_tag_page(&other, 5, 1, c->a), t);
 }
 
+/* Each write takes the next version; a read checks against the last. */
+static void next_version_test(struct kunit *test)
+{
+	struct tag_ctx *c = test->priv;
+	struct farswap_page_locks l;
+	u32 versions[8] = {};
+	u64 tags[8] = {};
+
+	farswap_page_locks_init(&l);
+	farswap_tag_key_init(&c->key, FARSWAP_TAG_SIPHASH);
+	KUNIT_EXPECT_EQ(test, farswap_tag_next(&c->key, &l, versions, tags, 3,
+					       c->a), 1u);
+	KUNIT_EXPECT_TRUE(test, farswap_tag_matches(&c->key, &l, versions,
+						    tags, 3, c->a));
+	KUNIT_EXPECT_EQ(test, farswap_tag_next(&c->key, &l, versions, tags, 3,
+					       c->b), 2u);
+	KUNIT_EXPECT_TRUE(test, farswap_tag_matches(&c->key, &l, versions,
+						    tags, 3, c->b));
+	/* The older write of the page is not the page any more. */
+	KUNIT_EXPECT_FALSE(test, farswap_tag_matches(&c->key, &l, versions,
+						     tags, 3, c->a));
+	/* Its neighbours are untouched. */
+	KUNIT_EXPECT_EQ(test, versions[2], 0u);
+	KUNIT_EXPECT_EQ(test, versions[4], 0u);
+}
+
+#define RACE_WRITES	2000
+
+struct race {
+	const struct farswap_tag_key *key;
+	struct farswap_page_locks *l;
+	u32 *versions;
+	u64 *tags;
+	const u8 *page;
+	unsigned long *seen;	/* versions taken, by all writers */
+	atomic_t dups;
+	struct completion done[2];
+};
+
+struct racer {
+	struct race *r;
+	int who;
+};
+
+static int racer_fn(void *arg)
+{
+	struct racer *me = arg;
+	struct race *r = me->r;
+	unsigned int i;
+
+	for (i = 0; i < RACE_WRITES; i++) {
+		u32 v = farswap_tag_next(r->key, r->l, r->versions, r->tags, 0,
+					 r->page);
+
+		if (v > 2 * RACE_WRITES || test_and_set_bit(v, r->seen))
+			atomic_inc(&r->dups);
+		if (!(i % 64))
+			cond_resched();
+	}
+	complete(&r->done[me->who]);
+	return 0;
+}
+
+/*
+ * Two writers of one page at once (two O_DIRECT writes of one block):
+ * every write gets a version of its own, and the last is the count.
+ */
+static void concurrent_writes_test(struct kunit *test)
+{
+	struct tag_ctx *c = test->priv;
+	struct farswap_page_locks l;
+	struct racer racer[2];
+	struct race r = {};
+	u32 versions[1] = {};
+	u64 tags[1] = {};
+	int i;
+
+	farswap_page_locks_init(&l);
+	farswap_tag_key_init(&c->key, FARSWAP_TAG_CRC32C);
+	r.key = &c->key;
+	r.l = &l;
+	r.versions = versions;
+	r.tags = tags;
+	r.page = c->a;
+	r.seen = kunit_kcalloc(test, BITS_TO_LONGS(2 * RACE_WRITES + 1),
+			       sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r.seen);
+	for (i = 0; i < 2; i++) {
+		struct task_struct *t;
+
+		init_completion(&r.done[i]);
+		racer[i].r = &r;
+		racer[i].who = i;
+		t = kthread_run(racer_fn, &racer[i], "farswap-race%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	for (i = 0; i < 2; i++)
+		wait_for_completion(&r.done[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r.dups), 0);
+	KUNIT_EXPECT_EQ(test, versions[0], 2u * RACE_WRITES);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(r.seen, 2 * RACE_WRITES + 1),
+			2u * RACE_WRITES);
+	KUNIT_EXPECT_TRUE(test, farswap_tag_matches(&c->key, &l, versions,
+						    tags, 0, c->a));
+}
+
 static struct kunit_case farswap_tag_cases[] = {
 	KUNIT_CASE(names_test),
 	KUNIT_CASE(stable_test),
@@ -174,6 +287,8 @@ static struct kunit_case farswap_tag_cases[] = {
 	KUNIT_CASE(substitution_test),
 	KUNIT_CASE(device_bound_test),
 	KUNIT_CASE(keyed_test),
+	KUNIT_CASE(next_version_test),
+	KUNIT_CASE(concurrent_writes_test),
 	{}
 };
 
