@@ -17,8 +17,17 @@
 
 HOG_PIDS=()
 
+# farswapd's RECLAIM_REQ count, from the "counters k=v ..." line.
 fs_reclaim_sent() {
-	"$FS_FARSWAPD" --stats | awk '$1 == "reclaim_sent" { print $2 }'
+	local n
+
+	n=$("$FS_FARSWAPD" --stats | sed -n 's/^counters .* reclaim_sent=\([0-9]*\).*/\1/p')
+	[ -n "$n" ] || bed_fail "no reclaim_sent in farswapd --stats"
+	echo "$n"
+}
+
+hog_mem_available_mb() {
+	awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo
 }
 
 hog_until_reclaim() {
@@ -27,11 +36,15 @@ hog_until_reclaim() {
 	sent0=$(fs_reclaim_sent)
 	while [ "$(fs_reclaim_sent)" = "$sent0" ]; do
 		[ $SECONDS -lt $end ] ||
-			bed_fail "farswapd asked no host for a slab with $((n * 16)) MiB taken ($(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo) MiB available)"
-		"$FS_PAGEVERIFY" --mb 16 --procs 1 --no-fork --hold \
-			>"$BED/$FARSWAP_ROLE-hog-$tag.$n.log" 2>&1 &
-		HOG_PIDS+=($!)
-		n=$((n + 1))
+			bed_fail "farswapd asked no host for a slab with $((n * 16)) MiB taken ($(hog_mem_available_mb) MiB available)"
+		# Never starve the guest (it has no swap): below 48 MiB
+		# farswapd is under its headroom anyway and only needs time.
+		if [ "$(hog_mem_available_mb)" -gt 48 ]; then
+			"$FS_PAGEVERIFY" --mb 16 --procs 1 --no-fork --hold \
+				>"$BED/$FARSWAP_ROLE-hog-$tag.$n.log" 2>&1 &
+			HOG_PIDS+=($!)
+			n=$((n + 1))
+		fi
 		sleep 2
 	done
 	bed_log "farswapd asked for slabs back with $((n * 16)) MiB taken by local processes"
