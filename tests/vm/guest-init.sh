@@ -51,6 +51,18 @@ envfile=/bed/.bed/$BED_ROLE.env
 # shellcheck source=/dev/null
 . "$envfile"
 
+# The debug kernel (bed.py --kernel debug) has every module built in and
+# its modules.builtin in its cache, not under the machine's /lib/modules:
+# link it there (the root is an overlay), so that modprobe of a built-in
+# module (rdma_cm, libcrc32c, ...) succeeds as it does on Debian's kernels.
+if [ -n "${BED_MODULES_DIR:-}" ]; then
+	kver=$(</proc/sys/kernel/osrelease)
+	if [ ! -e "/lib/modules/$kver" ]; then
+		ln -s "$BED_MODULES_DIR" "/lib/modules/$kver" ||
+			setup_fail "cannot link /lib/modules/$kver to $BED_MODULES_DIR"
+	fi
+fi
+
 # Each guest writes its own view of the peers: role names resolve.
 {
 	echo "127.0.0.1 localhost"
