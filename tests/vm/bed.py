@@ -86,7 +86,9 @@ MEMDEBUG = [
 ]
 # --kernel debug: scripts/debug-kernel.sh's kernel (KASAN, lockdep, debug
 # objects).  KASAN checks every slab and page access itself, so it gets
-# none of MEMDEBUG.
+# none of MEMDEBUG; but by default it reports only the first bug of a
+# boot, and a run can hold two.
+MEMDEBUG_KASAN = "kasan_multi_shot"
 DEBUG_SERIES = "debug"
 # KASAN, lockdep and debug objects under TCG: a scenario's TIMEOUT is
 # multiplied by this on the debug kernel (--timeout is taken as given).
@@ -192,10 +194,14 @@ def memdebug_cmdline(kernel):
     has it (each option checked against its .config: an option the kernel
     lacks would be dropped without a word, and the run would look covered
     when it is not).  FARSWAP_VM_MEMDEBUG=0 turns it off (to measure what
-    it costs); the debug kernel has KASAN instead (see MEMDEBUG below)."""
-    if os.environ.get("FARSWAP_VM_MEMDEBUG", "1") == "0" or kernel.debug:
+    it costs); the debug kernel gets MEMDEBUG_KASAN instead."""
+    if os.environ.get("FARSWAP_VM_MEMDEBUG", "1") == "0":
         return ""
     have = kernel_config(kernel)
+    if kernel.debug:
+        if "CONFIG_KASAN" not in have:
+            raise Fail(f"the debug kernel {kernel.kver} has no KASAN")
+        return MEMDEBUG_KASAN
     opts = []
     for symbol, opt in MEMDEBUG:
         if symbol in have:
@@ -375,6 +381,25 @@ def build_module(kernel, logdir):
         cmd.append("KCFLAGS=-g")
     out = run_logged(cmd, logdir / "module-build.log", "module build", env)
     return out.strip().splitlines()[-1]
+
+
+def build_test_module(kernel, sc, name, logdir):
+    """A scenario's own test module (TEST_MODULE=NAME: the directory
+    NAME/ beside scenario.conf, a Kbuild and its sources), built for the
+    guests' kernel in build/<kver>/test-modules/<scenario>/NAME/."""
+    if not re.match(r"^[a-z][a-z0-9_]*$", name) or not (sc / name / "Kbuild").exists():
+        raise Fail(f"TEST_MODULE={name}: no {sc / name / 'Kbuild'}")
+    kdir = kernel.kdir or Path("/lib/modules") / kernel.kver / "build"
+    out = BUILD / kernel.kver / "test-modules" / sc.name / name
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(sc / name, out)
+    log(f"building the test module {name} for {kernel.kver}")
+    run_logged(["make", "-C", str(kdir), f"M={out}", "modules"],
+               logdir / "test-module-build.log", "test module build")
+    ko = out / f"{name}.ko"
+    if not ko.exists():
+        raise Fail(f"test module build left no {ko}")
+    return str(ko)
 
 
 def build_daemon(logdir):
@@ -564,13 +589,16 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
     pats, allow_re = load_patterns(conf)
     memdebug = memdebug_cmdline(kernel)
     log(f"scenario {name}: roles {' '.join(roles)}, kernel {kver}, timeout {timeout} s, "
-        f"memory debugging: {memdebug or ('KASAN' if kernel.debug else 'off')}")
+        f"memory debugging: {memdebug or 'off'}")
 
     # Before booting: everything the guests will run must exist.
     initramfs = ensure_initramfs(kernel)
     ko = str(BUILD / kver / "kmod" / "farswap.ko")
     if conf.get("NEEDS_MODULE") == "1":
         ko = build_module(kernel, logdir)
+    test_ko = ""
+    if conf.get("TEST_MODULE"):
+        test_ko = build_test_module(kernel, sc, conf["TEST_MODULE"], logdir)
     if conf.get("NEEDS_DAEMON") == "1":
         build_daemon(logdir)        # the test tools come along
     elif conf.get("NEEDS_TOOLS") == "1":
@@ -613,6 +641,7 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
             "FARSWAP_SRC": str(SRC),
             "FARSWAP_KO": ko,
             "FARSWAP_KVER": kver,
+            "BED_TEST_KO": test_ko,
             "BED": "/bed",
             "BED_ROLE": g.role,
             "BED_SCENARIO_DIR": str(sc.resolve()),
