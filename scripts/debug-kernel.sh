@@ -22,10 +22,11 @@
 # source tarball (name, size, mtime), the compiler and RECIPE below: a
 # change to any of them builds a new kernel in a new directory, and an
 # unchanged one is never rebuilt.  Old directories are not removed
-# (about 1.5 GB each): delete them by hand.  The tarball is extracted once into
-# CACHE/src/ (shared by every key of that tarball).  A cold build takes
-# tens of minutes on 2 cores (KASAN instruments every object); it runs
-# under nice -n 19.  One build at a time (flock on CACHE/.lock).
+# (about 550 MB each; the extracted source is 1.7 GB): delete them by
+# hand.  The tarball is extracted once into CACHE/src/ (shared by every
+# key of that tarball).  A cold build takes about 30 minutes of CPU on 2
+# cores (KASAN instruments every object); it runs under nice -n 19.  One
+# build at a time (flock on CACHE/.lock).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
