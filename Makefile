@@ -3,6 +3,7 @@
 # make            farswap.ko (against KDIR) and the userspace programs
 # make check      every test suite; ends with "N passed, N failed"
 # make check-full the same with every guest scenario (about twice as long)
+# make check-debug the lifetime scenarios on a debug kernel (KASAN, lockdep)
 # make demo       boot a donor and a host guest and swap a workload to RDMA
 # make bench      farswap against NVMe-oF/RDMA, NBD and zram, side by side
 # make setup      apt-get install everything the above need (idempotent)
@@ -24,7 +25,7 @@ DKMS_SRC ?= $(DESTDIR)/usr/src/farswap-$(VERSION)
 # Where make deb leaves the .debs.
 DEB_DIR ?= $(CURDIR)/build/deb
 
-.PHONY: all module userspace clean check check-full demo bench setup install uninstall \
+.PHONY: all module userspace clean check check-full check-debug demo bench setup install uninstall \
 	dkms-src dkms-install dkms-uninstall deb
 
 all: module userspace
@@ -44,6 +45,13 @@ check: setup
 
 check-full: setup
 	@FARSWAP_VM_FULL=1 tests/check.sh
+
+# The scenarios marked 'debug' in tests/vm/suite.list on the bed's debug
+# kernel (scripts/debug-kernel.sh: built once, cached in
+# /var/cache/farswap/debug-kernel); logs in test-logs/debug.
+check-debug: setup
+	@FARSWAP_SUITES=vm FARSWAP_VM_KERNEL=debug FARSWAP_TEST_LOGS=$(CURDIR)/test-logs/debug \
+		tests/check.sh
 
 demo: setup
 	@tests/vm/demo.sh

@@ -15,6 +15,10 @@
 # W=1; callers that must fail on warnings grep the output for 'warning:'.
 #
 # FARSWAP_BUILD_DIR overrides the build root (default: <checkout>/build).
+# FARSWAP_KDIR=DIR builds against that kernel tree instead of
+# /lib/modules/KVER/build (the bed's debug kernel, scripts/debug-kernel.sh,
+# whose modules are nowhere under /lib/modules); KVER is then its release
+# as given and names the output directory.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,7 +35,9 @@ shift
 # Resolve a series to the newest installed release of it.  Debian names
 # its kernels <series>.<patch>[+debN]-amd64; the glob '6.1.*' cannot match
 # 6.12, so series stay apart.
-if [ -d "/lib/modules/$want" ]; then
+if [ -n "${FARSWAP_KDIR:-}" ]; then
+	kver=$want
+elif [ -d "/lib/modules/$want" ]; then
 	kver=$want
 else
 	kver=$(cd /lib/modules 2>/dev/null && ls -d "$want".*-amd64 2>/dev/null |
@@ -39,9 +45,11 @@ else
 	[ -n "$kver" ] || die "no kernel $want installed (/lib/modules/$want.*-amd64); run 'make setup'"
 fi
 
-kdir=/lib/modules/$kver/build
+kdir=${FARSWAP_KDIR:-/lib/modules/$kver/build}
 [ -f "$kdir/Makefile" ] ||
 	die "kernel headers for $kver missing ($kdir); install linux-headers-$kver or run 'make setup'"
+[ -z "${FARSWAP_KDIR:-}" ] || [ -f "$kdir/Module.symvers" ] ||
+	die "$kdir has no Module.symvers: not a built kernel tree"
 
 # kmod/ is written by another engineer; until its Kbuild lands there is
 # nothing to build, and saying so beats a cryptic Kbuild error.

@@ -18,8 +18,9 @@ all_suites="build unit fuzz kunit dkms vm"
 suites=${FARSWAP_SUITES:-$all_suites}
 
 # Logs live outside build/, which 'make clean' removes: a suite's log must
-# survive the suite.
-logdir=$top/test-logs
+# survive the suite.  FARSWAP_TEST_LOGS puts them elsewhere ('make
+# check-debug' keeps its own, so make check's vm.log survives it).
+logdir=${FARSWAP_TEST_LOGS:-$top/test-logs}
 mkdir -p "$logdir"
 
 passed=0

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """farswap test bed: boot a scenario's guests under QEMU and judge the run.
 
-    tests/vm/bed.py run SCENARIO [--kernel 6.12|6.1] [--timeout S] [--keep]
+    tests/vm/bed.py run SCENARIO [--kernel 6.12|6.1|debug] [--timeout S] [--keep]
 
 SCENARIO is a name under tests/vm/scenarios/ or a path to such a directory:
 scenario.conf plus one bash script per role (see tests/vm/README.md).  The
@@ -59,7 +59,44 @@ QEMU_CPU = os.environ.get("FARSWAP_QEMU_CPU") or "max,-cx16"
 INITRAMFS_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "overlay",
                      "virtio_net", "rdma_rxe", "rdma_ucm"]
 # Bump when the initramfs layout changes, so cached images are rebuilt.
-INITRAMFS_FORMAT = 2
+INITRAMFS_FORMAT = 3
+
+# Memory debugging on every guest of a Debian kernel, each option with the
+# CONFIG_ symbol the kernel needs for it (memdebug_cmdline):
+#  - slub_debug=FZP: consistency checks (F), red zones (Z) and poisoning
+#    of free objects (P) in every slab cache; a corruption is reported
+#    "BUG <cache> (...): Poison overwritten" and friends (bad-patterns.txt).
+#    Not U (who allocated and freed each object: a stack trace on every
+#    allocation and free): with it vm/swap-1donor's workload missed its
+#    720 s deadline here (tests/vm/README.md, "Memory debugging").
+#    FARSWAP_VM_MEMDEBUG=full adds it; the debug kernel's KASAN reports
+#    carry those stacks anyway.
+#  - page_poison=1: free pages filled with 0xaa and checked when handed out
+#    again ("pagealloc: memory corruption"): kmalloc() over 8 KiB
+#    (struct farswap_donor) and whole pages bypass the slab caches.  It
+#    takes precedence over init_on_alloc and init_on_free (mm/mm_init.c
+#    says "mem auto-init: CONFIG_PAGE_POISONING is on, will take precedence
+#    over init_on_alloc and init_on_free"), so init_on_free=1 would be a
+#    no-op here and is not passed: freed memory is poisoned (slab 0x6b,
+#    pages 0xaa), not zeroed, so a use after free reads garbage rather than
+#    zeros and a write after free is caught.
+#  - kfence.sample_interval=10: KFENCE (6.12 only; Debian's 6.1 lacks it)
+#    puts one allocation every 10 ms on a guarded page and reports the
+#    first out-of-bounds or freed access to it ("BUG: KFENCE: ...").
+MEMDEBUG = [
+    ("CONFIG_SLUB_DEBUG", "slub_debug=FZP"),
+    ("CONFIG_PAGE_POISONING", "page_poison=1"),
+    ("CONFIG_KFENCE", "kfence.sample_interval=10"),
+]
+# --kernel debug: scripts/debug-kernel.sh's kernel (KASAN, lockdep, debug
+# objects).  KASAN checks every slab and page access itself, so it gets
+# none of MEMDEBUG; but by default it reports only the first bug of a
+# boot, and a run can hold two.
+MEMDEBUG_KASAN = "kasan_multi_shot"
+DEBUG_SERIES = "debug"
+# KASAN, lockdep and debug objects under TCG: a scenario's TIMEOUT is
+# multiplied by this on the debug kernel (--timeout is taken as given).
+DEBUG_TIMEOUT_FACTOR = 3
 
 ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 # A kernel log line as printed on the console (printk.time=1) or by dmesg.
@@ -91,8 +128,28 @@ def version_key(s):
     return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", s)]
 
 
+class Kernel:
+    """A guest kernel: Debian's (from /boot, modules in /lib/modules) or
+    the bed's debug kernel (scripts/debug-kernel.sh, everything the bed
+    needs built in)."""
+
+    def __init__(self, kver, image, config, kdir=None, modules=None):
+        self.kver = kver
+        self.image = image
+        self.config = config        # its .config, for the memory debugging
+        self.kdir = kdir            # debug kernel: its build tree
+        self.modules = modules      # debug kernel: its /lib/modules/<kver>
+
+    @property
+    def debug(self):
+        return self.kdir is not None
+
+
 def find_kernel(series):
-    """Newest Debian kernel of a series ("6.12") that has its modules."""
+    """Newest Debian kernel of a series ("6.12") that has its modules, or
+    the debug kernel ("debug")."""
+    if series == DEBUG_SERIES:
+        return debug_kernel()
     cands = []
     for img in Path("/boot").glob(f"vmlinuz-{series}.*-amd64"):
         kver = img.name[len("vmlinuz-"):]
@@ -104,7 +161,65 @@ def find_kernel(series):
     _, kver, img = max(cands)
     if not os.access(img, os.R_OK):
         raise Fail(f"{img} is not readable")
-    return kver, img
+    return Kernel(kver, img, Path("/boot") / f"config-{kver}")
+
+
+def debug_kernel():
+    """The debug kernel, built (or found in its cache) by
+    scripts/debug-kernel.sh: a cold build takes tens of minutes."""
+    script = SRC / "scripts" / "debug-kernel.sh"
+    p = subprocess.run([str(script), "--check"], capture_output=True, text=True)
+    if p.returncode != 0:
+        log("building the debug kernel (scripts/debug-kernel.sh; tens of minutes when cold)")
+        p = subprocess.run([str(script)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            for l in p.stderr.strip().splitlines()[-5:]:
+                log(f"  debug kernel: {l}")
+            raise Fail("the debug kernel could not be built (scripts/debug-kernel.sh)")
+    d = Path(p.stdout.strip().splitlines()[-1])
+    kver = (d / "kver").read_text().strip()
+    return Kernel(kver, d / "bzImage", d / "build" / ".config", kdir=d / "build",
+                  modules=d / "modules" / "lib" / "modules" / kver)
+
+
+def kernel_config(kernel):
+    """The CONFIG_ symbols that are y in the kernel's configuration."""
+    try:
+        text = kernel.config.read_text()
+    except OSError as e:
+        raise Fail(f"cannot read the configuration of {kernel.kver} ({e}): "
+                   f"the memory debugging options depend on it")
+    return {l.split("=", 1)[0] for l in text.splitlines() if l.endswith("=y")}
+
+
+def memdebug_cmdline(kernel):
+    """The memory debugging every guest boots with, as far as the kernel
+    has it (each option checked against its .config: an option the kernel
+    lacks would be dropped without a word, and the run would look covered
+    when it is not).  FARSWAP_VM_MEMDEBUG=0 turns it off (to measure what
+    it costs), =full adds SLUB's user tracking (slub_debug=FZPU); the
+    debug kernel gets MEMDEBUG_KASAN instead."""
+    level = os.environ.get("FARSWAP_VM_MEMDEBUG", "1")
+    if level not in ("0", "1", "full"):
+        raise Fail(f"FARSWAP_VM_MEMDEBUG={level}: 0, 1 (the default) or full")
+    if level == "0":
+        return ""
+    have = kernel_config(kernel)
+    if kernel.debug:
+        if "CONFIG_KASAN" not in have:
+            raise Fail(f"the debug kernel {kernel.kver} has no KASAN")
+        return MEMDEBUG_KASAN
+    opts = []
+    for symbol, opt in MEMDEBUG:
+        if symbol in have:
+            if level == "full" and opt.startswith("slub_debug="):
+                opt += "U"
+            opts.append(opt)
+    if "CONFIG_SLUB_DEBUG" not in have or "CONFIG_PAGE_POISONING" not in have:
+        raise Fail(f"{kernel.kver} has no CONFIG_SLUB_DEBUG or CONFIG_PAGE_POISONING: "
+                   f"the bed cannot see memory corruption on it")
+    return " ".join(opts)
 
 
 def parse_conf(path):
@@ -136,16 +251,22 @@ def conf_int(conf, key, default):
 
 # --- the initramfs ----------------------------------------------------------
 
-def modules_for(kver):
-    """Module files to insmod, in load order, for INITRAMFS_MODULES."""
+def modules_for(kernel):
+    """Module files to insmod, in load order, for INITRAMFS_MODULES.  The
+    debug kernel has them all built in (its initramfs loads nothing):
+    checked here, so a fragment that lost one fails before any boot."""
     order = []
+    root = ["-d", str(kernel.modules.parents[2])] if kernel.debug else []
     for mod in INITRAMFS_MODULES:
-        p = subprocess.run(["modprobe", "-S", kver, "--show-depends", mod],
+        p = subprocess.run(["modprobe", *root, "-S", kernel.kver, "--show-depends", mod],
                            capture_output=True, text=True)
         if p.returncode != 0:
-            raise Fail(f"modprobe -S {kver} --show-depends {mod}: {p.stderr.strip()}")
+            raise Fail(f"modprobe -S {kernel.kver} --show-depends {mod}: {p.stderr.strip()}")
         for line in p.stdout.splitlines():
             words = line.split()
+            if kernel.debug and words[:1] != ["builtin"]:
+                raise Fail(f"{mod} is not built into the debug kernel "
+                           f"(tests/vm/debug-kernel.config): {line}")
             if words[:1] == ["insmod"] and words[1] not in order:
                 order.append(words[1])
     return order
@@ -197,11 +318,12 @@ class Cpio:
         return bytes(self.out)
 
 
-def ensure_initramfs(kver):
+def ensure_initramfs(kernel):
     """build/vm/initramfs-<kver>.cpio, rebuilt when any input changed."""
+    kver = kernel.kver
     init = VMDIR / "initramfs-init.sh"
     busybox = find_busybox()
-    mods = modules_for(kver)
+    mods = modules_for(kernel)
 
     h = hashlib.sha256()
     h.update(f"format {INITRAMFS_FORMAT} kver {kver}\n".encode())
@@ -232,7 +354,7 @@ def ensure_initramfs(kver):
         name = re.sub(r"\.(xz|zst|gz)$", "", os.path.basename(m))
         names.append(name)
         c.add(f"modules/{name}", 0o100644, read_module(m))
-    c.add("modules/order", 0o100644, ("\n".join(names) + "\n").encode())
+    c.add("modules/order", 0o100644, "".join(n + "\n" for n in names).encode())
 
     # Atomic replace: a concurrent run of another scenario may be reading.
     tmp = image.with_suffix(f".tmp{os.getpid()}")
@@ -244,9 +366,9 @@ def ensure_initramfs(kver):
 
 # --- building what the scenario needs ----------------------------------------
 
-def run_logged(cmd, logpath, what):
+def run_logged(cmd, logpath, what, env=None):
     with open(logpath, "w") as f:
-        p = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=SRC)
+        p = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=SRC, env=env)
     text = Path(logpath).read_text()
     if p.returncode != 0:
         tail = [l for l in text.splitlines() if l.strip()][-5:]
@@ -256,13 +378,38 @@ def run_logged(cmd, logpath, what):
     return text
 
 
-def build_module(kver, logdir):
+def build_module(kernel, logdir):
     if not (SRC / "kmod" / "Kbuild").exists():
         raise Fail("scenario needs farswap.ko but kmod/Kbuild does not exist yet")
-    log(f"building farswap.ko for {kver}")
-    out = run_logged([str(SRC / "scripts" / "build-module.sh"), kver],
-                     logdir / "module-build.log", "module build")
+    log(f"building farswap.ko for {kernel.kver}")
+    cmd = [str(SRC / "scripts" / "build-module.sh"), kernel.kver]
+    env = None
+    if kernel.debug:
+        # Against the debug kernel's tree; with -g, so a KASAN or lockdep
+        # report's farswap+0x... decodes to a line (scripts/faddr2line).
+        env = dict(os.environ, FARSWAP_KDIR=str(kernel.kdir))
+        cmd.append("KCFLAGS=-g")
+    out = run_logged(cmd, logdir / "module-build.log", "module build", env)
     return out.strip().splitlines()[-1]
+
+
+def build_test_module(kernel, sc, name, logdir):
+    """A scenario's own test module (TEST_MODULE=NAME: the directory
+    NAME/ beside scenario.conf, a Kbuild and its sources), built for the
+    guests' kernel in build/<kver>/test-modules/<scenario>/NAME/."""
+    if not re.match(r"^[a-z][a-z0-9_]*$", name) or not (sc / name / "Kbuild").exists():
+        raise Fail(f"TEST_MODULE={name}: no {sc / name / 'Kbuild'}")
+    kdir = kernel.kdir or Path("/lib/modules") / kernel.kver / "build"
+    out = BUILD / kernel.kver / "test-modules" / sc.name / name
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(sc / name, out)
+    log(f"building the test module {name} for {kernel.kver}")
+    run_logged(["make", "-C", str(kdir), f"M={out}", "modules"],
+               logdir / "test-module-build.log", "test module build")
+    ko = out / f"{name}.ko"
+    if not ko.exists():
+        raise Fail(f"test module build left no {ko}")
+    return str(ko)
 
 
 def build_daemon(logdir):
@@ -444,16 +591,24 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
     if len(roles) > 250:
         raise Fail("too many roles")
 
+    kernel = find_kernel(series)
+    kver = kernel.kver
     timeout = args.timeout or conf_int(conf, "TIMEOUT", 300)
-    kver, vmlinuz = find_kernel(series)
+    if kernel.debug and not args.timeout:
+        timeout *= DEBUG_TIMEOUT_FACTOR
     pats, allow_re = load_patterns(conf)
-    log(f"scenario {name}: roles {' '.join(roles)}, kernel {kver}, timeout {timeout} s")
+    memdebug = memdebug_cmdline(kernel)
+    log(f"scenario {name}: roles {' '.join(roles)}, kernel {kver}, timeout {timeout} s, "
+        f"memory debugging: {memdebug or 'off'}")
 
     # Before booting: everything the guests will run must exist.
-    initramfs = ensure_initramfs(kver)
+    initramfs = ensure_initramfs(kernel)
     ko = str(BUILD / kver / "kmod" / "farswap.ko")
     if conf.get("NEEDS_MODULE") == "1":
-        ko = build_module(kver, logdir)
+        ko = build_module(kernel, logdir)
+    test_ko = ""
+    if conf.get("TEST_MODULE"):
+        test_ko = build_test_module(kernel, sc, conf["TEST_MODULE"], logdir)
     if conf.get("NEEDS_DAEMON") == "1":
         build_daemon(logdir)        # the test tools come along
     elif conf.get("NEEDS_TOOLS") == "1":
@@ -496,6 +651,7 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
             "FARSWAP_SRC": str(SRC),
             "FARSWAP_KO": ko,
             "FARSWAP_KVER": kver,
+            "BED_TEST_KO": test_ko,
             "BED": "/bed",
             "BED_ROLE": g.role,
             "BED_SCENARIO_DIR": str(sc.resolve()),
@@ -504,6 +660,10 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
             "BED_LINKS": " ".join(",".join(l[1:]) for l in g.links),
             "ALLOW_LOG_PATTERNS": conf.get("ALLOW_LOG_PATTERNS", ""),
         })
+        if kernel.debug:
+            # guest-init.sh links /lib/modules/<kver> here: modprobe of a
+            # built-in module (rdma_cm, libcrc32c...) then succeeds.
+            env["BED_MODULES_DIR"] = str(kernel.modules)
         for _, _, netdev, rxe, addr, peer in g.links:
             ip = addr.split("/")[0]
             peer_ip = ip[: ip.rfind(".")] + (".2" if ip.endswith(".1") else ".1")
@@ -526,8 +686,8 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
     for g in guests:
         # EXTRA_CMDLINE for every guest, EXTRA_CMDLINE_<role> for one.
         role_extra = conf.get(f"EXTRA_CMDLINE_{g.role}", "")
-        launch(g, vmlinuz, initramfs, shared, logdir,
-               f"{cmdline_extra} {role_extra}".strip())
+        launch(g, kernel.image, initramfs, shared, logdir,
+               f"{memdebug} {cmdline_extra} {role_extra}".strip())
     t_launch = time.monotonic()
     log(f"booting {len(guests)} guest(s); console logs in {logdir}")
 
@@ -753,7 +913,8 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="boot a scenario's guests and judge the run")
     r.add_argument("scenario", help="name under tests/vm/scenarios/ or a directory")
-    r.add_argument("--kernel", help="kernel series: 6.12 (default) or 6.1")
+    r.add_argument("--kernel", help="kernel series: 6.12 (default) or 6.1, or 'debug' "
+                   "(scripts/debug-kernel.sh: KASAN, lockdep; built when missing)")
     r.add_argument("--timeout", type=int, help="seconds, overrides TIMEOUT in scenario.conf")
     r.add_argument("--keep", action="store_true",
                    help="keep the run directory build/vm-runs/<scenario>/ afterwards")

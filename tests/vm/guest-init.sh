@@ -51,6 +51,18 @@ envfile=/bed/.bed/$BED_ROLE.env
 # shellcheck source=/dev/null
 . "$envfile"
 
+# The debug kernel (bed.py --kernel debug) has every module built in and
+# its modules.builtin in its cache, not under the machine's /lib/modules:
+# link it there (the root is an overlay), so that modprobe of a built-in
+# module (rdma_cm, libcrc32c, ...) succeeds as it does on Debian's kernels.
+if [ -n "${BED_MODULES_DIR:-}" ]; then
+	kver=$(</proc/sys/kernel/osrelease)
+	if [ ! -e "/lib/modules/$kver" ]; then
+		ln -s "$BED_MODULES_DIR" "/lib/modules/$kver" ||
+			setup_fail "cannot link /lib/modules/$kver to $BED_MODULES_DIR"
+	fi
+fi
+
 # Each guest writes its own view of the peers: role names resolve.
 {
 	echo "127.0.0.1 localhost"
@@ -87,8 +99,10 @@ for link in ${BED_LINKS:-}; do
 done
 
 # Swap traffic must reach the swap device under test: zswap is off on the
-# command line; say so loudly if something turned it back on.
-if [ "$(</sys/module/zswap/parameters/enabled)" = Y ]; then
+# command line; say so loudly if something turned it back on.  (The debug
+# kernel has no zswap at all.)
+zswap=/sys/module/zswap/parameters/enabled
+if [ -r $zswap ] && [ "$(<$zswap)" = Y ]; then
 	say "warning: zswap is enabled"
 fi
 

@@ -63,6 +63,8 @@ done
 [ -n "$bed_role" ] || fatal "no bed_role= on the kernel command line"
 echo "$bed_role" >/proc/sys/kernel/hostname
 
+# The debug kernel (bed.py --kernel debug) has them all built in: its
+# order file is empty and nothing is loaded.
 echo "farswap-bed: initramfs: loading modules at $(uptime) s"
 for m in $(cat /modules/order); do
 	# A module that is already built in or loaded answers EEXIST: fine.

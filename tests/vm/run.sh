@@ -10,6 +10,9 @@
 #
 #   FARSWAP_VM_ONLY="rdma-rw selftest-exit"   run only these (names)
 #   FARSWAP_VM_FULL=1   also the scenarios marked 'full' ('make check-full')
+#   FARSWAP_VM_KERNEL=debug   the scenarios marked 'debug', on the debug
+#                       kernel (KASAN, lockdep: 'make check-debug'), named
+#                       vm/NAME@debug; with FARSWAP_VM_ONLY, those named
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,6 +20,28 @@ top=$(cd "$here/../.." && pwd)
 build=${FARSWAP_BUILD_DIR:-$top/build}
 bed=$here/bed.py
 failed=0
+kernel=${FARSWAP_VM_KERNEL:-}
+case $kernel in
+'' | debug) ;;
+*)
+	echo "FAIL: vm: FARSWAP_VM_KERNEL=$kernel: only 'debug' (or unset)"
+	exit 1
+	;;
+esac
+
+# The debug kernel is built once, before the first scenario: a build
+# failure is one FAIL line here, not one per scenario after as many
+# attempts.  A warm cache answers at once.
+if [ "$kernel" = debug ]; then
+	echo "vm: the debug kernel (scripts/debug-kernel.sh; a cold build takes tens of minutes)"
+	dklog=$build/debug-kernel.log
+	mkdir -p "$build"
+	if ! "$top/scripts/debug-kernel.sh" >"$dklog" 2>&1; then
+		echo "FAIL: vm/debug-kernel: scripts/debug-kernel.sh failed: $(tail -n1 "$dklog")"
+		exit 1
+	fi
+	echo "vm: debug kernel $(tail -n1 "$dklog")"
+fi
 
 # conf_value FILE KEY: a value from a scenario.conf (shell syntax).
 conf_value() {
@@ -90,6 +115,13 @@ tcg_eflags_fault() {
 # a crash of farswapd itself is never excused.
 environment_fault() {
 	local console role line
+	# A memory-safety or locking report (KASAN, KFENCE, SLUB, page
+	# poisoning, lockdep, debug objects) is a finding on any guest, never
+	# the emulation's: no retry may hide it.
+	if grep -aqE 'BUG: (KASAN|KFENCE)|BUG [^ :]+ \((Not tainted|Tainted: [^)]*)\):|pagealloc: memory corruption|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|ODEBUG:' \
+		"$1"/*.console 2>/dev/null; then
+		return 1
+	fi
 	for console in "$1"/*.console; do
 		[ -f "$console" ] || continue
 		if line=$(tcg_eflags_fault "$console"); then
@@ -131,10 +163,13 @@ while read -r name opts; do
 	args=()
 	tag=vm/$name
 	full=
+	debug=
+	series=
 	for o in $opts; do
 		case $o in
 		full) full=1 ;;
-		kernel=*) args+=(--kernel "${o#kernel=}") tag=$tag@${o#kernel=} ;;
+		debug) debug=1 ;;
+		kernel=*) series=${o#kernel=} ;;
 		timeout=*) args+=(--timeout "${o#timeout=}") ;;
 		'#'*) break ;;
 		*)
@@ -145,10 +180,21 @@ while read -r name opts; do
 		esac
 	done
 
-	# A 'full' scenario runs in 'make check-full', or when named.
-	if [ -n "$full" ] && [ -z "${FARSWAP_VM_FULL:-}" ] &&
+	if [ "$kernel" = debug ]; then
+		# 'make check-debug': the lines marked 'debug' (or named), once
+		# each on the debug kernel; a line for another kernel series
+		# (swap-1donor kernel=6.1) is that series' test, not this one.
+		[ -z "$series" ] || continue
+		[ -n "$debug" ] || [ -n "${FARSWAP_VM_ONLY:-}" ] || continue
+		series=debug
+	elif [ -n "$full" ] && [ -z "${FARSWAP_VM_FULL:-}" ] &&
 		[ -z "${FARSWAP_VM_ONLY:-}" ]; then
+		# A 'full' scenario runs in 'make check-full', or when named.
 		continue
+	fi
+	if [ -n "$series" ]; then
+		args+=(--kernel "$series")
+		tag=$tag@$series
 	fi
 
 	conf=$here/scenarios/$name/scenario.conf
