@@ -91,8 +91,14 @@ MEMDEBUG = [
 # --kernel debug: scripts/debug-kernel.sh's kernel (KASAN, lockdep, debug
 # objects).  KASAN checks every slab and page access itself, so it gets
 # none of MEMDEBUG; but by default it reports only the first bug of a
-# boot, and a run can hold two.
-MEMDEBUG_KASAN = "kasan_multi_shot"
+# boot, and a run can hold two.  Under TCG, KASAN and lockdep make the
+# kernel's own init take minutes: the soft-lockup watchdog and RCU's
+# stall warnings fired on every boot (seen: "soft lockup - CPU#0 stuck
+# for 85s! [swapper/0:1]" in lockdep_init_map_type), so they are off or
+# far out there; hung tasks are still reported.
+MEMDEBUG_KASAN = ("kasan_multi_shot nosoftlockup "
+                  "rcupdate.rcu_cpu_stall_suppress_at_boot=1 "
+                  "rcupdate.rcu_cpu_stall_timeout=300")
 DEBUG_SERIES = "debug"
 # KASAN, lockdep and debug objects under TCG: a scenario's TIMEOUT is
 # multiplied by this on the debug kernel (--timeout is taken as given).
