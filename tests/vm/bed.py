@@ -663,6 +663,8 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
             "BED_SCENARIO_DIR": str(sc.resolve()),
             "BED_SCRIPT": str((sc / f"{g.role}.sh").resolve()),
             "BED_TIMEOUT": str(timeout),
+            # The scripts' own waits stretch as TIMEOUT does (guest-lib.sh).
+            "BED_TIME_SCALE": str(DEBUG_TIMEOUT_FACTOR if kernel.debug else 1),
             "BED_LINKS": " ".join(",".join(l[1:]) for l in g.links),
             "ALLOW_LOG_PATTERNS": conf.get("ALLOW_LOG_PATTERNS", ""),
         })

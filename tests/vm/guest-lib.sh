@@ -96,7 +96,8 @@ bed_cut_power() {
 
 bed_wait() {
 	[ $# -ge 2 ] || bed_fail "usage: bed_wait ROLE NAME [TIMEOUT]"
-	local role=$1 name=$2 secs=${3:-120}
+	# BED_TIME_SCALE: bed.py stretches waits on a slow kernel (debug).
+	local role=$1 name=$2 secs=$((${3:-120} * ${BED_TIME_SCALE:-1}))
 	local end=$((SECONDS + secs))
 
 	while [ ! -e "$BED/$role.$name" ]; do
