@@ -989,6 +989,18 @@ void farswap_slab_revoked(struct farswap_donor *donor, u32 remote_id,
 	queue_work(dev->wq, &dev->loss_work);
 }
 
+/*
+ * debugfs copy_pause_ms: tests stretch a move (before each piece of its
+ * copy, and before its switch) to land a revoke or a failure in it.
+ */
+static void farswap_copy_pause(struct farswap_dev *dev)
+{
+	u32 ms = READ_ONCE(dev->copy_pause_ms);
+
+	if (ms)
+		msleep(ms);
+}
+
 /* Copy a chunk's written pages from one placement to another. */
 static int farswap_copy_chunk(struct farswap_dev *dev,
 			      struct farswap_chunk *chunk,
@@ -1021,6 +1033,7 @@ static int farswap_copy_chunk(struct farswap_dev *dev,
 		 * whole session, not just that slab.  Checked before every
 		 * piece, the copy stops within the grace.
 		 */
+		farswap_copy_pause(dev);
 		if (!farswap_place_live(from) || !farswap_place_live(to))
 			return -ENOLINK;
 		ret = farswap_rdma_sync(from->donor, false, dev->bounce,
@@ -1331,6 +1344,7 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 		}
 	}
 
+	farswap_copy_pause(dev);
 	/* Switch: hold all I/O until reads of the old copy have finished. */
 	spin_lock_irqsave(&chunk->lock, flags);
 	chunk->state = FARSWAP_CHUNK_SWITCHING;
@@ -1783,6 +1797,7 @@ static int farswap_reclaim_one(struct farswap_dev *dev,
 	struct farswap_rslab *rs = NULL, *it;
 	u32 moved = 0, i, left;
 	unsigned long flags;
+	bool revoked;
 	int ret = 0;
 
 	mutex_lock(&dev->map_mutex);
@@ -1826,16 +1841,22 @@ static int farswap_reclaim_one(struct farswap_dev *dev,
 
 	spin_lock_irqsave(&dev->rslab_lock, flags);
 	left = rs->slots.used;
+	revoked = rs->state == FARSWAP_RSLAB_REVOKED;
 	if (!left) {
 		list_del(&rs->node);
 		dev->nr_rslabs--;
-	} else if (rs->state == FARSWAP_RSLAB_RECLAIMING) {
-		/* Not if revoked meanwhile: the loss work retires it. */
+	} else if (!revoked) {
 		rs->state = FARSWAP_RSLAB_LIVE;
 	}
 	spin_unlock_irqrestore(&dev->rslab_lock, flags);
 	mutex_unlock(&dev->map_mutex);
 
+	if (left && revoked) {
+		/* The loss work retires it, and drops the chunks left there. */
+		pr_warn("%s: donor %s revoked its slab %u while its chunks moved: %u moved, %u left there\n",
+			dev->name, donor->name, item->remote_id, moved, left);
+		return FARSWAP_ST_NO_SPACE;
+	}
 	if (left) {
 		pr_warn("%s: donor %s reclaims its slab %u, but %u of its chunks could not move (%d): keeping it\n",
 			dev->name, donor->name, item->remote_id, left, ret);

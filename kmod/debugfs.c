@@ -9,6 +9,13 @@
  *
  * For people and the bench, not an ABI: the histograms may change shape.
  * Per-request timing is in the tracepoints (trace.h).
+ *
+ * Two knobs for tests widen windows that are too narrow to aim at:
+ * farswap/attach_pause_ms (attach waits that long between its donors
+ * going live and the device's map existing) and farswap/farswapN/
+ * copy_pause_ms (a pause before each piece a migration or repair
+ * copies, and before a migration's switch).  Both are 0 unless a test
+ * sets them.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -16,6 +23,7 @@
 #include "farswap.h"
 
 static struct dentry *farswap_debugfs_root;
+u32 farswap_attach_pause_ms;
 
 static void farswap_lat_line(struct seq_file *m, u64 *counts,
 			     const char *scope, const char *dir,
@@ -66,6 +74,8 @@ DEFINE_SHOW_ATTRIBUTE(farswap_latency);
 void farswap_debugfs_init(void)
 {
 	farswap_debugfs_root = debugfs_create_dir("farswap", NULL);
+	debugfs_create_u32("attach_pause_ms", 0600, farswap_debugfs_root,
+			   &farswap_attach_pause_ms);
 }
 
 void farswap_debugfs_exit(void)
@@ -79,6 +89,8 @@ void farswap_debugfs_add(struct farswap_dev *dev)
 	dev->debugfs = debugfs_create_dir(dev->name, farswap_debugfs_root);
 	debugfs_create_file("latency", 0400, dev->debugfs, dev,
 			    &farswap_latency_fops);
+	debugfs_create_u32("copy_pause_ms", 0600, dev->debugfs,
+			   &dev->copy_pause_ms);
 }
 
 /* Waits for readers of the device's files to leave. */

@@ -4,6 +4,7 @@
  * per-device sysfs attributes under /sys/block/farswapN/farswap/.
  */
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
 
@@ -688,6 +689,21 @@ static void farswap_warn_overcommit(struct farswap_dev *dev)
 		dev->name, dev->geo.nr_slabs, offered);
 }
 
+/*
+ * debugfs attach_pause_ms, for tests: the donors are live and the map
+ * does not exist yet; a donor failing now must not reach the map.
+ */
+static void farswap_attach_pause(struct farswap_dev *dev)
+{
+	u32 ms = READ_ONCE(farswap_attach_pause_ms);
+
+	if (!ms)
+		return;
+	pr_info("%s: donors connected; attach pauses %u ms (debugfs attach_pause_ms)\n",
+		dev->name, ms);
+	msleep(ms);
+}
+
 /**
  * farswap_dev_attach - create /dev/farswapN on the given donors
  * @a: parsed attach arguments
@@ -748,6 +764,7 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 	ret = farswap_connect_donors(dev, why);
 	if (ret)
 		goto out_destroy;
+	farswap_attach_pause(dev);
 	ret = farswap_pick_slab_size(dev, a, &slab_size, why);
 	if (ret)
 		goto out_destroy;

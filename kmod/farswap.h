@@ -362,6 +362,13 @@ struct farswap_dev {
 	unsigned int open_count;
 	struct kobject *donors_kobj;	/* /sys/block/farswapN/donors/ */
 	struct dentry *debugfs;		/* /sys/kernel/debug/farswap/farswapN/ */
+	/*
+	 * debugfs copy_pause_ms, for tests: a pause before each piece of a
+	 * migration or repair copy and before a migration's switch, so that
+	 * a revoke or a donor's failure can be made to land in the middle
+	 * of one (under emulation a move is too quick to aim at).  0 in use.
+	 */
+	u32 copy_pause_ms;
 
 	/*
 	 * Write bytes in flight per write hardware queue, capped so that
@@ -524,6 +531,7 @@ int farswap_donor_dirs_add(struct farswap_dev *dev);
 void farswap_donor_dirs_remove(struct farswap_dev *dev);
 
 /* debugfs.c */
+extern u32 farswap_attach_pause_ms;
 void farswap_debugfs_init(void);
 void farswap_debugfs_exit(void);
 void farswap_debugfs_add(struct farswap_dev *dev);

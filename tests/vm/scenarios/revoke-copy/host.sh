@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# revoke-copy, host side.
+set -euo pipefail
+. "$FARSWAP_SRC/tests/vm/guest-lib.sh"
+. "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
+
+d1=$FARSWAP_PEER_donor
+d2=$FARSWAP_PEER_donor2
+chunks=24	# 48 MiB: three 16 MiB slabs of 8 chunks
+field() { fs_donor_field "$name" "$1" "$2"; }
+
+fs_load_module
+bed_wait donor ready 120
+bed_wait donor2 ready 120
+dev=$(fs_attach --donor "$d1" --donor "$d2" --size 48M --replicas 1)
+name=${dev#/dev/}
+
+bed_signal kill-farswapd
+bed_wait donor2 farswapd-killed 60
+fs_wait_donor_state "$name" "$d2" '!live' 60
+head -c $((chunks * 2 << 20)) /dev/urandom >/run/data
+dd if=/run/data of="$dev" bs=1M oflag=direct status=none || bed_fail "writing $dev failed"
+[ "$(field "$d1" slabs)" = 3 ] || bed_fail "$d1 holds $(field "$d1" slabs) slabs, not 3"
+bed_signal restart-farswapd
+fs_wait_donor_state "$name" "$d2" live 120
+
+# 50 ms before each 64 KiB piece: a chunk takes 1.6 s or more to move,
+# a slab's eight far longer than the donor's 6 s to the revoke.
+pause=/sys/kernel/debug/farswap/$name/copy_pause_ms
+[ -f "$pause" ] || bed_fail "no $pause"
+echo 50 >"$pause"
+bed_signal written
+
+bed_wait donor revoked 600
+# Past the grace: the reclaim stopped copying from the revoked slab.
+echo 0 >"$pause"
+stopped=$(dmesg | grep -c "donor $d1:7471 revoked its slab [0-9]* while its chunks moved" || true)
+bed_result revoke-copy.host.stopped_copies "$stopped"
+if [ "$stopped" = 0 ]; then
+	dmesg | grep -E "reclaims|revoked|took back" | sed 's/^/  /'
+	bed_fail "no revoke landed in a copy: the window was missed, nothing was tested"
+fi
+dmesg | grep "revoked its slab [0-9]* while its chunks moved" | sed 's/^/  /'
+[ "$(field "$d1" state)" = live ] || bed_fail "$d1 is $(field "$d1" state) after revoking one slab mid-copy: the whole session went"
+[ "$(field "$d1" reconnects)" = 0 ] || bed_fail "$d1 reconnected $(field "$d1" reconnects) times: the copy read a deregistered slab"
+revoked=$(field "$d1" revoked)
+bed_result revoke-copy.host.revoked "$revoked"
+[ "$revoked" -ge 1 ] || bed_fail "the host counts no revoked slab"
+# The loss work has the map once the reclaim lets go of it.
+end=$((SECONDS + 60))
+until [ "$(fs_dev_stat "$name" lost_pages)" -gt 0 ]; do
+	[ $SECONDS -lt $end ] || bed_fail "no page counted lost 60 s after the revoke"
+	sleep 1
+done
+sleep 2
+
+# Chunk by chunk: moved chunks read back intact, the rest fail.
+bad=0
+for ((c = 0; c < chunks; c++)); do
+	if dd if="$dev" of=/run/chunk bs=1M skip=$((2 * c)) count=2 iflag=direct status=none 2>/dev/null; then
+		cmp -s /run/chunk <(dd if=/run/data bs=1M skip=$((2 * c)) count=2 status=none) ||
+			bed_fail "chunk $c read back other bytes than were written"
+	else
+		bad=$((bad + 1))
+	fi
+done
+moved=$(fs_dev_stat "$name" migrations)
+lost=$(fs_dev_stat "$name" lost_pages)
+bed_result revoke-copy.host.chunks_moved "$moved"
+bed_result revoke-copy.host.eio_chunks "$bad"
+bed_result revoke-copy.host.lost_pages "$lost"
+[ "$bad" -ge 1 ] || bed_fail "no chunk lost: the revoked slab held none"
+[ "$bad" -lt "$chunks" ] || bed_fail "every chunk lost"
+[ "$lost" = $((bad * 512)) ] || bed_fail "$lost pages counted lost, $bad chunks fail to read ($((bad * 512)) pages)"
+"$FS_CTL" status "$name" | sed 's/^/  /'
+"$FS_CTL" detach "$name"
+rmmod farswap
+check_kernel_log
+bed_signal done
