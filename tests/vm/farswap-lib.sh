@@ -115,7 +115,14 @@ fs_load_module() {
 	modprobe rdma_cm || bed_fail "modprobe rdma_cm failed"
 	modprobe libcrc32c || bed_fail "modprobe libcrc32c failed"
 	modprobe libchacha20poly1305 || bed_fail "modprobe libchacha20poly1305 failed"
-	insmod "$FARSWAP_KO" "$@" || bed_fail "insmod $FARSWAP_KO $* failed"
+	# The debug kernel (KASAN, lockdep) under TCG takes seconds per I/O:
+	# its timeouts stretch as the bed's waits do (a scenario's own
+	# values, after these, win).
+	local slow=() k=${BED_TIME_SCALE:-1}
+	[ "$k" -le 1 ] || slow=(io_timeout_ms=$((10000 * k))
+		ctrl_timeout_ms=$((10000 * k)) connect_timeout_ms=$((5000 * k))
+		keepalive_ms=$((10000 * k)))
+	insmod "$FARSWAP_KO" "${slow[@]}" "$@" || bed_fail "insmod $FARSWAP_KO ${slow[*]} $* failed"
 	[ -d /sys/kernel/farswap ] || bed_fail "no /sys/kernel/farswap after insmod"
 	fs_add_key
 }

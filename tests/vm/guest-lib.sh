@@ -121,7 +121,7 @@ bed_result() {
 
 bed_wait_rdma_listen() {
 	[ $# -ge 1 ] || bed_fail "usage: bed_wait_rdma_listen PORT [TIMEOUT [PID]]"
-	local port=$1 secs=${2:-60} pid=${3:-}
+	local port=$1 secs=$((${2:-60} * ${BED_TIME_SCALE:-1})) pid=${3:-}
 	local end=$((SECONDS + secs))
 
 	# rdma_cm listeners are not sockets: ss cannot see them, but the
