@@ -1394,36 +1394,41 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
  * Re-replication
  */
 
-/* Fewer serving replicas than the device wants, but one to copy from. */
-static bool farswap_chunk_degraded_locked(struct farswap_dev *dev,
-					  const struct farswap_chunk *chunk,
-					  int *src)
+/* The chunk's serving copies: live and up to date. */
+unsigned int farswap_chunk_serving_locked(const struct farswap_chunk *chunk)
 {
 	unsigned int r, serving = 0;
 
-	*src = -1;
+	lockdep_assert_held(&chunk->lock);
+	for (r = 0; r < chunk->nr_places; r++)
+		serving += (chunk->uptodate & BIT(r)) &&
+			   farswap_place_live(&chunk->place[r]);
+	return serving;
+}
+
+/* Fewer serving replicas than the device wants, but one to copy from. */
+static bool farswap_chunk_degraded_locked(struct farswap_dev *dev,
+					  const struct farswap_chunk *chunk)
+{
+	unsigned int r, serving;
+
 	if (chunk->state != FARSWAP_CHUNK_BOUND)
 		return false;
-	for (r = 0; r < chunk->nr_places; r++) {
-		const struct farswap_placement *p = &chunk->place[r];
-
-		/* The loss work drops dead copies first. */
-		if (!farswap_place_live(p))
+	/* The loss work drops dead copies first. */
+	for (r = 0; r < chunk->nr_places; r++)
+		if (!farswap_place_live(&chunk->place[r]))
 			return false;
-		if (!(chunk->uptodate & BIT(r)))
-			continue;
-		serving++;
-		*src = r;
-	}
+	serving = farswap_chunk_serving_locked(chunk);
 	return serving && serving < farswap_replicas_possible(dev);
 }
 
 /* A BOUND chunk, all of whose copies are live, with damaged pages noted. */
-static bool farswap_chunk_damaged_locked(const struct farswap_chunk *chunk)
+bool farswap_chunk_damaged_locked(const struct farswap_chunk *chunk)
 {
 	bool damaged = false;
 	unsigned int r;
 
+	lockdep_assert_held(&chunk->lock);
 	if (chunk->state != FARSWAP_CHUNK_BOUND)
 		return false;
 	for (r = 0; r < chunk->nr_places; r++) {
@@ -1570,7 +1575,7 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 	int s, ret;
 
 	spin_lock_irqsave(&chunk->lock, flags);
-	degraded = farswap_chunk_degraded_locked(dev, chunk, &s);
+	degraded = farswap_chunk_degraded_locked(dev, chunk);
 	if (!degraded && !farswap_chunk_damaged_locked(chunk)) {
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		return 0;

@@ -593,6 +593,8 @@ void farswap_chunk_fill_locked(struct farswap_dev *dev,
 void farswap_chunk_stale_locked(struct farswap_dev *dev,
 				struct farswap_chunk *chunk,
 				const struct farswap_placement *place);
+unsigned int farswap_chunk_serving_locked(const struct farswap_chunk *chunk);
+bool farswap_chunk_damaged_locked(const struct farswap_chunk *chunk);
 void farswap_repair_work(struct work_struct *work);
 void farswap_put_slot(struct farswap_dev *dev,
 		      const struct farswap_placement *place);
