@@ -521,13 +521,10 @@ void farswap_chunk_stale_locked(struct farswap_dev *dev,
 				struct farswap_chunk *chunk,
 				const struct farswap_placement *place)
 {
-	unsigned int r;
+	int r = farswap_chunk_place_locked(chunk, place);
 
-	lockdep_assert_held(&chunk->lock);
-	for (r = 0; r < chunk->nr_places; r++)
-		if (chunk->place[r].rslab == place->rslab &&
-		    chunk->place[r].slot == place->slot)
-			chunk->uptodate &= ~BIT(r);
+	if (r >= 0)
+		chunk->uptodate &= ~BIT(r);
 }
 
 /*
@@ -1145,14 +1142,10 @@ static int farswap_chunk_source_locked(const struct farswap_chunk *chunk)
 static bool farswap_chunk_serves_locked(const struct farswap_chunk *chunk,
 					const struct farswap_placement *p)
 {
-	unsigned int r;
+	int r = farswap_chunk_place_locked(chunk, p);
 
-	for (r = 0; r < chunk->nr_places; r++)
-		if (chunk->place[r].rslab == p->rslab &&
-		    chunk->place[r].slot == p->slot)
-			return (chunk->uptodate & BIT(r)) &&
-			       farswap_place_live(&chunk->place[r]);
-	return false;
+	return r >= 0 && (chunk->uptodate & BIT(r)) &&
+	       farswap_place_live(&chunk->place[r]);
 }
 
 /* The chunk's placement in @rs, or -1. */
@@ -1415,36 +1408,41 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
  * Re-replication
  */
 
-/* Fewer serving replicas than the device wants, but one to copy from. */
-static bool farswap_chunk_degraded_locked(struct farswap_dev *dev,
-					  const struct farswap_chunk *chunk,
-					  int *src)
+/* The chunk's serving copies: live and up to date. */
+unsigned int farswap_chunk_serving_locked(const struct farswap_chunk *chunk)
 {
 	unsigned int r, serving = 0;
 
-	*src = -1;
+	lockdep_assert_held(&chunk->lock);
+	for (r = 0; r < chunk->nr_places; r++)
+		serving += (chunk->uptodate & BIT(r)) &&
+			   farswap_place_live(&chunk->place[r]);
+	return serving;
+}
+
+/* Fewer serving replicas than the device wants, but one to copy from. */
+static bool farswap_chunk_degraded_locked(struct farswap_dev *dev,
+					  const struct farswap_chunk *chunk)
+{
+	unsigned int r, serving;
+
 	if (chunk->state != FARSWAP_CHUNK_BOUND)
 		return false;
-	for (r = 0; r < chunk->nr_places; r++) {
-		const struct farswap_placement *p = &chunk->place[r];
-
-		/* The loss work drops dead copies first. */
-		if (!farswap_place_live(p))
+	/* The loss work drops dead copies first. */
+	for (r = 0; r < chunk->nr_places; r++)
+		if (!farswap_place_live(&chunk->place[r]))
 			return false;
-		if (!(chunk->uptodate & BIT(r)))
-			continue;
-		serving++;
-		*src = r;
-	}
+	serving = farswap_chunk_serving_locked(chunk);
 	return serving && serving < farswap_replicas_possible(dev);
 }
 
 /* A BOUND chunk, all of whose copies are live, with damaged pages noted. */
-static bool farswap_chunk_damaged_locked(const struct farswap_chunk *chunk)
+bool farswap_chunk_damaged_locked(const struct farswap_chunk *chunk)
 {
 	bool damaged = false;
 	unsigned int r;
 
+	lockdep_assert_held(&chunk->lock);
 	if (chunk->state != FARSWAP_CHUNK_BOUND)
 		return false;
 	for (r = 0; r < chunk->nr_places; r++) {
@@ -1505,8 +1503,7 @@ static int farswap_fix_page(struct farswap_dev *dev,
 {
 	u64 off = (u64)fix->page << FARSWAP_PAGE_SHIFT;
 	unsigned long flags;
-	unsigned int r;
-	int ret;
+	int r, ret;
 
 	if (!farswap_place_live(&fix->good) || !farswap_place_live(&fix->bad))
 		return -ENOLINK;
@@ -1521,11 +1518,9 @@ static int farswap_fix_page(struct farswap_dev *dev,
 	if (ret)
 		return ret;
 	spin_lock_irqsave(&chunk->lock, flags);
-	for (r = 0; r < chunk->nr_places; r++)
-		if (chunk->place[r].rslab == fix->bad.rslab &&
-		    chunk->place[r].slot == fix->bad.slot)
-			farswap_damage_clear(&chunk->place[r].damage,
-					     fix->page, 1);
+	r = farswap_chunk_place_locked(chunk, &fix->bad);
+	if (r >= 0)
+		farswap_damage_clear(&chunk->place[r].damage, fix->page, 1);
 	spin_unlock_irqrestore(&chunk->lock, flags);
 	atomic64_inc(&dev->stats.healed_pages);
 	return 0;
@@ -1594,7 +1589,7 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 	int s, ret;
 
 	spin_lock_irqsave(&chunk->lock, flags);
-	degraded = farswap_chunk_degraded_locked(dev, chunk, &s);
+	degraded = farswap_chunk_degraded_locked(dev, chunk);
 	if (!degraded && !farswap_chunk_damaged_locked(chunk)) {
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		return 0;
@@ -1655,12 +1650,15 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 		     chunk->nr_places >= FARSWAP_MAX_REPLICAS))
 		ret = -EAGAIN;
 	if (!ret) {
-		/* It holds what its source held, damage included. */
+		/*
+		 * It holds what its source held, damage included: as the
+		 * chunk notes it now, reads during the copy may have added
+		 * pages.
+		 */
 		to.damage = src.damage;
-		for (r = 0; r < chunk->nr_places; r++)
-			if (chunk->place[r].rslab == src.rslab &&
-			    chunk->place[r].slot == src.slot)
-				to.damage = chunk->place[r].damage;
+		s = farswap_chunk_place_locked(chunk, &src);
+		if (s >= 0)
+			to.damage = chunk->place[s].damage;
 		chunk->place[chunk->nr_places] = to;
 		chunk->uptodate |= BIT(chunk->nr_places);
 		chunk->nr_places++;

@@ -1065,7 +1065,17 @@ static ssize_t write_inflight_kb_store(struct device *d,
 }
 static DEVICE_ATTR_RW(write_inflight_kb);
 
-/* Chunks with fewer serving replicas than the device wants. */
+/*
+ * Chunks with damaged pages to rewrite, or fewer serving replicas than
+ * the device wants: not whole until the repair did.  The repair's own
+ * tests, but short counts against the replicas asked for, not the live
+ * donors the repair can copy to now.  Where the damage test looks past a
+ * copy that does not serve (dead or stale), the chunk is short anyway: a
+ * bound chunk has no more copies than the device wants.  The damage test
+ * goes first: a donor may die while the lock is held, but a copy it took
+ * never serves again (a session that comes back has a new gen), so one
+ * the test saw dead is still dead when the serving copies are counted.
+ */
 static u32 farswap_degraded_chunks(struct farswap_dev *dev)
 {
 	unsigned int want = dev->params.replicas;
@@ -1073,19 +1083,12 @@ static u32 farswap_degraded_chunks(struct farswap_dev *dev)
 
 	for (i = 0; i < dev->geo.nr_chunks; i++) {
 		struct farswap_chunk *chunk = &dev->chunks[i];
-		unsigned int r, serving = 0;
-		bool damaged = false;
 		unsigned long flags;
 
 		spin_lock_irqsave(&chunk->lock, flags);
-		for (r = 0; r < chunk->nr_places; r++) {
-			serving += (chunk->uptodate & BIT(r)) &&
-				   farswap_place_live(&chunk->place[r]);
-			damaged |= chunk->place[r].damage.nr != 0;
-		}
-		/* Damaged pages to rewrite: not whole until the repair did. */
 		degraded += chunk->state == FARSWAP_CHUNK_BOUND &&
-			    (serving < want || damaged);
+			    (farswap_chunk_damaged_locked(chunk) ||
+			     farswap_chunk_serving_locked(chunk) < want);
 		spin_unlock_irqrestore(&chunk->lock, flags);
 	}
 	return degraded;

@@ -601,6 +601,8 @@ void farswap_chunk_fill_locked(struct farswap_dev *dev,
 void farswap_chunk_stale_locked(struct farswap_dev *dev,
 				struct farswap_chunk *chunk,
 				const struct farswap_placement *place);
+unsigned int farswap_chunk_serving_locked(const struct farswap_chunk *chunk);
+bool farswap_chunk_damaged_locked(const struct farswap_chunk *chunk);
 void farswap_repair_work(struct work_struct *work);
 void farswap_put_slot(struct farswap_dev *dev,
 		      const struct farswap_placement *place);
@@ -638,6 +640,28 @@ static inline struct farswap_chunk *farswap_chunk_of(struct farswap_dev *dev,
 						     u32 index)
 {
 	return &dev->chunks[index];
+}
+
+/*
+ * The index in chunk->place[] of @place, a copy of one of the chunk's
+ * placements taken earlier, or -1 if the chunk holds it no more.  Copies
+ * are matched by rslab and slot, not by index (placements move down the
+ * array as others are removed) nor by their other fields (the damage
+ * noted in the chunk's own copy changes).  A slot belongs to one
+ * placement at a time, so at most one matches.
+ */
+static inline int
+farswap_chunk_place_locked(const struct farswap_chunk *chunk,
+			   const struct farswap_placement *place)
+{
+	unsigned int r;
+
+	lockdep_assert_held(&chunk->lock);
+	for (r = 0; r < chunk->nr_places; r++)
+		if (chunk->place[r].rslab == place->rslab &&
+		    chunk->place[r].slot == place->slot)
+			return r;
+	return -1;
 }
 
 /*

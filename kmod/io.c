@@ -461,17 +461,17 @@ static void farswap_heal(struct farswap_cmd *cmd, struct farswap_chunk *chunk)
 	u32 page = cmd->bad_page;
 	bool healed = false;
 	unsigned long flags;
-	int b = -1;
+	int b;
 	unsigned int r;
 
 	spin_lock_irqsave(&chunk->lock, flags);
+	b = farswap_chunk_place_locked(chunk, bad);
 	for (r = 0; r < chunk->nr_places; r++) {
 		const struct farswap_placement *p = &chunk->place[r];
 
-		if (p->rslab == bad->rslab && p->slot == bad->slot)
-			b = r;
-		else if ((chunk->uptodate & BIT(r)) && farswap_place_live(p) &&
-			 !farswap_damage_any(&p->damage, page, 1))
+		if ((int)r != b && (chunk->uptodate & BIT(r)) &&
+		    farswap_place_live(p) &&
+		    !farswap_damage_any(&p->damage, page, 1))
 			healed = true;
 	}
 	if (healed && b >= 0 &&
