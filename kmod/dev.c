@@ -690,8 +690,9 @@ static void farswap_warn_overcommit(struct farswap_dev *dev)
 }
 
 /*
- * debugfs attach_pause_ms, for tests: the donors are live and the map
- * does not exist yet; a donor failing now must not reach the map.
+ * debugfs attach_pause_ms, for tests: the donors are live and the map's
+ * geometry is known, but its chunks do not exist yet; a donor failing
+ * now must not reach the map.
  */
 static void farswap_attach_pause(struct farswap_dev *dev)
 {
@@ -764,7 +765,6 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 	ret = farswap_connect_donors(dev, why);
 	if (ret)
 		goto out_destroy;
-	farswap_attach_pause(dev);
 	ret = farswap_pick_slab_size(dev, a, &slab_size, why);
 	if (ret)
 		goto out_destroy;
@@ -783,6 +783,7 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 					   a->size, slab_size >> 20);
 		goto out_destroy;
 	}
+	farswap_attach_pause(dev);
 	ret = farswap_chunks_alloc(dev);
 	if (!ret)
 		ret = farswap_alloc_tags(dev);
