@@ -109,6 +109,31 @@ fs_stop_donor() {
 	bed_log "farswapd exited 0"
 }
 
+# farswapd killed (SIGKILL): to its hosts, a donor that died.
+fs_kill_donor() {
+	kill -KILL "$FS_DONOR_PID"
+	wait "$FS_DONOR_PID" || true
+	bed_log "farswapd killed (pid $FS_DONOR_PID)"
+}
+
+# fs_chunks_intact_or_eio DEV DATA CHUNKS: read DEV 2 MiB chunk by chunk
+# against the file DATA (written to it from offset 0): each chunk reads
+# back intact or fails (EIO, its pages lost); other bytes fail the test.
+# Sets FS_EIO_CHUNKS to how many failed.
+fs_chunks_intact_or_eio() {
+	local c
+
+	FS_EIO_CHUNKS=0
+	for ((c = 0; c < $3; c++)); do
+		if dd if="$1" of=/run/chunk bs=1M skip=$((2 * c)) count=2 iflag=direct status=none 2>/dev/null; then
+			cmp -s /run/chunk <(dd if="$2" bs=1M skip=$((2 * c)) count=2 status=none) ||
+				bed_fail "chunk $c read back other bytes than were written"
+		else
+			FS_EIO_CHUNKS=$((FS_EIO_CHUNKS + 1))
+		fi
+	done
+}
+
 fs_load_module() {
 	[ -f "$FARSWAP_KO" ] || bed_fail "no module at $FARSWAP_KO"
 	# insmod loads no dependencies: what modules.dep would bring.

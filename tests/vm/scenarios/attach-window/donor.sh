@@ -10,9 +10,7 @@ args=(--donate 64M --slab-size 16M)
 fs_start_donor "${args[@]}"
 bed_signal ready
 bed_wait host paused 120
-kill -KILL "$FS_DONOR_PID"
-wait "$FS_DONOR_PID" || true
-bed_log "farswapd killed during the host's attach"
+fs_kill_donor
 bed_signal killed
 bed_wait host attached 120
 fs_start_donor "${args[@]}"

@@ -9,9 +9,7 @@ set -euo pipefail
 fs_start_donor --donate 128M --slab-size 8M --headroom 32M --hysteresis 16M
 bed_signal ready
 bed_wait host kill-donor 800
-kill -KILL "$FS_DONOR_PID"
-wait "$FS_DONOR_PID" || true
-bed_log "farswapd killed"
+fs_kill_donor
 bed_signal farswapd-killed
 bed_wait host done 300
 check_kernel_log

@@ -11,9 +11,7 @@ args=(--donate 128M --slab-size 8M --headroom 32M --hysteresis 16M)
 fs_start_donor "${args[@]}"
 bed_signal ready
 bed_wait host kill-donor2 300
-kill -KILL "$FS_DONOR_PID"
-wait "$FS_DONOR_PID" || true
-bed_log "farswapd killed"
+fs_kill_donor
 bed_signal farswapd-killed
 bed_wait host restart-donor2 300
 fs_start_donor "${args[@]}"

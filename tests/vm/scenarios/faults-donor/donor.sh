@@ -12,9 +12,7 @@ bed_signal ready
 
 # 1. farswapd dies: the kernel closes its connections.
 bed_wait host kill-farswapd 600
-kill -KILL "$FS_DONOR_PID"
-wait "$FS_DONOR_PID" || true
-bed_log "farswapd killed"
+fs_kill_donor
 bed_signal farswapd-killed
 sleep 5
 fs_start_donor "${args[@]}"

@@ -16,8 +16,7 @@ bed_signal ready
 # Dead while the host fills the other donor, back before that one runs
 # short: the chunks it gives up then have only this donor to go to.
 bed_wait host kill-farswapd 120
-kill -KILL "$FS_DONOR_PID"
-wait "$FS_DONOR_PID" || true
+fs_kill_donor
 bed_signal farswapd-killed
 bed_wait host restart-farswapd 1200
 fs_start_donor "${args[@]}"

@@ -11,8 +11,7 @@ args=(--donate 64M --slab-size 16M --headroom 64M)
 fs_start_donor "${args[@]}"
 bed_signal ready
 bed_wait host kill-farswapd 120
-kill -KILL "$FS_DONOR_PID"
-wait "$FS_DONOR_PID" || true
+fs_kill_donor
 bed_signal farswapd-killed
 bed_wait host restart-farswapd 600
 fs_start_donor "${args[@]}"

@@ -57,15 +57,8 @@ done
 sleep 2
 
 # Chunk by chunk: moved chunks read back intact, the rest fail.
-bad=0
-for ((c = 0; c < chunks; c++)); do
-	if dd if="$dev" of=/run/chunk bs=1M skip=$((2 * c)) count=2 iflag=direct status=none 2>/dev/null; then
-		cmp -s /run/chunk <(dd if=/run/data bs=1M skip=$((2 * c)) count=2 status=none) ||
-			bed_fail "chunk $c read back other bytes than were written"
-	else
-		bad=$((bad + 1))
-	fi
-done
+fs_chunks_intact_or_eio "$dev" /run/data "$chunks"
+bad=$FS_EIO_CHUNKS
 moved=$(fs_dev_stat "$name" migrations)
 lost=$(fs_dev_stat "$name" lost_pages)
 bed_result revoke-copy.host.chunks_moved "$moved"

@@ -29,15 +29,8 @@ bed_result revoke.host.revoked "$revoked"
 grep -q "revoked its slab" <(dmesg) || bed_fail "the kernel log does not say the slab was revoked"
 
 # Chunk by chunk: the revoked slabs' chunks fail, the others are intact.
-bad=0
-for ((c = 0; c < chunks; c++)); do
-	if dd if="$dev" of=/run/chunk bs=1M skip=$((2 * c)) count=2 iflag=direct status=none 2>/dev/null; then
-		cmp -s /run/chunk <(dd if=/run/data bs=1M skip=$((2 * c)) count=2 status=none) ||
-			bed_fail "chunk $c read back other bytes than were written"
-	else
-		bad=$((bad + 1))
-	fi
-done
+fs_chunks_intact_or_eio "$dev" /run/data "$chunks"
+bad=$FS_EIO_CHUNKS
 bed_result revoke.host.eio_chunks "$bad"
 [ "$bad" = $((revoked * 8)) ] || bed_fail "$bad chunks fail to read, $revoked revoked slabs held $((revoked * 8))"
 lost=$(fs_dev_stat "$name" lost_pages)

@@ -10,9 +10,7 @@ set -euo pipefail
 fs_start_donor --donate 64M --slab-size 16M --headroom 64M
 bed_signal ready
 bed_wait host kill-farswapd 900
-kill -KILL "$FS_DONOR_PID"
-wait "$FS_DONOR_PID" || true
-bed_log "farswapd killed while the host's switch waits"
+fs_kill_donor
 bed_signal farswapd-killed
 bed_wait host done 600
 check_kernel_log
