@@ -67,6 +67,20 @@ bed_result revoke-copy.host.lost_pages "$lost"
 [ "$bad" -ge 1 ] || bed_fail "no chunk lost: the revoked slab held none"
 [ "$bad" -lt "$chunks" ] || bed_fail "every chunk lost"
 [ "$lost" = $((bad * 512)) ] || bed_fail "$lost pages counted lost, $bad chunks fail to read ($((bad * 512)) pages)"
+
+# The session is whole, not just up: a READ of the slab after the donor
+# deregistered it would have failed with a remote access error, which
+# puts the queue pair the copy used (the first I/O queue's, the one
+# writes take) in error; writes there would then fail the donor.
+rm -f /run/data /run/chunk
+head -c $((chunks * 2 << 20)) /dev/urandom >/run/data
+dd if=/run/data of="$dev" bs=1M oflag=direct status=none || bed_fail "writing $dev again after the revoke failed"
+dd if="$dev" of=/run/back bs=1M count=$((chunks * 2)) iflag=direct status=none || bed_fail "reading $dev after the rewrite failed"
+cmp -s /run/data /run/back || bed_fail "$dev read back other bytes than were written after the revoke"
+rm -f /run/back
+[ "$(field "$d1" reconnects)" = 0 ] || bed_fail "$d1 reconnected $(field "$d1" reconnects) times writing after the revoke: its queue pair was in error (a READ of the deregistered slab)"
+[ "$(field "$d1" errors)" = 0 ] || bed_fail "$d1 counts $(field "$d1" errors) errors"
+[ "$(field "$d1" writes)" -gt 0 ] || bed_fail "no write reached $d1"
 "$FS_CTL" status "$name" | sed 's/^/  /'
 "$FS_CTL" detach "$name"
 rmmod farswap
