@@ -51,8 +51,8 @@ kdir=${FARSWAP_KDIR:-/lib/modules/$kver/build}
 [ -z "${FARSWAP_KDIR:-}" ] || [ -f "$kdir/Module.symvers" ] ||
 	die "$kdir has no Module.symvers: not a built kernel tree"
 
-# kmod/ is written by another engineer; until its Kbuild lands there is
-# nothing to build, and saying so beats a cryptic Kbuild error.
+# A tree without kmod/Kbuild has nothing to build: saying so beats a
+# cryptic Kbuild error.
 [ -f "$top/kmod/Kbuild" ] || die "kmod/Kbuild does not exist yet: no module to build"
 
 out=${FARSWAP_BUILD_DIR:-$top/build}/$kver
