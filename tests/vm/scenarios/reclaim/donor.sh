@@ -15,7 +15,14 @@ log=$BED/donor-farswapd.log
 bed_signal ready
 
 bed_wait host filled 1000
+# The slab asked back may be the host's spare, empty (a slab taken ahead
+# of its writes): that moves nothing and ends the shortage.  So the
+# pressure stays on, request after request, until the host has moved
+# chunks.
 hog_until_reclaim pressure 300
+while [ ! -e "$BED/host.moved" ]; do
+	hog_until_reclaim pressure 300 "$BED/host.moved"
+done
 bed_wait host moved 600
 grep -i "reclaim" "$log" | sed 's/^/  farswapd: /' | head -n 20
 # The host swaps off: room again, for the chunks the other donor gives up.

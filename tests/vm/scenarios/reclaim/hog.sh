@@ -4,8 +4,10 @@
 # reclaim's donors: local processes take memory until farswapd asks a
 # host for a slab back.
 #
-#   hog_until_reclaim TAG SECS   16 MiB more every 2 s until farswapd's
-#                                reclaim_sent counter moves; fails after SECS
+#   hog_until_reclaim TAG SECS [FILE]
+#                                16 MiB more every 2 s until farswapd's
+#                                reclaim_sent counter moves (or FILE exists);
+#                                fails after SECS
 #   hog_release TAG              the hogs verify their pages and exit
 #
 # A step at a time: farswapd first gives its free slabs back to the kernel
@@ -31,10 +33,11 @@ hog_mem_available_mb() {
 }
 
 hog_until_reclaim() {
-	local tag=$1 end=$((SECONDS + $2)) sent0 n=0
+	local tag=$1 end=$((SECONDS + $2)) stop=${3:-} sent0 n=0
 
 	sent0=$(fs_reclaim_sent)
 	while [ "$(fs_reclaim_sent)" = "$sent0" ]; do
+		[ -z "$stop" ] || [ ! -e "$stop" ] || return 0
 		[ $SECONDS -lt $end ] ||
 			bed_fail "farswapd asked no host for a slab with $((n * 16)) MiB taken ($(hog_mem_available_mb) MiB available)"
 		# Never starve the guest (it has no swap): below 48 MiB
