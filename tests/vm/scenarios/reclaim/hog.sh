@@ -43,8 +43,9 @@ hog_until_reclaim() {
 		# Never starve the guest (it has no swap): below 48 MiB
 		# farswapd is under its headroom anyway and only needs time.
 		if [ "$(hog_mem_available_mb)" -gt 48 ]; then
+			# Numbered across calls: hog_release finds every one.
 			"$FS_PAGEVERIFY" --mb 16 --procs 1 --no-fork --hold \
-				>"$BED/$FARSWAP_ROLE-hog-$tag.$n.log" 2>&1 &
+				>"$BED/$FARSWAP_ROLE-hog-$tag.${#HOG_PIDS[@]}.log" 2>&1 &
 			HOG_PIDS+=($!)
 			n=$((n + 1))
 		fi
