@@ -221,12 +221,12 @@ static int farswap_open(FARSWAP_OPEN_ARGS)
 	struct farswap_dev *dev = FARSWAP_OPEN_DISK->private_data;
 	int ret = 0;
 
-	mutex_lock(&farswap_devs_mutex);
+	spin_lock(&dev->open_lock);
 	if (dev->detaching)
 		ret = -ENXIO;
 	else
 		dev->open_count++;
-	mutex_unlock(&farswap_devs_mutex);
+	spin_unlock(&dev->open_lock);
 	/* swapon: have room ready for the first swap-outs. */
 	if (!ret)
 		farswap_chunks_want_room(dev);
@@ -239,9 +239,9 @@ static void farswap_release(FARSWAP_RELEASE_ARGS)
 
 	bool closed;
 
-	mutex_lock(&farswap_devs_mutex);
+	spin_lock(&dev->open_lock);
 	closed = !--dev->open_count;
-	mutex_unlock(&farswap_devs_mutex);
+	spin_unlock(&dev->open_lock);
 	/* Nobody uses the device: the spare slabs go back too. */
 	if (closed)
 		queue_work(dev->wq, &dev->release_work);
@@ -486,7 +486,9 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 static void farswap_dev_unlist(struct farswap_dev *dev)
 {
 	lockdep_assert_held(&farswap_devs_mutex);
+	spin_lock(&dev->open_lock);
 	dev->detaching = true;
+	spin_unlock(&dev->open_lock);
 	list_del(&dev->node);
 	down_read(&farswap_teardown_rwsem);
 }
@@ -604,6 +606,7 @@ static void farswap_dev_init(struct farswap_dev *dev,
 	spin_lock_init(&dev->work_lock);
 	spin_lock_init(&dev->rslab_lock);
 	spin_lock_init(&dev->dom_lock);
+	spin_lock_init(&dev->open_lock);
 	farswap_page_locks_init(&dev->page_locks);
 	/* Until a donor tells its domain, it is a domain of its own. */
 	for (i = 0; i < FARSWAP_MAX_DONORS; i++)
@@ -823,7 +826,9 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 	farswap_debugfs_add(dev);
 
 	mutex_lock(&farswap_devs_mutex);
+	spin_lock(&dev->open_lock);
 	dev->detaching = false;
+	spin_unlock(&dev->open_lock);
 	mutex_unlock(&farswap_devs_mutex);
 
 	strscpy(name_out, dev->name, FARSWAP_NAME_LEN);
@@ -859,6 +864,7 @@ out_destroy:
 int farswap_dev_detach(const char *name, struct farswap_reason *why)
 {
 	struct farswap_dev *dev;
+	const char *busy = NULL;
 
 	mutex_lock(&farswap_devs_mutex);
 	dev = farswap_find(name);
@@ -867,14 +873,18 @@ int farswap_dev_detach(const char *name, struct farswap_reason *why)
 		farswap_reason_set(why, "no device %s", name);
 		return -ENODEV;
 	}
-	if (dev->detaching) {
+	/* The check and the close to opens in one step: see open_lock. */
+	spin_lock(&dev->open_lock);
+	if (dev->detaching)
+		busy = "is being attached or detached";
+	else if (dev->open_count)
+		busy = "is in use (swapoff it first)";
+	else
+		dev->detaching = true;
+	spin_unlock(&dev->open_lock);
+	if (busy) {
 		mutex_unlock(&farswap_devs_mutex);
-		farswap_reason_set(why, "%s is being attached or detached", name);
-		return -EBUSY;
-	}
-	if (dev->open_count) {
-		mutex_unlock(&farswap_devs_mutex);
-		farswap_reason_set(why, "%s is in use (swapoff it first)", name);
+		farswap_reason_set(why, "%s %s", name, busy);
 		return -EBUSY;
 	}
 	farswap_dev_unlist(dev);

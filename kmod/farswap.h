@@ -27,7 +27,11 @@
  *  - farswap_teardown_rwsem: held for reading by a device's teardown from
  *    the moment it leaves the device list, so that an RDMA device's
  *    removal, which walks that list, can wait for the teardowns it did
- *    not see.  Taken inside farswap_devs_mutex.
+ *    not see.  Taken inside farswap_devs_mutex.  A teardown holding it
+ *    waits in del_gendisk for the disk's open_mutex, so nothing under
+ *    open_mutex (open, release) may take farswap_devs_mutex.
+ *  - dev->open_lock (spinlock): open_count and detaching; a leaf, the one
+ *    lock open and release take.
  *  - dev->map_mutex: serialises the work items that change placements
  *    and may sleep on the control channel (bind, slab release, migration,
  *    loss).  Taken before any chunk lock.
@@ -359,6 +363,14 @@ struct farswap_dev {
 
 	struct blk_mq_tag_set tag_set;
 	struct gendisk *disk;
+	/*
+	 * open_count and detaching, for open and release, which run under
+	 * the disk's open_mutex: a leaf lock, so that open never waits for
+	 * farswap_devs_mutex while a teardown (holding farswap_teardown_rwsem)
+	 * waits for open_mutex in del_gendisk.  Written under both
+	 * farswap_devs_mutex and open_lock; either one is enough to read.
+	 */
+	spinlock_t open_lock;
 	unsigned int open_count;
 	struct kobject *donors_kobj;	/* /sys/block/farswapN/donors/ */
 	struct dentry *debugfs;		/* /sys/kernel/debug/farswap/farswapN/ */
