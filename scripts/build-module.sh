@@ -7,6 +7,12 @@
 #
 # KVER is a full release ("6.12.117+deb12-amd64") or a series ("6.12",
 # "6.1"), which picks the newest installed /lib/modules/<series>.*-amd64.
+# A release or series the host has no headers for (Linux 7.x: Debian 12
+# cannot run their kbuild) is looked up in the trixie chroot that
+# scripts/trixie-chroot.sh makes (make setup), and built there: make and
+# gcc-14 run inside the chroot, with build/<KVER>/ bind-mounted at its own
+# path, so the .ko lands in the same place and messages name the same
+# files as a host build's.
 # The sources (Kbuild, kmod/, include/) are mirrored with rsync into
 # build/<KVER>/ and built there, so builds for 6.1 and 6.12 never share
 # objects and each stays incremental.  The module ends up at
@@ -35,19 +41,42 @@ shift
 # Resolve a series to the newest installed release of it.  Debian names
 # its kernels <series>.<patch>[+debN]-amd64; the glob '6.1.*' cannot match
 # 6.12, so series stay apart.
+# newest_in DIR PREFIX: the newest DIR/linux-headers-<series>.*-amd64
+# release (PREFIX linux-headers-) or DIR/<series>.*-amd64 (PREFIX empty).
+newest_in() {
+	(cd "$1" 2>/dev/null && ls -d "$2$want".*-amd64 2>/dev/null) |
+		grep -v -E -- '-(cloud|rt)-amd64$' | sed "s/^$2//" | sort -V | tail -n1 || true
+}
+
+chroot=
 if [ -n "${FARSWAP_KDIR:-}" ]; then
 	kver=$want
 elif [ -d "/lib/modules/$want" ]; then
 	kver=$want
 else
-	kver=$(cd /lib/modules 2>/dev/null && ls -d "$want".*-amd64 2>/dev/null |
-		sort -V | tail -n1) || true
-	[ -n "$kver" ] || die "no kernel $want installed (/lib/modules/$want.*-amd64); run 'make setup'"
+	kver=$(newest_in /lib/modules "")
+fi
+if [ -z "${kver:-}" ]; then
+	# Not on the host: the trixie chroot's headers (Linux 7.x).
+	croot=$("$top/scripts/trixie-chroot.sh" --root)
+	if [ -f "$croot/usr/src/linux-headers-$want/Makefile" ]; then
+		kver=$want
+	else
+		kver=$(newest_in "$croot/usr/src" linux-headers-)
+	fi
+	[ -n "$kver" ] || die "no kernel $want installed (/lib/modules/$want.*-amd64, nor in the trixie chroot $croot); run 'make setup'"
+	chroot=$croot
 fi
 
-kdir=${FARSWAP_KDIR:-/lib/modules/$kver/build}
-[ -f "$kdir/Makefile" ] ||
-	die "kernel headers for $kver missing ($kdir); install linux-headers-$kver or run 'make setup'"
+if [ -n "$chroot" ]; then
+	kdir=/usr/src/linux-headers-$kver
+	[ -f "$chroot$kdir/Makefile" ] ||
+		die "kernel headers for $kver missing in the trixie chroot ($chroot$kdir); run 'make setup'"
+else
+	kdir=${FARSWAP_KDIR:-/lib/modules/$kver/build}
+	[ -f "$kdir/Makefile" ] ||
+		die "kernel headers for $kver missing ($kdir); install linux-headers-$kver or run 'make setup'"
+fi
 [ -z "${FARSWAP_KDIR:-}" ] || [ -f "$kdir/Module.symvers" ] ||
 	die "$kdir has no Module.symvers: not a built kernel tree"
 
@@ -71,8 +100,14 @@ products=(--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c'
 	--exclude='Module.symvers' --exclude='*.o.d' --exclude='.lock')
 rsync -a --delete "${products[@]}" "$top/Kbuild" "$top/kmod" "$top/include" "$out/"
 
-echo "build-module: building farswap.ko for $kver in $out"
-make -C "$kdir" M="$out" W=1 -j"$(nproc)" "$@" modules
+if [ -n "$chroot" ]; then
+	echo "build-module: building farswap.ko for $kver in $out (trixie chroot $chroot)"
+	"$top/scripts/trixie-chroot.sh" run --bind "$out" -- \
+		make -C "$kdir" M="$out" W=1 -j"$(nproc)" "$@" modules
+else
+	echo "build-module: building farswap.ko for $kver in $out"
+	make -C "$kdir" M="$out" W=1 -j"$(nproc)" "$@" modules
+fi
 
 ko=$out/kmod/farswap.ko
 [ -f "$ko" ] || die "build finished but $ko is missing (does kmod/Kbuild build farswap.o?)"

@@ -1,0 +1,330 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Debian 13 (trixie) chroot that builds farswap.ko for Linux 7.x.
+#
+# Debian ships 7.0 to 7.3 in trixie-backports.  Their linux-kbuild needs
+# glibc >= 2.38 and gcc-14, which Debian 12 does not have, so the 7.x
+# headers are installed and used inside a trixie chroot made with
+# mmdebstrap from Debian's own mirror.  The host stays Debian 12: the
+# trixie and trixie-backports apt sources exist only inside the chroot.
+#
+#   scripts/trixie-chroot.sh           make what is missing; silent when
+#                                      everything is there (make setup)
+#   scripts/trixie-chroot.sh --update  also ask apt for newer 7.x releases
+#   scripts/trixie-chroot.sh --check   exit 0 if the chroot is made, else 1
+#   scripts/trixie-chroot.sh --root    print the chroot's directory
+#   scripts/trixie-chroot.sh --guest   print the unpacked guest kernel's
+#                                      directory (fails if there is none)
+#   scripts/trixie-chroot.sh run [--bind DIR]... -- CMD [ARG...]
+#                                      run CMD inside the chroot, as root,
+#                                      with each DIR bind-mounted at the
+#                                      same path (builds: the build dir)
+#
+# What it makes (caches outside the checkout, shared by every worktree):
+#
+#   $FARSWAP_TRIXIE (default /var/cache/farswap/trixie): the chroot, with
+#     gcc-14, make, sparse, kmod, and for each series in
+#     $FARSWAP_7X_SERIES (default "7.0 7.1 7.2 7.3") the newest
+#     linux-headers-<series>.*-amd64 that trixie-backports has (with its
+#     linux-headers-*-common and linux-kbuild-*).  The headers are at
+#     /usr/src/linux-headers-<kver>/ and /lib/modules/<kver>/build inside.
+#   $FARSWAP_KERNELS (default /var/cache/farswap/kernels)/<kver>/: the
+#     newest release of $FARSWAP_7X_GUEST (default 7.3), its linux-image
+#     and linux-modules packages downloaded with apt-get download inside
+#     the chroot and unpacked with dpkg-deb -x (not installed): boot/
+#     vmlinuz-<kver> and lib/modules/<kver>/ with depmod's files, for
+#     guests.  DIR/packages lists the .debs it came from.
+#
+# Versions are never named here: each series' newest release is whatever
+# apt in the chroot lists.  Packages that the headers depend on but a
+# build never reads (linux-image, linux-modules: a kernel's whole module
+# tree each, about 100 MB per series) are satisfied by a local stub
+# package, farswap-headers-only-<kver>, that the script builds and
+# installs; so the chroot holds headers, not four kernels.
+#
+# One writer at a time (flock on $FARSWAP_TRIXIE.lock); a half-made
+# chroot (mmdebstrap interrupted) is made anew, not used.  The first run
+# downloads about 300 MB from deb.debian.org.  Heavy steps run under
+# nice/ionice.
+set -euo pipefail
+
+root=${FARSWAP_TRIXIE:-/var/cache/farswap/trixie}
+kernels=${FARSWAP_KERNELS:-/var/cache/farswap/kernels}
+series=${FARSWAP_7X_SERIES:-7.0 7.1 7.2 7.3}
+guest=${FARSWAP_7X_GUEST:-7.3}
+mirror=${FARSWAP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+mirror_https=${FARSWAP_DEBIAN_MIRROR_HTTPS:-https://deb.debian.org/debian}
+secmirror=${FARSWAP_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+stamp=$root/.farswap-ok
+
+die() {
+	echo "trixie-chroot: $*" >&2
+	exit 1
+}
+
+msg() {
+	echo "trixie-chroot: $*" >&2
+}
+
+# ere STRING: STRING as an extended regular expression that matches it.
+ere() {
+	sed 's/[.+]/\\&/g' <<<"$1"
+}
+
+# run_in [--bind DIR]... -- CMD...: CMD inside the chroot, in a mount
+# namespace of its own (nothing it mounts is seen outside, and all of it
+# goes when CMD exits): /proc, /dev, a private /tmp, the host's
+# resolv.conf for apt, and each DIR at its own path.
+run_in() {
+	local binds=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--bind) binds+=("$2"); shift 2 ;;
+		--) shift; break ;;
+		*) break ;;
+		esac
+	done
+	[ $# -gt 0 ] || die "run: no command"
+	[ -f "$stamp" ] || die "no trixie chroot at $root; run scripts/trixie-chroot.sh (make setup)"
+	unshare -m --propagation private -- /bin/bash -c '
+		set -e
+		root=$1 nbind=$2
+		shift 2
+		mount -t proc proc "$root/proc"
+		mount --rbind /dev "$root/dev"
+		mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
+		: >>"$root/etc/resolv.conf"
+		mount --bind /etc/resolv.conf "$root/etc/resolv.conf"
+		while [ "$nbind" -gt 0 ]; do
+			mkdir -p "$root$1"
+			mount --bind "$1" "$root$1"
+			shift
+			nbind=$((nbind - 1))
+		done
+		exec chroot "$root" /usr/bin/env -i HOME=/root LC_ALL=C.UTF-8 \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			DEBIAN_FRONTEND=noninteractive TERM="${TERM:-dumb}" "$@"
+	' bash "$root" "${#binds[@]}" "${binds[@]}" "$@"
+}
+
+# The headers' release for each wanted series, as installed (a glob of
+# the chroot's /usr/src), or as apt lists (newest).
+installed_kver() {
+	(cd "$root/usr/src" 2>/dev/null && ls -d "linux-headers-$1".*-amd64 2>/dev/null) |
+		grep -v -E -- '-(cloud|rt)-amd64$' | sed 's/^linux-headers-//' | sort -V | tail -n1 || true
+}
+
+apt_kver() {
+	run_in -- apt-cache pkgnames "linux-headers-$1." |
+		grep -E "^linux-headers-$(ere "$1")\.[0-9][^ ]*-amd64$" |
+		grep -v -E -- '-(cloud|rt)-amd64$' | sed 's/^linux-headers-//' | sort -V | tail -n1 || true
+}
+
+guest_dir() {
+	local k
+	k=$(cd "$kernels" 2>/dev/null && ls -d "$guest".*-amd64 2>/dev/null | sort -V | tail -n1) || true
+	[ -n "$k" ] && [ -f "$kernels/$k/ok" ] && echo "$kernels/$k"
+}
+
+complete() {
+	local s k
+	[ -f "$stamp" ] || return 1
+	for s in $series; do
+		k=$(installed_kver "$s")
+		[ -n "$k" ] && [ -f "$root/usr/src/linux-headers-$k/Makefile" ] || return 1
+	done
+	guest_dir >/dev/null
+}
+
+case ${1:-} in
+--root)
+	echo "$root"
+	exit 0
+	;;
+--check)
+	[ -f "$stamp" ]
+	exit
+	;;
+--guest)
+	guest_dir || die "no unpacked $guest kernel in $kernels; run scripts/trixie-chroot.sh"
+	exit 0
+	;;
+run)
+	shift
+	run_in "$@"
+	exit
+	;;
+--update | '') ;;
+*)
+	die "usage: $0 [--update | --check | --root | --guest | run [--bind DIR]... -- CMD...]"
+	;;
+esac
+update=
+[ "${1:-}" = --update ] && update=1
+
+[ -n "$update" ] || ! complete || exit 0
+[ "$(id -u)" -eq 0 ] || die "must run as root (chroot, mounts)"
+
+mkdir -p "$(dirname "$root")" "$kernels"
+exec 9>"$root.lock"
+if ! flock -n 9; then
+	msg "another run holds $root.lock; waiting"
+	flock 9
+fi
+[ -n "$update" ] || ! complete || exit 0
+
+# Everything below (mmdebstrap, apt, dpkg) is I/O and CPU the machine's
+# other work should not wait for.
+renice -n 19 -p $$ >/dev/null
+ionice -c3 -p $$
+start=$(date +%s)
+
+# 1. The chroot itself: trixie with the toolchain, made aside and moved
+# into place whole, so that an interrupted mmdebstrap leaves nothing
+# that looks usable.
+if [ ! -f "$stamp" ]; then
+	command -v mmdebstrap >/dev/null ||
+		die "mmdebstrap is not installed (apt-get install mmdebstrap; make setup does)"
+	rm -rf "$root" "$root.new"
+	msg "making the trixie chroot in $root (first time: a few minutes)"
+	mmdebstrap --quiet --mode=root --variant=apt \
+		--aptopt='APT::Install-Recommends "false"' \
+		--dpkgopt='path-exclude=/usr/share/man/*' \
+		--dpkgopt='path-exclude=/usr/share/locale/*' \
+		--dpkgopt='path-exclude=/usr/share/doc/*' \
+		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
+		--include=gcc-14,make,libc6-dev,sparse,kmod,pahole,bc \
+		trixie "$root.new" \
+		"deb $mirror trixie main" \
+		"deb $mirror trixie-updates main" \
+		"deb $secmirror trixie-security main" \
+		"deb $mirror trixie-backports main" ||
+		die "mmdebstrap failed"
+	date -u +%FT%TZ >"$root.new/.farswap-ok"
+	mv "$root.new" "$root"
+	made_chroot=1
+fi
+
+# The sources of trixie-backports too: they name the releases whose
+# binaries the index has dropped (pool_headers).
+echo "deb-src $mirror trixie-backports main" >"$root/etc/apt/sources.list.d/farswap-backports-src.list"
+run_in -- apt-get update -qq || die "apt-get update in the chroot failed"
+
+# pool_headers SERIES: the newest headers of a series whose binaries
+# trixie-backports no longer lists.  Debian's backports index keeps the
+# binaries of recent uploads only (7.0 and 7.1 went when 7.2 came), but
+# its Sources index, signed like every index, still lists every upload of
+# linux with the binaries it built, and Debian's pool still holds them.
+# So apt names the release, and its four packages (headers, -common,
+# linux-kbuild, linux-base) come from the pool over https, each checked
+# to be the package and version asked for before apt installs them (and
+# the rest, from trixie).  apt cannot check these four against a signed
+# index: that is the one step here that trusts the mirror's TLS instead.
+pool_headers() {
+	local s=$1 re line pkg ver kver abi p arch f url debs=()
+	re="^linux-headers-${s//./\\.}\\.[0-9]+\\+deb[0-9]+-amd64\$"
+	line=$(run_in -- apt-cache showsrc linux | awk -v re="$re" '
+		function flush(  n, a, i) {
+			n = split(b, a, /[ ,]+/)
+			for (i = 1; i <= n; i++)
+				if (a[i] ~ re)
+					print a[i], v
+			b = ""; v = ""
+		}
+		/^Version:/ { v = $2 }
+		/^Binary:/ { b = substr($0, 8); inb = 1; next }
+		inb && /^ / { b = b $0; next }
+		{ inb = 0 }
+		/^$/ { flush() }
+		END { flush() }' | sort -V -k2 | tail -n1) || true
+	[ -n "$line" ] ||
+		die "trixie-backports lists neither binaries nor sources of linux-headers-$s.*-amd64"
+	pkg=${line% *}
+	ver=${line#* }
+	kver=${pkg#linux-headers-}
+	abi=${kver%-amd64}
+	[ "$(installed_kver "$s")" = "$kver" ] &&
+		[ -f "$root/usr/src/linux-headers-$kver/Makefile" ] && return 0
+	msg "installing linux-headers-$kver $ver from Debian's pool (superseded in trixie-backports' binary index)"
+	rm -rf "$root/var/cache/farswap-pool"
+	mkdir -p "$root/var/cache/farswap-pool"
+	for p in "linux-headers-$kver:amd64" "linux-headers-$abi-common:all" \
+		"linux-kbuild-$abi:amd64" "linux-base-$kver:amd64"; do
+		arch=${p##*:}
+		p=${p%:*}
+		f=${p}_${ver}_$arch.deb
+		url=$mirror_https/pool/main/l/linux/${f//+/%2B}
+		curl -fsS --proto =https --retry 3 -o "$root/var/cache/farswap-pool/$f" "$url" ||
+			die "could not fetch $url"
+		[ "$(dpkg-deb -f "$root/var/cache/farswap-pool/$f" Package Version | tr '\n' ' ')" = \
+			"Package: $p Version: $ver " ] ||
+			die "$url is not $p $ver"
+		debs+=("/var/cache/farswap-pool/$f")
+	done
+	run_in -- apt-get install -y -qq -o Dpkg::Use-Pty=0 "${debs[@]}" >/dev/null ||
+		die "apt-get install of linux-headers-$kver from the pool failed"
+	rm -rf "$root/var/cache/farswap-pool"
+	[ -f "$root/usr/src/linux-headers-$kver/Makefile" ] ||
+		die "linux-headers-$kver installed but $root/usr/src/linux-headers-$kver/Makefile is missing"
+}
+
+# 2. Each series' newest headers (and their -common, linux-kbuild and
+# linux-base packages, by dependency).
+for s in $series; do
+	want=$(apt_kver "$s")
+	if [ -z "$want" ]; then
+		pool_headers "$s"
+		continue
+	fi
+	[ "$(installed_kver "$s")" = "$want" ] &&
+		[ -f "$root/usr/src/linux-headers-$want/Makefile" ] && continue
+	msg "installing linux-headers-$want"
+	run_in -- apt-get install -y -qq -o Dpkg::Use-Pty=0 "linux-headers-$want" >/dev/null ||
+		die "apt-get install linux-headers-$want failed"
+	[ -f "$root/usr/src/linux-headers-$want/Makefile" ] ||
+		die "linux-headers-$want installed but $root/usr/src/linux-headers-$want/Makefile is missing"
+done
+
+# 3. The guest kernel: the newest $guest image and modules, unpacked.
+k=$(apt_kver "$guest")
+[ -n "$k" ] || die "trixie-backports lists no linux-headers-$guest.*-amd64"
+dir=$kernels/$k
+if [ ! -f "$dir/ok" ]; then
+	msg "downloading and unpacking the $k image and modules into $dir"
+	rm -rf "$dir"
+	mkdir -p "$dir/debs"
+	# Debian's 7.x image is split: linux-image-KVER (empty, depends on
+	# the rest), linux-binary-KVER (the signed vmlinuz), linux-modules-KVER
+	# and linux-base-KVER (config, System.map, modules.builtin*).
+	pkgs=$(run_in -- apt-cache pkgnames "linux-" |
+		grep -x -E "linux-(image|binary|modules|base)-$(ere "$k")" | sort) || true
+	grep -q "^linux-image-" <<<"$pkgs" || die "no linux-image-$k package"
+	grep -q "^linux-modules-" <<<"$pkgs" || die "no linux-modules-$k package"
+	# shellcheck disable=SC2086 # one word per package
+	run_in --bind "$dir/debs" -- sh -c 'cd "$1" && shift && apt-get download -qq -o APT::Sandbox::User=root "$@"' \
+		sh "$dir/debs" $pkgs || die "apt-get download $pkgs failed"
+	for deb in "$dir"/debs/*.deb; do
+		run_in --bind "$dir" -- dpkg-deb -x "$deb" "$dir" ||
+			die "dpkg-deb -x $deb failed"
+	done
+	# 7.x packages ship the kernel as usr/lib/modules/KVER/vmlinuz (the
+	# postinst links /boot); the links make the tree read like an
+	# installed, merged-/usr one: boot/vmlinuz-KVER, lib/modules/KVER.
+	[ -f "$dir/usr/lib/modules/$k/vmlinuz" ] ||
+		die "$dir/usr/lib/modules/$k/vmlinuz missing after unpacking"
+	[ -e "$dir/lib" ] || ln -s usr/lib "$dir/lib"
+	mkdir -p "$dir/boot"
+	ln -sfn "../usr/lib/modules/$k/vmlinuz" "$dir/boot/vmlinuz-$k"
+	run_in --bind "$dir" -- depmod -b "$dir" "$k" || die "depmod for $k failed"
+	(cd "$dir/debs" && ls) >"$dir/packages"
+	rm -rf "$dir/debs"
+	touch "$dir/ok"
+fi
+
+if [ -n "${made_chroot:-}" ]; then
+	secs=$(($(date +%s) - start))
+	echo "$secs" >"$root/.farswap-seconds"
+	msg "made in ${secs}s; $(du -sh "$root" | cut -f1) in $root, $(du -sh "$dir" | cut -f1) in $dir"
+fi
+exit 0
