@@ -129,4 +129,12 @@ static inline int farswap_rq_map_sg(struct request *rq,
 #define FARSWAP_TAG_SET_FLAGS	BLK_MQ_F_SHOULD_MERGE
 #endif
 
+/*
+ * 7.2 made the NUMA node that blk_mq_ops.init_request is handed an int
+ * (it was unsigned int), in the same change that made
+ * blk_mq_hw_ctx.numa_node beside it an int: the parameter takes its type
+ * from that field, so no version number is needed.
+ */
+typedef typeof_member(struct blk_mq_hw_ctx, numa_node) farswap_numa_node_t;
+
 #endif /* FARSWAP_COMPAT_H */

@@ -188,7 +188,7 @@ static enum blk_eh_timer_return farswap_timeout(struct request *rq)
 
 static int farswap_init_request(struct blk_mq_tag_set *set,
 				struct request *rq, unsigned int hctx_idx,
-				unsigned int numa_node)
+				farswap_numa_node_t numa_node)
 {
 	struct farswap_dev *dev = set->driver_data;
 
