@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The only place that tests kernel versions.  farswap builds against
- * Debian 12's 6.1 and 6.12 kernels; each difference between them that the
- * module meets is wrapped here under a name that says what it is for.
+ * Debian's 6.1 and 6.12 (Debian 12) and 7.0 to 7.3 (trixie-backports)
+ * kernels; each difference between them that the module meets is wrapped
+ * here under a name that says what it is for, and keyed on the feature
+ * (a macro, a type) where the kernel offers one, on LINUX_VERSION_CODE
+ * only where it does not.
  */
 #ifndef FARSWAP_COMPAT_H
 #define FARSWAP_COMPAT_H
 
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/device.h>
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
 #include <linux/version.h>
+#include <rdma/ib_verbs.h>
 
 /* Queue limits, whichever way the kernel wants them. */
 struct farswap_limits {
@@ -136,5 +143,42 @@ static inline int farswap_rq_map_sg(struct request *rq,
  * from that field, so no version number is needed.
  */
 typedef typeof_member(struct blk_mq_hw_ctx, numa_node) farswap_numa_node_t;
+
+/*
+ * sysfs handlers may take their attribute const: 7.2 gave struct
+ * device_attribute show_const/store_const members, which DEVICE_ATTR_RO()
+ * and DEVICE_ATTR_RW() fill when the handler's attribute is const
+ * (__DEVICE_ATTR_SHOW_STORE picks the member by the handler's type);
+ * 7.3 did the same for struct kobj_attribute, filled by the new
+ * __KOBJ_ATTR_*() initialisers (__ATTR_*() still fill show/store only).
+ * The non-const members remain, but they are on their way out: farswap's
+ * handlers take the const attribute wherever the kernel has the const
+ * member, keyed on the initialiser that fills it.
+ */
+#ifdef __DEVICE_ATTR_SHOW_STORE
+#define FARSWAP_DEV_ATTR		const struct device_attribute
+#else
+#define FARSWAP_DEV_ATTR		struct device_attribute
+#endif
+
+#ifdef __KOBJ_ATTR
+#define FARSWAP_KOBJ_ATTR		const struct kobj_attribute
+#define FARSWAP_KOBJ_ATTR_RO(name)	__KOBJ_ATTR_RO(name)
+#define FARSWAP_KOBJ_ATTR_WO(name)	__KOBJ_ATTR_WO(name)
+#define FARSWAP_KOBJ_ATTR_RW_MODE(name, mode) __KOBJ_ATTR_RW_MODE(name, mode)
+#else
+#define FARSWAP_KOBJ_ATTR		struct kobj_attribute
+#define FARSWAP_KOBJ_ATTR_RO(name)	__ATTR_RO(name)
+#define FARSWAP_KOBJ_ATTR_WO(name)	__ATTR_WO(name)
+#define FARSWAP_KOBJ_ATTR_RW_MODE(name, mode) __ATTR_RW_MODE(name, mode)
+#endif
+
+/*
+ * An RDMA device's limits (struct ib_device_attr: max_qp_wr,
+ * max_send_sge, max_sge_rd, max_qp_init_rd_atom, ...) are u32 from 7.3
+ * on; they were int before, never negative.  Read as u32 on every
+ * kernel, so that comparisons, min_t() and formats mean the same on all.
+ */
+#define farswap_ib_limit(ibdev, field)	((u32)(ibdev)->attrs.field)
 
 #endif /* FARSWAP_COMPAT_H */

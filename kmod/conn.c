@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 
+#include "compat.h"
 #include "farswap.h"
 #include "trace.h"
 
@@ -826,10 +827,11 @@ static int farswap_session_init_device(struct farswap_donor *donor,
 					dev_name(&ibdev->dev));
 		return -EOPNOTSUPP;
 	}
-	donor->max_sge = min_t(u32, ibdev->attrs.max_send_sge, FARSWAP_MAX_SEGS);
+	donor->max_sge = min_t(u32, farswap_ib_limit(ibdev, max_send_sge),
+			       FARSWAP_MAX_SEGS);
 	/* An RDMA READ's SGEs are bounded by max_sge_rd, not max_send_sge. */
 	donor->max_read_sge = min_t(u32, donor->max_sge,
-				    ibdev->attrs.max_sge_rd);
+				    farswap_ib_limit(ibdev, max_sge_rd));
 	if (!donor->max_read_sge) {
 		farswap_donor_set_error(donor, "RDMA device %s has no %s SGEs",
 					dev_name(&ibdev->dev),
@@ -838,10 +840,10 @@ static int farswap_session_init_device(struct farswap_donor *donor,
 	}
 	sq = dev->params.queue_depth * farswap_cmd_wrs(donor) +
 	     FARSWAP_SQ_RESERVE;
-	if (sq + 1 > ibdev->attrs.max_qp_wr) {
-		farswap_donor_set_error(donor, "RDMA device %s allows %d work requests per queue pair, %u needed: lower queue_depth",
+	if (sq + 1 > farswap_ib_limit(ibdev, max_qp_wr)) {
+		farswap_donor_set_error(donor, "RDMA device %s allows %u work requests per queue pair, %u needed: lower queue_depth",
 					dev_name(&ibdev->dev),
-					ibdev->attrs.max_qp_wr, sq + 1);
+					farswap_ib_limit(ibdev, max_qp_wr), sq + 1);
 		return -EINVAL;
 	}
 
@@ -954,7 +956,7 @@ static int farswap_cm_route_resolved(struct farswap_queue *q)
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
 	param.initiator_depth = q->qid ?
-		min_t(int, donor->ibdev->attrs.max_qp_init_rd_atom,
+		min_t(u32, farswap_ib_limit(donor->ibdev, max_qp_init_rd_atom),
 		      FARSWAP_MAX_RD_ATOM) : 0;
 	param.responder_resources = 0;
 	param.flow_control = 1;

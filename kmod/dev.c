@@ -923,7 +923,7 @@ static struct farswap_dev *farswap_dev_of(struct device *d)
 	return dev_to_disk(d)->private_data;
 }
 
-static ssize_t slab_size_show(struct device *d, struct device_attribute *attr,
+static ssize_t slab_size_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			      char *buf)
 {
 	return sysfs_emit(buf, "%llu\n",
@@ -932,7 +932,7 @@ static ssize_t slab_size_show(struct device *d, struct device_attribute *attr,
 static DEVICE_ATTR_RO(slab_size);
 
 /* The donor slabs the device holds and the chunk slots in them. */
-static ssize_t slabs_show(struct device *d, struct device_attribute *attr,
+static ssize_t slabs_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			  char *buf)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
@@ -952,7 +952,7 @@ static ssize_t slabs_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(slabs);
 
-static ssize_t chunks_show(struct device *d, struct device_attribute *attr,
+static ssize_t chunks_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			   char *buf)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
@@ -971,7 +971,7 @@ static ssize_t chunks_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(chunks);
 
-static ssize_t sync_io_show(struct device *d, struct device_attribute *attr,
+static ssize_t sync_io_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			    char *buf)
 {
 	return sysfs_emit(buf, "%d\n", farswap_dev_of(d)->params.sync_io);
@@ -979,13 +979,13 @@ static ssize_t sync_io_show(struct device *d, struct device_attribute *attr,
 static DEVICE_ATTR_RO(sync_io);
 
 static ssize_t io_timeout_ms_show(struct device *d,
-				  struct device_attribute *attr, char *buf)
+				  FARSWAP_DEV_ATTR *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", farswap_dev_of(d)->params.io_timeout_ms);
 }
 
 static ssize_t io_timeout_ms_store(struct device *d,
-				   struct device_attribute *attr,
+				   FARSWAP_DEV_ATTR *attr,
 				   const char *buf, size_t count)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
@@ -1002,7 +1002,7 @@ static DEVICE_ATTR_RW(io_timeout_ms);
 
 /* Which replica serves a read; see enum farswap_read_policy. */
 static ssize_t read_policy_show(struct device *d,
-				struct device_attribute *attr, char *buf)
+				FARSWAP_DEV_ATTR *attr, char *buf)
 {
 	enum farswap_read_policy p =
 		READ_ONCE(farswap_dev_of(d)->params.read_policy);
@@ -1011,7 +1011,7 @@ static ssize_t read_policy_show(struct device *d,
 }
 
 static ssize_t read_policy_store(struct device *d,
-				 struct device_attribute *attr,
+				 FARSWAP_DEV_ATTR *attr,
 				 const char *buf, size_t count)
 {
 	enum farswap_read_policy p;
@@ -1025,14 +1025,14 @@ static DEVICE_ATTR_RW(read_policy);
 
 /* The re-replication rate, KiB/s; 0: no limit.  Takes effect per chunk. */
 static ssize_t repair_kbps_show(struct device *d,
-				struct device_attribute *attr, char *buf)
+				FARSWAP_DEV_ATTR *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n",
 			  READ_ONCE(farswap_dev_of(d)->params.repair_kbps));
 }
 
 static ssize_t repair_kbps_store(struct device *d,
-				 struct device_attribute *attr,
+				 FARSWAP_DEV_ATTR *attr,
 				 const char *buf, size_t count)
 {
 	unsigned int kbps;
@@ -1050,14 +1050,14 @@ static DEVICE_ATTR_RW(repair_kbps);
  * go at once.
  */
 static ssize_t write_inflight_kb_show(struct device *d,
-				      struct device_attribute *attr, char *buf)
+				      FARSWAP_DEV_ATTR *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n",
 			  READ_ONCE(farswap_dev_of(d)->params.write_inflight_kb));
 }
 
 static ssize_t write_inflight_kb_store(struct device *d,
-				       struct device_attribute *attr,
+				       FARSWAP_DEV_ATTR *attr,
 				       const char *buf, size_t count)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
@@ -1122,7 +1122,7 @@ static u32 farswap_colocated_chunks(struct farswap_dev *dev)
 }
 
 /* Redundancy: what a donor's death costs. */
-static ssize_t replicas_show(struct device *d, struct device_attribute *attr,
+static ssize_t replicas_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			     char *buf)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
@@ -1144,7 +1144,7 @@ static ssize_t replicas_show(struct device *d, struct device_attribute *attr,
 static DEVICE_ATTR_RO(replicas);
 
 /* The integrity check: never its keys. */
-static ssize_t integrity_show(struct device *d, struct device_attribute *attr,
+static ssize_t integrity_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			      char *buf)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
@@ -1163,7 +1163,7 @@ static DEVICE_ATTR_RO(integrity);
  * Encryption: the cipher and the host memory its write bounce pages take
  * (one request's worth per write request), never its key.
  */
-static ssize_t encrypt_show(struct device *d, struct device_attribute *attr,
+static ssize_t encrypt_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			    char *buf)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
@@ -1177,7 +1177,7 @@ static ssize_t encrypt_show(struct device *d, struct device_attribute *attr,
 static DEVICE_ATTR_RO(encrypt);
 
 /* How donors are authenticated: the algorithm, never the key or its name. */
-static ssize_t auth_show(struct device *d, struct device_attribute *attr,
+static ssize_t auth_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			 char *buf)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
@@ -1187,7 +1187,7 @@ static ssize_t auth_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(auth);
 
-static ssize_t stat_show(struct device *d, struct device_attribute *attr,
+static ssize_t stat_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			 char *buf)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);

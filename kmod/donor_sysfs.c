@@ -5,6 +5,7 @@
  * stat, which read together as a line of KEY=VALUE fields.  Latency
  * histograms are in debugfs (debugfs.c): their shape is not an ABI.
  */
+#include "compat.h"
 #include "farswap.h"
 
 /*
@@ -23,14 +24,14 @@ static struct farswap_donor *farswap_donor_of(struct kobject *kobj)
 	return container_of(kobj, struct farswap_donor_dir, kobj)->donor;
 }
 
-static ssize_t address_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t address_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 			    char *buf)
 {
 	return sysfs_emit(buf, "%s\n", farswap_donor_of(kobj)->name);
 }
-static struct kobj_attribute address_attr = __ATTR_RO(address);
+static struct kobj_attribute address_attr = FARSWAP_KOBJ_ATTR_RO(address);
 
-static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t state_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 			  char *buf)
 {
 	struct farswap_donor *dn = farswap_donor_of(kobj);
@@ -38,10 +39,10 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%s\n",
 			  farswap_donor_state_name(farswap_donor_state(dn)));
 }
-static struct kobj_attribute state_attr = __ATTR_RO(state);
+static struct kobj_attribute state_attr = FARSWAP_KOBJ_ATTR_RO(state);
 
 /* Empty until the donor tells its failure domain. */
-static ssize_t domain_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t domain_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 			   char *buf)
 {
 	struct farswap_donor *dn = farswap_donor_of(kobj);
@@ -53,33 +54,33 @@ static ssize_t domain_show(struct kobject *kobj, struct kobj_attribute *attr,
 	spin_unlock_irqrestore(&dn->dev->dom_lock, flags);
 	return sysfs_emit(buf, "%s\n", domain);
 }
-static struct kobj_attribute domain_attr = __ATTR_RO(domain);
+static struct kobj_attribute domain_attr = FARSWAP_KOBJ_ATTR_RO(domain);
 
-static ssize_t slabs_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t slabs_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 			  char *buf)
 {
 	return sysfs_emit(buf, "%d\n",
 			  atomic_read(&farswap_donor_of(kobj)->stats.slabs));
 }
-static struct kobj_attribute slabs_attr = __ATTR_RO(slabs);
+static struct kobj_attribute slabs_attr = FARSWAP_KOBJ_ATTR_RO(slabs);
 
 static ssize_t free_slabs_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
+			       FARSWAP_KOBJ_ATTR *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n",
 			  READ_ONCE(farswap_donor_of(kobj)->slabs_free));
 }
-static struct kobj_attribute free_slabs_attr = __ATTR_RO(free_slabs);
+static struct kobj_attribute free_slabs_attr = FARSWAP_KOBJ_ATTR_RO(free_slabs);
 
 static ssize_t total_slabs_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
+				FARSWAP_KOBJ_ATTR *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n",
 			  READ_ONCE(farswap_donor_of(kobj)->slabs_total));
 }
-static struct kobj_attribute total_slabs_attr = __ATTR_RO(total_slabs);
+static struct kobj_attribute total_slabs_attr = FARSWAP_KOBJ_ATTR_RO(total_slabs);
 
-static ssize_t stat_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t stat_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 			 char *buf)
 {
 	struct farswap_donor_stats *s = &farswap_donor_of(kobj)->stats;
@@ -94,7 +95,7 @@ static ssize_t stat_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  atomic64_read(&s->migrated_out),
 			  atomic64_read(&s->revoked));
 }
-static struct kobj_attribute stat_attr = __ATTR_RO(stat);
+static struct kobj_attribute stat_attr = FARSWAP_KOBJ_ATTR_RO(stat);
 
 static struct attribute *farswap_donor_attrs[] = {
 	&address_attr.attr,

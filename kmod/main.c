@@ -16,6 +16,7 @@
 #include <linux/sysfs.h>
 #include <linux/uuid.h>
 
+#include "compat.h"
 #include "farswap.h"
 
 #define FARSWAP_MODULE_VERSION	"0.1"
@@ -111,7 +112,7 @@ static void farswap_note_sysfs_control(void)
 	pr_info_once("/sys/kernel/farswap/attach and detach are deprecated: use /dev/farswap-ctl (farswapctl does)\n");
 }
 
-static ssize_t attach_store(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t attach_store(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 			    const char *buf, size_t count)
 {
 	struct farswap_reason why = { };
@@ -130,15 +131,15 @@ static ssize_t attach_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ?: count;
 }
 
-static ssize_t attach_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t attach_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 			   char *buf)
 {
 	return sysfs_emit(buf,
 			  "donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE] [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N] [sync_io=0|1] [integrity=siphash|crc32c|off] [encrypt=0|1] [replicas=N] [read_policy=fastest|round-robin]\n");
 }
-static struct kobj_attribute attach_attr = __ATTR_RW_MODE(attach, 0600);
+static struct kobj_attribute attach_attr = FARSWAP_KOBJ_ATTR_RW_MODE(attach, 0600);
 
-static ssize_t detach_store(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t detach_store(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 			    const char *buf, size_t count)
 {
 	struct farswap_reason why = { };
@@ -157,10 +158,10 @@ static ssize_t detach_store(struct kobject *kobj, struct kobj_attribute *attr,
 	}
 	return ret ?: count;
 }
-static struct kobj_attribute detach_attr = __ATTR_WO(detach);
+static struct kobj_attribute detach_attr = FARSWAP_KOBJ_ATTR_WO(detach);
 
 static ssize_t last_error_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
+			       FARSWAP_KOBJ_ATTR *attr, char *buf)
 {
 	ssize_t n;
 
@@ -169,23 +170,23 @@ static ssize_t last_error_show(struct kobject *kobj,
 	spin_unlock(&farswap_error_lock);
 	return n;
 }
-static struct kobj_attribute last_error_attr = __ATTR_RO(last_error);
+static struct kobj_attribute last_error_attr = FARSWAP_KOBJ_ATTR_RO(last_error);
 
-static ssize_t host_id_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t host_id_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 			    char *buf)
 {
 	return sysfs_emit(buf, "%pUb\n", farswap_host_id);
 }
-static struct kobj_attribute host_id_attr = __ATTR_RO(host_id);
+static struct kobj_attribute host_id_attr = FARSWAP_KOBJ_ATTR_RO(host_id);
 
-static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t version_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 			    char *buf)
 {
 	return sysfs_emit(buf, "module=%s protocol=%u-%u\n",
 			  FARSWAP_MODULE_VERSION, FARSWAP_VERSION_MIN,
 			  FARSWAP_VERSION_MAX);
 }
-static struct kobj_attribute version_attr = __ATTR_RO(version);
+static struct kobj_attribute version_attr = FARSWAP_KOBJ_ATTR_RO(version);
 
 static struct attribute *farswap_ctl_attrs[] = {
 	&attach_attr.attr,
