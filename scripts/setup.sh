@@ -1,7 +1,14 @@
 #!/bin/bash
 # Install every Debian package farswap needs to build, test, demo and
-# benchmark.  Idempotent and quiet when everything is already there.
+# benchmark, and make the Debian 13 chroot that builds farswap.ko for
+# Linux 7.x (scripts/trixie-chroot.sh, cached in /var/cache/farswap).
+# Idempotent and quiet when everything is already there.
+#
+# FARSWAP_NO_7X=1 skips the chroot (no 7.x builds then; the build suite
+# says so).
 set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
 
 # Kernel packages are named through Debian's metapackages so that whatever
 # 6.1 and 6.12 versions are current get installed; the rest of the project
@@ -11,7 +18,7 @@ PACKAGES=(
 	git rsync python3 iproute2 iputils-ping procps util-linux
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	linux-image-amd64 linux-headers-amd64
-	dkms sparse
+	dkms sparse mmdebstrap
 	debhelper dh-dkms dpkg-dev fakeroot
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils rdmacm-utils perftest libibverbs-dev librdmacm-dev
@@ -26,11 +33,18 @@ for p in "${PACKAGES[@]}"; do
 		missing+=("$p")
 	fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
-echo "setup: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "setup: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -qq
+	$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Linux 7.x: trixie-backports' headers in a trixie chroot, and the 7.3
+# image unpacked for guests.  Silent when made; the first time takes
+# some minutes and downloads about 300 MB.
+if [ -z "${FARSWAP_NO_7X:-}" ]; then
+	$SUDO "$top/scripts/trixie-chroot.sh"
+fi

@@ -3,7 +3,12 @@
 #
 # The build suite of 'make check': the donor daemon (its Makefile builds
 # with -Werror), and farswap.ko with W=1 against every installed Debian
-# 6.1 and 6.12 header set.  Any compiler or modpost warning fails a build.
+# 6.1 and 6.12 header set (and sparse, C=1, there), and against the
+# newest 7.0 and 7.3 headers in the trixie chroot (scripts/trixie-chroot.sh,
+# made by make setup; FARSWAP_BUILD_7X="7.0 7.3" by default names the
+# series).  Any compiler, modpost or sparse warning fails a build.  No
+# sparse for 7.x: Debian's sparse (0.6.4, trixie's too) cannot parse
+# their headers (__typeof_unqual__), and their kbuild turns C=1 off.
 # One PASS/FAIL line per build; logs in build/test-logs/build-*.log.
 #
 # The module is built from scratch in build/check/<KVER>/ every time (an
@@ -78,6 +83,30 @@ for kver in $kvers; do
 		failed=1
 		continue
 	fi
+	rm -rf "$build/check/$kver"
+	FARSWAP_BUILD_DIR=$build/check "$top/scripts/build-module.sh" "$kver" C=1 >"$log" 2>&1
+	judge "farswap.ko-$kver" $? "$log"
+done
+
+# The module for Linux 7.x, built inside the trixie chroot.
+series7=${FARSWAP_BUILD_7X-7.0 7.3}
+if [ -n "$series7" ]; then
+	if ! "$top/scripts/trixie-chroot.sh" --check; then
+		echo "FAIL: build/farswap.ko-7.x: no trixie chroot for the 7.x headers ($("$top/scripts/trixie-chroot.sh" --root)); run 'make setup'"
+		failed=1
+		series7=
+	fi
+	croot=$("$top/scripts/trixie-chroot.sh" --root)
+fi
+for s in $series7; do
+	kver=$(cd "$croot/usr/src" && ls -d "linux-headers-$s".*-amd64 2>/dev/null |
+		grep -v -E -- '-(cloud|rt)-amd64$' | sed 's/^linux-headers-//' | sort -V | tail -n1)
+	if [ -z "$kver" ]; then
+		echo "FAIL: build/farswap.ko-$s: no linux-headers-$s.*-amd64 in $croot (make setup)"
+		failed=1
+		continue
+	fi
+	log=$logs/build-farswap.ko-$kver.log
 	rm -rf "$build/check/$kver"
 	FARSWAP_BUILD_DIR=$build/check "$top/scripts/build-module.sh" "$kver" >"$log" 2>&1
 	judge "farswap.ko-$kver" $? "$log"
