@@ -30,9 +30,27 @@ DEB_DIR ?= $(CURDIR)/build/deb
 
 all: module userspace
 
+# The newest kernel series farswap is built and tested on (README,
+# "Supported kernels").  DKMS tries any newer kernel (dkms.conf's
+# BUILD_EXCLUSIVE_KERNEL stops only those before 6.1); a build there says
+# first that the kernel is newer than this, and, if it fails, that the
+# kernel is not supported yet.
+FARSWAP_NEWEST_SERIES := 7.3
+
 module:
 	@test -n "$(KDIR)" || { echo "no kernel headers found: set KDIR or run 'make setup'" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	@rel=$$(cat "$(KDIR)/include/config/kernel.release" 2>/dev/null); \
+	series=$$(echo "$$rel" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p'); \
+	newer=; \
+	if [ -n "$$series" ] && \
+	   [ "$$(printf '%s\n' $(FARSWAP_NEWEST_SERIES) "$$series" | sort -V | tail -n1)" != $(FARSWAP_NEWEST_SERIES) ]; then \
+		newer=1; \
+		echo "farswap: Linux $$rel is newer than $(FARSWAP_NEWEST_SERIES), the newest kernel farswap supports: trying the build anyway" >&2; \
+	fi; \
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules && exit 0; \
+	[ -z "$$newer" ] || \
+		echo "farswap: the build failed on Linux $$rel, which farswap does not support yet (it supports 6.1 to $(FARSWAP_NEWEST_SERIES)); please report it with this log" >&2; \
+	exit 1
 
 userspace:
 	$(MAKE) -C daemon

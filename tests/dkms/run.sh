@@ -1,7 +1,8 @@
 #!/bin/bash
 # The `dkms` suite: farswap.ko builds and installs with DKMS against every
-# installed Debian 6.1 and 6.12 kernel, kernels outside the supported range
-# are refused with DKMS's BUILD_EXCLUSIVE message, the userspace side
+# installed Debian 6.1 and 6.12 kernel, kernels before 6.1 are refused
+# with DKMS's BUILD_EXCLUSIVE message and newer ones than the newest
+# supported are tried with a clear word when they fail, the userspace side
 # installs and uninstalls cleanly, and make deb builds farswap-dkms and
 # farswap-tools with what each must hold (dpkg-deb -c; lintian if there).
 # Installing the .debs is tests/vm/scenarios/deb-install's: dpkg --root
@@ -74,6 +75,54 @@ if [ "$rc" -eq 77 ] && grep -q BUILD_EXCLUSIVE <<<"$out" && ! grep -q 'error:' <
 	pass exclusive-old-kernel
 else
 	fail exclusive-old-kernel "dkms build for 5.10 exited $rc: $(tail -n1 <<<"$out")"
+fi
+
+# The range BUILD_EXCLUSIVE_KERNEL lets through: 6.1 and every later
+# kernel (a newer one than the tested 7.3 is tried, not refused); before
+# 6.1, nothing.  Matched as DKMS matches it ([[ =~ ]]).
+bad=$(
+	set +u	# dkms.conf names DKMS's own variables
+	# shellcheck source=/dev/null
+	. ./dkms.conf
+	[ -n "$BUILD_EXCLUSIVE_KERNEL" ] || echo "is empty"
+	for k in 6.1.0-56-amd64 6.1.192 6.9.1 6.12.117+deb12-amd64 7.0.13+deb13-amd64 \
+		7.3.4+deb13-amd64 7.4.1-1-amd64 7.10.2 8.0.0 10.1.0 60.1.0; do
+		[[ $k =~ $BUILD_EXCLUSIVE_KERNEL ]] || echo "refuses $k"
+	done
+	for k in 5.10.0-99-amd64 6.0.12-amd64 4.19.0 3.16.0; do
+		[[ $k =~ $BUILD_EXCLUSIVE_KERNEL ]] && echo "accepts $k"
+	done
+)
+if [ -z "$bad" ]; then
+	pass exclusive-range
+else
+	fail exclusive-range "BUILD_EXCLUSIVE_KERNEL $(tr '\n' ' ' <<<"$bad")"
+fi
+
+# A kernel newer than the newest supported series: make module (DKMS's
+# MAKE) says so before building, and says it is not supported yet when
+# the build fails; a failure on a supported kernel says neither.  A stub
+# kernel tree whose modules target fails stands in for the headers.
+stub=$work/stub-kernel
+mkdir -p "$stub/include/config"
+printf 'modules:\n\t@echo "error: stub kernel tree"; exit 1\n' >"$stub/Makefile"
+newest=$(sed -n 's/^FARSWAP_NEWEST_SERIES := //p' Makefile)
+next=${newest%.*}.$((${newest#*.} + 1))
+echo "$next.1-1-amd64" >"$stub/include/config/kernel.release"
+out=$(make -s module KDIR="$stub" 2>&1)
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q "Linux $next.1-1-amd64 is newer than $newest" <<<"$out" &&
+   grep -q "which farswap does not support yet" <<<"$out"; then
+	pass newer-kernel-message
+else
+	fail newer-kernel-message "make module against a $next tree exited $rc: $(tr '\n' ' ' <<<"$out")"
+fi
+echo "$newest.4+deb13-amd64" >"$stub/include/config/kernel.release"
+out=$(make -s module KDIR="$stub" 2>&1)
+if ! grep -q -E "newer than|not support yet" <<<"$out"; then
+	pass supported-kernel-no-message
+else
+	fail supported-kernel-no-message "make module against a $newest tree said: $(tr '\n' ' ' <<<"$out")"
 fi
 
 # make install / make uninstall of the userspace side.
