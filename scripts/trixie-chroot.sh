@@ -286,6 +286,9 @@ for s in $series; do
 		die "linux-headers-$want installed but $root/usr/src/linux-headers-$want/Makefile is missing"
 done
 
+# The downloaded .debs (about 120 MB) are not needed once installed.
+run_in -- apt-get clean
+
 # 3. The guest kernel: the newest $guest image and modules, unpacked.
 k=$(apt_kver "$guest")
 [ -n "$k" ] || die "trixie-backports lists no linux-headers-$guest.*-amd64"
