@@ -41,20 +41,14 @@ shift
 # Resolve a series to the newest installed release of it.  Debian names
 # its kernels <series>.<patch>[+debN]-amd64; the glob '6.1.*' cannot match
 # 6.12, so series stay apart.
-# newest_in DIR PREFIX: the newest DIR/linux-headers-<series>.*-amd64
-# release (PREFIX linux-headers-) or DIR/<series>.*-amd64 (PREFIX empty).
-newest_in() {
-	(cd "$1" 2>/dev/null && ls -d "$2$want".*-amd64 2>/dev/null) |
-		grep -v -E -- '-(cloud|rt)-amd64$' | sed "s/^$2//" | sort -V | tail -n1 || true
-}
-
 chroot=
 if [ -n "${FARSWAP_KDIR:-}" ]; then
 	kver=$want
 elif [ -d "/lib/modules/$want" ]; then
 	kver=$want
 else
-	kver=$(newest_in /lib/modules "")
+	kver=$(cd /lib/modules 2>/dev/null && ls -d "$want".*-amd64 2>/dev/null |
+		sort -V | tail -n1) || true
 fi
 if [ -z "${kver:-}" ]; then
 	# Not on the host: the trixie chroot's headers (Linux 7.x).
@@ -62,9 +56,9 @@ if [ -z "${kver:-}" ]; then
 	if [ -f "$croot/usr/src/linux-headers-$want/Makefile" ]; then
 		kver=$want
 	else
-		kver=$(newest_in "$croot/usr/src" linux-headers-)
+		kver=$("$top/scripts/trixie-chroot.sh" --kver "$want" 2>/dev/null) ||
+			die "no kernel $want installed (/lib/modules/$want.*-amd64, nor in the trixie chroot $croot); run 'make setup'"
 	fi
-	[ -n "$kver" ] || die "no kernel $want installed (/lib/modules/$want.*-amd64, nor in the trixie chroot $croot); run 'make setup'"
 	chroot=$croot
 fi
 

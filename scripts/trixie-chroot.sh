@@ -14,6 +14,9 @@
 #   scripts/trixie-chroot.sh --update  also ask apt for newer 7.x releases
 #   scripts/trixie-chroot.sh --check   exit 0 if the chroot is made, else 1
 #   scripts/trixie-chroot.sh --root    print the chroot's directory
+#   scripts/trixie-chroot.sh --kver SERIES   print the release of SERIES's
+#                                      headers in the chroot (7.3 ->
+#                                      7.3.4+deb13-amd64); fails if none
 #   scripts/trixie-chroot.sh --guest   print the unpacked guest kernel's
 #                                      directory (fails if there is none)
 #   scripts/trixie-chroot.sh run [--bind DIR]... -- CMD [ARG...]
@@ -146,6 +149,13 @@ case ${1:-} in
 	[ -f "$stamp" ]
 	exit
 	;;
+--kver)
+	[ -f "$stamp" ] || die "no trixie chroot at $root; run scripts/trixie-chroot.sh (make setup)"
+	k=$(installed_kver "${2:?--kver needs a series}")
+	[ -n "$k" ] || die "no linux-headers-$2.*-amd64 in $root; run scripts/trixie-chroot.sh (make setup)"
+	echo "$k"
+	exit 0
+	;;
 --guest)
 	guest_dir || die "no unpacked $guest kernel in $kernels; run scripts/trixie-chroot.sh"
 	exit 0
@@ -157,7 +167,7 @@ run)
 	;;
 --update | '') ;;
 *)
-	die "usage: $0 [--update | --check | --root | --guest | run [--bind DIR]... -- CMD...]"
+	die "usage: $0 [--update | --check | --root | --kver SERIES | --guest | run [--bind DIR]... -- CMD...]"
 	;;
 esac
 update=

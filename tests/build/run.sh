@@ -96,13 +96,10 @@ if [ -n "$series7" ]; then
 		failed=1
 		series7=
 	fi
-	croot=$("$top/scripts/trixie-chroot.sh" --root)
 fi
 for s in $series7; do
-	kver=$(cd "$croot/usr/src" && ls -d "linux-headers-$s".*-amd64 2>/dev/null |
-		grep -v -E -- '-(cloud|rt)-amd64$' | sed 's/^linux-headers-//' | sort -V | tail -n1)
-	if [ -z "$kver" ]; then
-		echo "FAIL: build/farswap.ko-$s: no linux-headers-$s.*-amd64 in $croot (make setup)"
+	if ! kver=$("$top/scripts/trixie-chroot.sh" --kver "$s" 2>&1); then
+		echo "FAIL: build/farswap.ko-$s: $kver"
 		failed=1
 		continue
 	fi
