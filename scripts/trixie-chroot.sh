@@ -26,30 +26,30 @@
 #
 # What it makes (caches outside the checkout, shared by every worktree):
 #
-#   $FARSWAP_TRIXIE (default /var/cache/farswap/trixie): the chroot, with
-#     gcc-14, make, sparse, kmod, and for each series in
-#     $FARSWAP_7X_SERIES (default "7.0 7.1 7.2 7.3") the newest
-#     linux-headers-<series>.*-amd64 that trixie-backports has (with its
-#     linux-headers-*-common and linux-kbuild-*).  The headers are at
-#     /usr/src/linux-headers-<kver>/ and /lib/modules/<kver>/build inside.
-#   $FARSWAP_KERNELS (default /var/cache/farswap/kernels)/<kver>/: the
-#     newest release of $FARSWAP_7X_GUEST (default 7.3), its linux-image
-#     and linux-modules packages downloaded with apt-get download inside
-#     the chroot and unpacked with dpkg-deb -x (not installed): boot/
-#     vmlinuz-<kver> and lib/modules/<kver>/ with depmod's files, for
-#     guests.  DIR/packages lists the .debs it came from.
+#   $FARSWAP_TRIXIE (default /var/cache/farswap/trixie, about 910 MB):
+#     the chroot, with gcc-14, make, sparse, kmod, pahole, and for each
+#     series in $FARSWAP_7X_SERIES (default "7.0 7.1 7.2 7.3") the newest
+#     linux-headers-<series>.*-amd64 (with its linux-headers-*-common,
+#     linux-kbuild-* and linux-base-*: 7.x headers need no image).  The
+#     headers are at /usr/src/linux-headers-<kver>/ and
+#     /lib/modules/<kver>/build inside.
+#   $FARSWAP_KERNELS (default /var/cache/farswap/kernels)/<kver>/ (about
+#     135 MB): the newest release of $FARSWAP_7X_GUEST (default 7.3), its
+#     linux-image, linux-binary (the kernel), linux-modules and linux-base
+#     packages downloaded with apt-get download inside the chroot and
+#     unpacked with dpkg-deb -x (not installed): usr/lib/modules/<kver>/
+#     with vmlinuz and depmod's files, boot/vmlinuz-<kver> and lib/ as
+#     links into it, for guests.  DIR/packages lists the .debs.
 #
 # Versions are never named here: each series' newest release is whatever
-# apt in the chroot lists.  Packages that the headers depend on but a
-# build never reads (linux-image, linux-modules: a kernel's whole module
-# tree each, about 100 MB per series) are satisfied by a local stub
-# package, farswap-headers-only-<kver>, that the script builds and
-# installs; so the chroot holds headers, not four kernels.
+# apt in the chroot lists (for a series whose binaries trixie-backports'
+# index has dropped, its signed Sources index: see pool_headers).
 #
 # One writer at a time (flock on $FARSWAP_TRIXIE.lock); a half-made
 # chroot (mmdebstrap interrupted) is made anew, not used.  The first run
-# downloads about 300 MB from deb.debian.org.  Heavy steps run under
-# nice/ionice.
+# downloads about 300 MB from deb.debian.org and took 2 to 6 minutes here
+# (the time is kept in $FARSWAP_TRIXIE/.farswap-seconds).  Everything
+# after the quick "all there" check runs under nice/ionice.
 set -euo pipefail
 
 root=${FARSWAP_TRIXIE:-/var/cache/farswap/trixie}
