@@ -138,9 +138,9 @@ static inline int farswap_rq_map_sg(struct request *rq,
 
 /*
  * 7.2 made the NUMA node that blk_mq_ops.init_request is handed an int
- * (it was unsigned int), in the same change that made
- * blk_mq_hw_ctx.numa_node beside it an int: the parameter takes its type
- * from that field, so no version number is needed.
+ * (it was unsigned int), and blk_mq_hw_ctx.numa_node beside it an int in
+ * the same release: the parameter takes its type from that field, so no
+ * version number is needed.
  */
 typedef typeof_member(struct blk_mq_hw_ctx, numa_node) farswap_numa_node_t;
 
