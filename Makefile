@@ -7,7 +7,7 @@
 # make demo       boot a donor and a host guest and swap a workload to RDMA
 # make bench      farswap against NVMe-oF/RDMA, NBD and zram, side by side
 # make setup      apt-get install everything the above need (idempotent)
-# make install / uninstall   the userspace side (farswapd, farswapctl, unit)
+# make install / uninstall   the userspace side (farswapd, farswapctl, units)
 # make deb        Debian packages farswap-dkms and farswap-tools in build/deb/
 
 # Kernel to build against: the running one's headers if installed, else
@@ -52,8 +52,10 @@ module:
 		echo "farswap: the build failed on Linux $$rel, which farswap does not support yet (it supports 6.1 to $(FARSWAP_NEWEST_SERIES)); please report it with this log" >&2; \
 	exit 1
 
+# The donor's farswapd (daemon/) and the host's farswapctl (tools/).
 userspace:
 	$(MAKE) -C daemon
+	$(MAKE) -C tools
 
 setup:
 	@scripts/setup.sh
@@ -79,9 +81,11 @@ bench: setup
 
 install:
 	$(MAKE) -C daemon install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) -C tools install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 uninstall:
 	$(MAKE) -C daemon uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) -C tools uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 # The module's sources alone, laid out for DKMS.
 dkms-src:
@@ -124,6 +128,7 @@ clean:
 	rm -f kmod/*.o kmod/.*.cmd kmod/*.ko kmod/*.mod kmod/*.mod.c \
 		kmod/modules.order .*.cmd Module.symvers modules.order
 	-$(MAKE) -C daemon clean
+	-$(MAKE) -C tools clean
 	-$(MAKE) -C tests/tools clean
 	-$(MAKE) -C tests/workload clean
 	rm -rf build test-logs

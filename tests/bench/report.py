@@ -1060,7 +1060,7 @@ def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled
     md.append(f"- kernel (both guests): {host.get('kernel', '?')}; farswap built from "
               + ("the working tree at " if bins.get("source") == "worktree" else "commit ")
               + f"{bins.get('git', '?')[:12]}"
-              + (f" with local changes in {len(local)} file(s) under kmod/ daemon/ include/ "
+              + (f" with local changes in {len(local)} file(s) under kmod/ daemon/ tools/ common/ include/ "
                  "tests/workload/" if local else "")
               + f"; farswap.ko srcversion {bins.get('srcversion', '?')} (sha256 "
               f"{bins.get('farswap.ko.bench', '?')}), built once and used by every round")

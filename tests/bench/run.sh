@@ -92,15 +92,16 @@ build_all() {
 		echo "bench: building farswap.ko failed: see $bench/module-build.log" >&2
 		return 1
 	}
-	{ make -s -C "$src/daemon" && make -s -C "$src/tests/workload" &&
+	{ make -s -C "$src/daemon" && make -s -C "$src/tools" &&
+		make -s -C "$src/tests/workload" &&
 		make -s -C "$src/tests/tools" rdmalat; } \
 		>"$bench/daemon-build.log" 2>&1 || {
-		echo "bench: building the daemon, pageverify or rdmalat failed: see $bench/daemon-build.log" >&2
+		echo "bench: building the daemon, farswapctl, pageverify or rdmalat failed: see $bench/daemon-build.log" >&2
 		return 1
 	}
 	rm -rf "$bench_bin"
 	mkdir -p "$bench_bin"
-	cp "$src/daemon/farswapd" "$src/daemon/farswapctl" "$src/tests/workload/pageverify" \
+	cp "$src/daemon/farswapd" "$src/tools/farswapctl" "$src/tests/workload/pageverify" \
 		"$src/tests/tools/rdmalat" "$src/tests/bench/tracebreak" "$bench_bin/"
 	# Not named *.ko: a kbuild clean over the checkout (make -C KDIR
 	# M=<checkout> clean) deletes every *.ko below it, build/ included,
@@ -112,7 +113,7 @@ build_all() {
 		echo "git $(git rev-parse HEAD)"
 		echo "source ${BENCH_SOURCE:-head}"
 		[ "${BENCH_SOURCE:-head}" != worktree ] ||
-			git status --porcelain -- kmod daemon include tests/workload tests/tools | sed 's/^/local-change /'
+			git status --porcelain -- kmod daemon tools common include tests/workload tests/tools | sed 's/^/local-change /'
 		sha256sum "$bench_bin"/* | awk '{ n = $2; sub(/.*\//, "", n); print "sha256 " n " " $1 }'
 		modinfo -F srcversion "$ko" | sed 's/^/srcversion /'
 		[ -z "${BENCH_BASE:-}" ] || echo "base $(git rev-parse "$BENCH_BASE^{commit}")"

@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The build suite of 'make check': the donor daemon (its Makefile builds
-# with -Werror), and farswap.ko with W=1 against every installed Debian
-# 6.1 and 6.12 header set (and sparse, C=1, there), and against the
-# newest 7.0 and 7.3 headers in the trixie chroot (scripts/trixie-chroot.sh,
-# made by make setup; FARSWAP_BUILD_7X="7.0 7.3" by default names the
-# series).  Any compiler, modpost or sparse warning fails a build.  No
-# sparse for 7.x: Debian's sparse (0.6.4, trixie's too) cannot parse
-# their headers (__typeof_unqual__), and their kbuild turns C=1 off.
+# The build suite of 'make check': the donor daemon and the host's tools
+# (their Makefiles build with -Werror), and farswap.ko with W=1 against
+# every installed Debian 6.1 and 6.12 header set (and sparse, C=1, there),
+# and against the newest 7.0 and 7.3 headers in the trixie chroot
+# (scripts/trixie-chroot.sh, made by make setup; FARSWAP_BUILD_7X="7.0 7.3"
+# by default names the series).  Any compiler, modpost or sparse warning
+# fails a build.  No sparse for 7.x: Debian's sparse (0.6.4, trixie's too)
+# cannot parse their headers (__typeof_unqual__), and their kbuild turns
+# C=1 off.
 # One PASS/FAIL line per build; logs in build/test-logs/build-*.log.
 #
 # The module is built from scratch in build/check/<KVER>/ every time (an
@@ -46,6 +47,11 @@ else
 	make -C "$top/daemon" >"$log" 2>&1
 	judge daemon $? "$log"
 fi
+
+# The host's tools.
+log=$logs/build-tools.log
+make -C "$top/tools" >"$log" 2>&1
+judge tools $? "$log"
 
 # The man pages: each renders without a single groff warning (-ww).
 log=$logs/build-man.log

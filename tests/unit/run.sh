@@ -12,8 +12,10 @@ out=$top/build/unit
 mkdir -p "$out"
 
 CC=${CC:-cc}
-CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$top/include -I$top/daemon -I$here"
+CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$top/include -I$top/daemon -I$top/tools -I$top/common -I$here"
 D=$top/daemon
+T=$top/tools
+C=$top/common
 core="$D/log.c $D/access.c $D/config.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c"
 
 declare -A srcs=(
@@ -27,10 +29,10 @@ declare -A srcs=(
 	[auth]="test_auth.c fake_ops.c $core"
 	[slabmem]="test_slabmem.c $D/slabmem.c"
 	[stats]="test_stats.c $D/stats.c $D/log.c"
-	[json]="test_json.c json_check.c $D/json.c"
-	[metrics]="test_metrics.c prom_check.c $D/metrics.c"
-	[report]="test_report.c fake_ops.c json_check.c prom_check.c $core $D/report.c $D/json.c $D/metrics.c $D/stats.c"
-	[devstat]="test_devstat.c json_check.c prom_check.c $D/devstat.c $D/json.c $D/metrics.c"
+	[json]="test_json.c json_check.c $C/json.c"
+	[metrics]="test_metrics.c prom_check.c $C/metrics.c"
+	[report]="test_report.c fake_ops.c json_check.c prom_check.c $core $D/report.c $C/json.c $C/metrics.c $D/stats.c"
+	[devstat]="test_devstat.c json_check.c prom_check.c $T/devstat.c $C/json.c $C/metrics.c"
 	[worker]="test_worker.c $D/worker.c -pthread"
 )
 

@@ -421,8 +421,9 @@ def build_test_module(kernel, sc, name, logdir):
 def build_daemon(logdir):
     if not (SRC / "daemon" / "Makefile").exists():
         raise Fail("scenario needs farswapd but daemon/Makefile does not exist yet")
-    log("building the daemon, test tools and workload")
+    log("building the daemon, farswapctl, test tools and workload")
     run_logged(["make", "-C", "daemon"], logdir / "daemon-build.log", "daemon build")
+    run_logged(["make", "-C", "tools"], logdir / "farswapctl-build.log", "farswapctl build")
     run_logged(["make", "-C", "tests/workload"], logdir / "workload-build.log",
                "workload build")
 

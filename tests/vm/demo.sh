@@ -11,6 +11,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 make -s -C tests/workload || exit 1
 make -s -C daemon || exit 1
+make -s -C tools || exit 1
 
 mkdir -p build
 echo "farswap demo: booting a donor and a host guest; this takes a few minutes"

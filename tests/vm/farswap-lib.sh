@@ -56,7 +56,7 @@
 #   fs_workload_release_doomed release held workers whose pages were lost;
 #                              they may die, never see a wrong page
 
-FS_CTL=$FARSWAP_SRC/daemon/farswapctl
+FS_CTL=$FARSWAP_SRC/tools/farswapctl
 FS_FARSWAPD=$FARSWAP_SRC/daemon/farswapd
 FS_PAGEVERIFY=$FARSWAP_SRC/tests/workload/pageverify
 FS_CGROUP=/sys/fs/cgroup/farswap-workload

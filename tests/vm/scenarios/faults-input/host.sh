@@ -135,12 +135,12 @@ SIZE=64M
 PRIORITY=7
 OPTIONS="--key $FS_KEY"
 CONF
-PATH=$FARSWAP_SRC/daemon:$PATH FARSWAP_SWAP_CONF=/tmp/swap.conf \
-	"$FARSWAP_SRC/daemon/farswap-swap" start
+PATH=$FARSWAP_SRC/tools:$PATH FARSWAP_SWAP_CONF=/tmp/swap.conf \
+	"$FARSWAP_SRC/tools/farswap-swap" start
 grep -Eq '^/dev/farswap0[[:space:]]+partition[[:space:]]+65532[[:space:]]+0[[:space:]]+7$' /proc/swaps ||
 	bed_fail "farswap-swap start: $(cat /proc/swaps)"
-PATH=$FARSWAP_SRC/daemon:$PATH FARSWAP_SWAP_CONF=/tmp/swap.conf \
-	"$FARSWAP_SRC/daemon/farswap-swap" stop
+PATH=$FARSWAP_SRC/tools:$PATH FARSWAP_SWAP_CONF=/tmp/swap.conf \
+	"$FARSWAP_SRC/tools/farswap-swap" stop
 no_devices || bed_fail "farswap-swap stop left the device"
 
 # Module parameters make a device at load time.
