@@ -40,7 +40,7 @@
 
 /* dkms.conf's PACKAGE_VERSION, passed by the Makefile. */
 #ifndef FARSWAP_VERSION
-#error "FARSWAP_VERSION is not defined: build with daemon/Makefile"
+#error "FARSWAP_VERSION is not defined: build with tools/Makefile"
 #endif
 
 #define CTL_DEV		"/dev/farswap-ctl"
