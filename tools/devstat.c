@@ -241,8 +241,7 @@ bool fsh_kv_u64(const char *line, const char *key, uint64_t *v)
 	return false;
 }
 
-/* A file holding one number ("4194304\n"). */
-static bool file_u64(const char *text, uint64_t *v)
+bool fsh_file_u64(const char *text, uint64_t *v)
 {
 	char *end;
 
@@ -533,6 +532,17 @@ static void read_device(struct fsh_device *dev, const char *root)
 	read_donors(dev, root);
 }
 
+/* Paths are "%s/sys/...": the real root is the empty prefix. */
+static const char *root_prefix(const char *root)
+{
+	return !root || !strcmp(root, "/") ? "" : root;
+}
+
+bool fsh_device_exists(const char *root, const char *name)
+{
+	return is_farswap_disk(root_prefix(root), name);
+}
+
 int fsh_read(struct fsh_host *h, const char *root, const char *only,
 	     char *err, size_t errlen)
 {
@@ -542,8 +552,7 @@ int fsh_read(struct fsh_host *h, const char *root, const char *only,
 	int ret;
 
 	memset(h, 0, sizeof(*h));
-	if (!root || !strcmp(root, "/"))
-		root = "";
+	root = root_prefix(root);
 	snprintf(path, sizeof(path), "%s/sys/kernel/farswap", root);
 	h->module_loaded = !stat(path, &st);
 	h->version = read_at(root, "/sys/kernel/farswap/version", NULL, NULL);
@@ -648,7 +657,7 @@ static bool donor_field_u64(const struct fsh_donor *d,
 
 	if (f->file == FSH_DONOR_STAT)
 		return text && fsh_kv_u64(text, f->key, v);
-	return file_u64(text, v);
+	return fsh_file_u64(text, v);
 }
 
 bool fsh_donor_u64(const struct fsh_donor *d, const char *key, uint64_t *v)
@@ -699,7 +708,7 @@ static void json_file_u64(struct fsj *j, const char *key, const char *text,
 			  uint64_t mul)
 {
 	uint64_t v = 0;
-	bool ok = file_u64(text, &v);
+	bool ok = fsh_file_u64(text, &v);
 
 	json_num_or_null(j, key, ok, v * mul);
 }
@@ -773,23 +782,33 @@ static void line_word(const char *line, const char *key, char *out,
 	}
 }
 
+const char *fsh_kv_word(const char *line, const char *key, char *out,
+			size_t len)
+{
+	size_t klen = strlen(key);
+
+	out[0] = '\0';
+	if (!line)
+		return NULL;
+	/* line_word() finds keys after a space: this one may come first. */
+	if (!strncmp(line, key, klen) && line[klen] == '=')
+		copy_word(out, len, line + klen + 1,
+			  strcspn(line + klen + 1, " \n"));
+	else
+		line_word(line, key, out, len);
+	return out[0] ? out : NULL;
+}
+
 /* Member @key: the word after "@key=" in @file, or null. */
 static void json_kv_word(struct fsj *j, const char *key, const char *file)
 {
-	size_t klen = strlen(key);
 	char word[40];
 
 	if (!file) {
 		fsj_null(j, key);
 		return;
 	}
-	/* line_word() finds keys after a space: this one may come first. */
-	if (!strncmp(file, key, klen) && file[klen] == '=')
-		copy_word(word, sizeof(word), file + klen + 1,
-			  strcspn(file + klen + 1, " \n"));
-	else
-		line_word(file, key, word, sizeof(word));
-	fsj_string(j, key, word[0] ? word : NULL);
+	fsj_string(j, key, fsh_kv_word(file, key, word, sizeof(word)));
 }
 
 /*
@@ -898,7 +917,7 @@ static void json_device(struct fsj *j, const struct fsh_device *dev)
 	fsj_string(j, "name", dev->name);
 	json_file_u64(j, "size_bytes", dev->size, 512);
 	json_file_u64(j, "slab_size", f[FSH_SLAB_SIZE], 1);
-	ok = file_u64(f[FSH_SYNC_IO], &v);
+	ok = fsh_file_u64(f[FSH_SYNC_IO], &v);
 	if (ok)
 		fsj_bool(j, "sync_io", v != 0);
 	else
@@ -1028,7 +1047,7 @@ static void metrics_file_value(const struct fsh_host *h, struct fsm *m,
 		const char *text = file == FSH_NR_FILES ?
 			h->devices[d].size : h->devices[d].file[file];
 
-		if (file_u64(text, &v))
+		if (fsh_file_u64(text, &v))
 			fsm_double(m, &l, 1, (double)v * mul / div);
 	}
 }

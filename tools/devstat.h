@@ -98,6 +98,12 @@ int fsh_read(struct fsh_host *h, const char *root, const char *only,
 	     char *err, size_t errlen);
 void fsh_free(struct fsh_host *h);
 
+/*
+ * Whether /sys/block/@name under @root is a farswap device (has the
+ * module's farswap/ directory).
+ */
+bool fsh_device_exists(const char *root, const char *name);
+
 /* The status document of docs/json.md. */
 void fsh_json(const struct fsh_host *h, const char *ctl_version,
 	      struct fsj *j);
@@ -105,8 +111,19 @@ void fsh_json(const struct fsh_host *h, const char *ctl_version,
 void fsh_metrics(const struct fsh_host *h, const char *ctl_version,
 		 struct fsm *m);
 
+/* A file holding one number ("4194304\n"). */
+bool fsh_file_u64(const char *text, uint64_t *v);
+
 /* "key=value" of a line of space-separated pairs, as a number. */
 bool fsh_kv_u64(const char *line, const char *key, uint64_t *v);
+
+/*
+ * "key=value" of the first line of space-separated pairs, as a word (cut
+ * to fit @len) in @out: @out, or NULL if @line is NULL, has no such key
+ * or an empty value.
+ */
+const char *fsh_kv_word(const char *line, const char *key, char *out,
+			size_t len);
 
 /*
  * The "count=N p50_us=N ..." of @dev's latency line for @scope ("device",

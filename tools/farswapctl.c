@@ -23,7 +23,6 @@
  * status --json and metrics.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -45,7 +44,6 @@
 
 #define CTL_DEV		"/dev/farswap-ctl"
 #define CTL_DIR		"/sys/kernel/farswap"
-#define BLOCK_DIR	"/sys/block"
 #define MAX_CMD		4096
 #define MAX_NAME_TRIES	16
 #define MAX_RESULT	512
@@ -151,15 +149,6 @@ static void ensure_module(void)
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) || stat(CTL_DIR, &st))
 		die("the farswap module is not loaded and 'modprobe farswap' failed");
-}
-
-static bool device_exists(const char *name)
-{
-	char path[256];
-	struct stat st;
-
-	snprintf(path, sizeof(path), BLOCK_DIR "/%s/farswap", name);
-	return !stat(path, &st);
 }
 
 /* Accept "farswap0" or "/dev/farswap0". */
@@ -279,7 +268,7 @@ static int attach_via_sysfs(const char *name, const char *base)
 		if (!try) {
 			for (n = 0; n < 10000; n++) {
 				snprintf(pick, sizeof(pick), "farswap%d", n);
-				if (!device_exists(pick))
+				if (!fsh_device_exists("/", pick))
 					break;
 			}
 			try = pick;
@@ -290,7 +279,7 @@ static int attach_via_sysfs(const char *name, const char *base)
 			printf("/dev/%s\n", try);
 			return 0;
 		}
-		if (err == EEXIST && !name && device_exists(try))
+		if (err == EEXIST && !name && fsh_device_exists("/", try))
 			continue;
 		die("attach failed: %s (%s)", last_error(), strerror(err));
 	}
@@ -419,35 +408,17 @@ static int cmd_detach(int argc, char **argv)
 	return 0;
 }
 
-/* Value of "key=value" in a line of space-separated pairs; NULL if absent. */
-static const char *kv(const char *line, const char *key, char *out,
-		      size_t outlen)
-{
-	size_t klen = strlen(key);
-	const char *p = line;
-
-	while (p && *p) {
-		while (*p == ' ')
-			p++;
-		if (!strncmp(p, key, klen) && p[klen] == '=') {
-			size_t n = strcspn(p + klen + 1, " \n");
-
-			if (n >= outlen)
-				n = outlen - 1;
-			memcpy(out, p + klen + 1, n);
-			out[n] = '\0';
-			return out;
-		}
-		p = strchr(p, ' ');
-	}
-	return NULL;
-}
-
+/*
+ * "key=value" of a line of space-separated pairs, 0 if absent.  The text
+ * status shows what cannot be read as 0 (here, in donor_num() and in
+ * stat_num()); devstat.c's readers say whether they could, which --json
+ * needs for its nulls.
+ */
 static unsigned long long kv_num(const char *line, const char *key)
 {
-	char v[64];
+	uint64_t v;
 
-	return kv(line, key, v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+	return fsh_kv_u64(line, key, &v) ? v : 0;
 }
 
 static void human_bytes(unsigned long long b, char *out, size_t len)
@@ -498,7 +469,7 @@ static void print_latency(const char *label, const char *line)
 	printf(" %s p50 %s p99 %s", label, a, b);
 }
 
-/* A donor's number, 0 if it could not be read (as kv_num()). */
+/* A donor's number, 0 if absent. */
 static unsigned long long donor_num(const struct fsh_donor *d,
 				    const char *key)
 {
@@ -508,8 +479,8 @@ static unsigned long long donor_num(const struct fsh_donor *d,
 }
 
 /*
- * A number of the device's stat, 0 if it could not be read (as kv_num()):
- * requests and bytes are the block layer's, the rest farswap/stat's.
+ * A number of the device's stat, 0 if absent: requests and bytes are the
+ * block layer's, the rest farswap/stat's.
  */
 static unsigned long long stat_num(const struct fsh_device *dev,
 				   const char *key)
@@ -559,16 +530,19 @@ static int show_device(const struct fsh_device *dev)
 	const char *replicas = f[FSH_REPLICAS];
 	char sz[32], ss[32], rb[32], wb[32], swap[96], policy[32];
 	const char *name = dev->name;
-	unsigned long long sectors;
+	uint64_t sectors, slab_bytes;
 	size_t i;
 
 	if (!stat || !slabs || !chunks || !slab_size || !dev->size) {
 		fprintf(stderr, "%s: %s: not a farswap device\n", prog, name);
 		return 1;
 	}
-	sectors = strtoull(dev->size, NULL, 10);
+	if (!fsh_file_u64(dev->size, &sectors))
+		sectors = 0;
+	if (!fsh_file_u64(slab_size, &slab_bytes))
+		slab_bytes = 0;
 	human_bytes(sectors * 512, sz, sizeof(sz));
-	human_bytes(strtoull(slab_size, NULL, 10), ss, sizeof(ss));
+	human_bytes(slab_bytes, ss, sizeof(ss));
 	swap_state(dev, swap, sizeof(swap));
 	printf("%s: %s, %llu of %llu chunks (2 MiB) bound in %llu donor slabs of %s; swap: %s; sync_io %s\n",
 	       name, sz, kv_num(chunks, "bound"), kv_num(chunks, "total"),
@@ -615,14 +589,15 @@ static int show_device(const struct fsh_device *dev)
 
 		human_bytes(kv_num(integrity, "table_bytes"), tb, sizeof(tb));
 		printf("  integrity: %s, %llu pages checked, %llu failed their check; %s of host memory (%llu bytes per page)\n",
-		       kv(integrity, "alg", alg, sizeof(alg)) ?: "?",
+		       fsh_kv_word(integrity, "alg", alg, sizeof(alg)) ?: "?",
 		       kv_num(integrity, "checked"),
 		       kv_num(integrity, "mismatches"), tb,
 		       kv_num(integrity, "bytes_per_page"));
 	}
 	if (encrypt) {
 		char buf[32], bb[32];
-		const char *alg = kv(encrypt, "alg", buf, sizeof(buf)) ?: "off";
+		const char *alg = fsh_kv_word(encrypt, "alg", buf,
+					      sizeof(buf)) ?: "off";
 
 		human_bytes(kv_num(encrypt, "bounce_bytes"), bb, sizeof(bb));
 		if (strcmp(alg, "off"))
@@ -634,7 +609,8 @@ static int show_device(const struct fsh_device *dev)
 	if (auth) {
 		char alg[32];
 
-		printf("  auth: %s\n", kv(auth, "auth", alg, sizeof(alg)) ?: "?");
+		printf("  auth: %s\n",
+		       fsh_kv_word(auth, "auth", alg, sizeof(alg)) ?: "?");
 	}
 	if (dev->latency) {
 		printf("  latency:");
@@ -665,40 +641,6 @@ static int print_status_text(const char *only)
 		ret |= show_device(&h.devices[i]);
 	fsh_free(&h);
 	return ret;
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	const char *x = *(const char * const *)a, *y = *(const char * const *)b;
-
-	return atoi(x + 7) - atoi(y + 7);
-}
-
-/* Names of all farswap devices, sorted by number; *n receives the count. */
-static char **list_devices(int *n)
-{
-	DIR *d = opendir(BLOCK_DIR);
-	struct dirent *e;
-	char **names = NULL;
-
-	*n = 0;
-	if (!d)
-		return NULL;
-	while ((e = readdir(d))) {
-		char **nn;
-
-		if (strncmp(e->d_name, "farswap", 7) || !device_exists(e->d_name))
-			continue;
-		nn = realloc(names, (*n + 1) * sizeof(*names));
-		if (!nn)
-			break;
-		names = nn;
-		names[(*n)++] = strdup(e->d_name);
-	}
-	closedir(d);
-	if (*n)
-		qsort(names, *n, sizeof(*names), name_cmp);
-	return names;
 }
 
 /* status --json: one document with every device, or just @only. */
@@ -818,17 +760,20 @@ static int cmd_version(void)
 	return 0;
 }
 
+/* The names of every farswap device, in number order, as status lists them. */
 static int cmd_list(void)
 {
-	char **names;
-	int n, i;
+	struct fsh_host h;
+	char err[256];
+	size_t i;
 
-	names = list_devices(&n);
-	for (i = 0; i < n; i++) {
-		printf("%s\n", names[i]);
-		free(names[i]);
+	if (fsh_read(&h, "/", NULL, err, sizeof(err))) {
+		fsh_free(&h);
+		die("%s", err);
 	}
-	free(names);
+	for (i = 0; i < h.nr_devices; i++)
+		printf("%s\n", h.devices[i].name);
+	fsh_free(&h);
 	return 0;
 }
 

@@ -292,6 +292,38 @@ static void test_kv(void **state)
 	assert_false(fsh_kv_u64("a=1\nb=2\n", "b", &v));
 }
 
+/* A word value, where it stands and where it does not. */
+static void test_kv_word(void **state)
+{
+	char w[8];
+
+	(void)state;
+	assert_string_equal(fsh_kv_word("alg=crc32c checked=5\n", "alg", w,
+					sizeof(w)), "crc32c");
+	assert_string_equal(fsh_kv_word("checked=5 alg=off\n", "alg", w,
+					sizeof(w)), "off");
+	/* Cut to fit. */
+	assert_string_equal(fsh_kv_word("auth=hmac-sha256\n", "auth", w,
+					sizeof(w)), "hmac-sh");
+	assert_null(fsh_kv_word("xalg=1 alg_x=2\n", "alg", w, sizeof(w)));
+	assert_null(fsh_kv_word("alg= checked=5\n", "alg", w, sizeof(w)));
+	assert_null(fsh_kv_word("checked=5\nalg=off\n", "alg", w, sizeof(w)));
+	assert_null(fsh_kv_word(NULL, "alg", w, sizeof(w)));
+}
+
+/* A device is a block device with the module's farswap/ directory. */
+static void test_device_exists(void **state)
+{
+	(void)state;
+	put_device("farswap3", NULL, 0);
+	put_dir("sys/block/farswapx2");
+	put_dir("sys/block/sda/farswap");
+	assert_true(fsh_device_exists(root, "farswap3"));
+	assert_false(fsh_device_exists(root, "farswap4"));
+	assert_false(fsh_device_exists(root, "farswapx2"));
+	assert_false(fsh_device_exists(root, "sda"));
+}
+
 static void test_json_document(void **state)
 {
 	char *doc;
@@ -729,6 +761,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kv),
+		cmocka_unit_test(test_kv_word),
+		cmocka_unit_test_setup(test_device_exists, clean),
 		cmocka_unit_test_setup(test_json_document, clean),
 		cmocka_unit_test_setup(test_json_one_device, clean),
 		cmocka_unit_test_setup(test_json_missing_values, clean),
