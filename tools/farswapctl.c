@@ -50,17 +50,37 @@
 
 static const char *prog = "farswapctl";
 
+/* Exit statuses, as farswapctl(8) documents them. */
+#define EXIT_FAILED	1	/* the operation failed */
+#define EXIT_USAGE	2	/* the command line is wrong */
+
+static void vexit_with(int status, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0), noreturn));
+static void vexit_with(int status, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
+	vexit_with(EXIT_FAILED, fmt, ap);
+}
+
+/* A command line farswapctl cannot make sense of: exit 2, not 1. */
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vexit_with(EXIT_USAGE, fmt, ap);
 }
 
 /* Read a whole sysfs file; NULL if it cannot be read. */
@@ -157,7 +177,7 @@ static const char *device_name(const char *arg)
 	const char *name = strncmp(arg, "/dev/", 5) ? arg : arg + 5;
 
 	if (strncmp(name, "farswap", 7) || !name[7])
-		die("'%s' is not a farswap device name (farswapN)", arg);
+		usage_error("'%s' is not a farswap device name (farswapN)", arg);
 	return name;
 }
 
@@ -360,13 +380,13 @@ static int cmd_attach(int argc, char **argv)
 			return 0;
 		default:
 			usage(stderr);
-			return 2;
+			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc)
-		die("attach: unexpected argument '%s'", argv[optind]);
+		usage_error("attach: unexpected argument '%s'", argv[optind]);
 	if (!have_donor || !have_size)
-		die("attach needs --donor and --size (see --help)");
+		usage_error("attach needs --donor and --size (see --help)");
 	ensure_module();
 	fd = open_ctl_dev();
 	if (fd < 0)
@@ -389,7 +409,7 @@ static int cmd_detach(int argc, char **argv)
 	int fd, err;
 
 	if (argc != 2)
-		die("usage: farswapctl detach farswapN");
+		usage_error("usage: farswapctl detach farswapN");
 	name = device_name(argv[1]);
 	ensure_module();
 	fd = open_ctl_dev();
@@ -681,7 +701,7 @@ static int cmd_status(int argc, char **argv)
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
 			json = true;
 		else if (argv[i][0] == '-' || only)
-			die("usage: farswapctl status [farswapN] [--json]");
+			usage_error("usage: farswapctl status [farswapN] [--json]");
 		else
 			only = device_name(argv[i]);
 	}
@@ -715,11 +735,11 @@ static int cmd_metrics(int argc, char **argv)
 			return 0;
 		default:
 			usage(stderr);
-			return 2;
+			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc)
-		die("metrics: unexpected argument '%s'", argv[optind]);
+		usage_error("metrics: unexpected argument '%s'", argv[optind]);
 	if (fsh_read(&h, "/", NULL, err, sizeof(err))) {
 		fsh_free(&h);
 		die("%s", err);
@@ -781,7 +801,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "attach"))
 		return cmd_attach(argc - 1, argv + 1);
@@ -802,5 +822,5 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[1]);
 	usage(stderr);
-	return 2;
+	return EXIT_USAGE;
 }
