@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * farswapd configuration: one setter, fsd_config_set(), serves the
- * config file and the command line alike, so a key means the same thing
- * in both.  Flags override the file: the file is read first, the flags
- * are applied on top.
+ * farswapd configuration: one table of keys, fsd_keys[], and one setter,
+ * fsd_config_set(), serve the config file and the command line alike, so
+ * a key means the same thing in both.  Flags override the file: the file
+ * is read first, the flags are applied on top.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -17,78 +17,6 @@
 
 #include "config.h"
 #include "log.h"
-
-const char fsd_usage[] =
-	"Usage: farswapd [OPTIONS]\n"
-	"       farswapd --stats [--json] [--stats-socket PATH]\n"
-	"\n"
-	"Donate this machine's idle DRAM to farswap hosts over RDMA.\n"
-	"\n"
-	"  -l, --listen ADDR[:PORT]     address to listen on (default 0.0.0.0:7471)\n"
-	"  -d, --donate SIZE|PCT%       memory to donate, e.g. 8G, 256M, or 50% of\n"
-	"                               MemAvailable at start (default 50%)\n"
-	"  -s, --slab-size SIZE         slab size, a power of two >= 2M (default 1G)\n"
-	"      --headroom SIZE|PCT%     keep at least this much MemAvailable; below\n"
-	"                               it, reclaim slabs (default 10% of MemTotal)\n"
-	"      --hysteresis SIZE|PCT%   memory above the headroom needed before slabs\n"
-	"                               are offered again (default 5% of MemTotal)\n"
-	"      --pressure-interval DUR  how often to check memory (default 1s)\n"
-	"      --reclaim-deadline DUR   deadline given to hosts in RECLAIM_REQ\n"
-	"                               (default 10s)\n"
-	"      --keepalive DUR          probe a host session idle this long; one that\n"
-	"                               does not answer is closed and its slabs freed\n"
-	"                               (default 15s, at least 100ms)\n"
-	"      --psi-threshold PCT      also treat 'some avg10' memory pressure at or\n"
-	"                               above PCT as pressure while MemAvailable is\n"
-	"                               within the hysteresis band (default 0: off)\n"
-	"      --hugepages auto|never|always\n"
-	"                               back slabs with hugetlb pages (default auto)\n"
-	"      --max-hosts N            concurrent host sessions, authenticated ones\n"
-	"                               with key-file (default 256)\n"
-	"      --max-unauthenticated N  with key-file: sessions that have not proved\n"
-	"                               the key yet (default 16)\n"
-	"      --allowed-hosts LIST     addresses, ADDR/BITS blocks, id:HEX or name:TEXT\n"
-	"                               host identities that may connect (default: any)\n"
-	"      --max-slabs-per-host N|SIZE\n"
-	"                               slabs one host may hold (default 0: no cap)\n"
-	"      --max-sessions-per-address N\n"
-	"                               control sessions from one address (default 4)\n"
-	"      --max-queue-depth N      size cap of a host's I/O queue pairs (default 1024)\n"
-	"      --handshake-timeout DUR  time a connection has to be established\n"
-	"                               (default 5s)\n"
-	"      --alloc-rate RATE[/BURST]\n"
-	"                               slab grants per second per session (default 0: off)\n"
-	"      --revoke-after N         missed reclaim deadlines under pressure before\n"
-	"                               a slab is taken back by force (default 3, 0: never)\n"
-	"      --key-file PATH          secret shared with hosts (16 to 64 bytes, mode\n"
-	"                               0600); hosts must authenticate with it\n"
-	"      --host-keys DIR          a secret per host: DIR/HOST-ID (as the log\n"
-	"                               names hosts, or the host's UUID), read at\n"
-	"                               each handshake; key-file serves the others\n"
-	"      --insecure-no-auth       run without key-file: any host on the fabric\n"
-	"                               can take this donor's memory\n"
-	"      --donor-id ID            identity sent to hosts (default: machine-id)\n"
-	"      --failure-domain NAME    what this donor fails with (rack, power feed),\n"
-	"                               1 to 31 printable characters, no spaces;\n"
-	"                               hosts put a chunk's replicas in distinct\n"
-	"                               domains (default: the donor id)\n"
-	"      --stats-socket PATH      stats socket, \"none\" to disable\n"
-	"                               (default " FSD_STATS_SOCKET ")\n"
-	"  -c, --config PATH            config file (default " FSD_CONFIG_PATH ")\n"
-	"  -v, --verbose                more log output (repeatable)\n"
-	"      --log-level LEVEL        error|warning|notice|info|debug (default info)\n"
-	"      --metrics-file PATH      rewrite PATH with Prometheus metrics every\n"
-	"                               pressure interval (default: none)\n"
-	"      --stats                  print a running daemon's stats and exit\n"
-	"      --json                   with --stats: as JSON\n"
-	"      --check-config           print the effective configuration and exit\n"
-	"      --version                print the protocol versions and exit\n"
-	"  -h, --help                   this text\n"
-	"\n"
-	"SIZE takes K, M, G, T suffixes (powers of 1024).  DUR takes ms, s, m\n"
-	"suffixes; a bare number is seconds.  Every long option is also a config\n"
-	"file key (KEY=VALUE or 'KEY VALUE' lines, # comments).  SIGUSR1 logs the\n"
-	"stats, SIGHUP re-reads the config file, SIGTERM frees everything and exits.\n";
 
 /*
  * A failure domain name: 1 to FSD_DOMAIN_MAX characters, each printable
@@ -448,7 +376,512 @@ void fsd_config_defaults(struct fsd_config *c)
 	c->revoke_after = 3;
 }
 
-/* Keys compare with '-' and '_' as the same character. */
+/*
+ * The config keys.  Each key is one row of fsd_keys[] below: its name,
+ * the typed helper that parses it, the one that prints it, the fields it
+ * owns, its limits, what SIGHUP does with it and its --help text.  The
+ * setter (config file and flags alike), the flags themselves,
+ * --check-config's printer, --help and the reload all walk that table,
+ * so a key is added, limited or documented in one place.
+ */
+
+/* The fields of struct fsd_config that key owns, first to last. */
+#define FIELDS(first, last)						\
+	.off = offsetof(struct fsd_config, first),			\
+	.size = offsetof(struct fsd_config, last) +			\
+		sizeof(((struct fsd_config *)0)->last) -		\
+		offsetof(struct fsd_config, first)
+
+static void *field(const struct fsd_set *s)
+{
+	return (char *)s->c + s->k->off;
+}
+
+static const void *shown(const struct fsd_show *s)
+{
+	return (const char *)s->c + s->k->off;
+}
+
+/*
+ * The parse helpers store only on success, so a refused value leaves the
+ * key as it was.  They return 0, -ENOMEM, or another error for a bad
+ * value; fsd_config_set() words the message from the key's row, unless
+ * the helper wrote its own into s->why.  Strings are stored zero-filled
+ * to the end of their buffer, so that two configs hold the same value
+ * exactly when their bytes are equal: the reload compares keys with
+ * memcmp().
+ */
+
+/* A decimal count from min to max, in a 32-bit field. */
+static int parse_u32(const struct fsd_set *s)
+{
+	const char *end;
+	uint64_t v;
+
+	if (parse_u64(s->val, &v, &end) || *end || v < s->k->min ||
+	    v > s->k->max)
+		return -EINVAL;
+	*(uint32_t *)field(s) = (uint32_t)v;
+	return 0;
+}
+
+/* With its unit: durations print in ms, whatever unit they came in. */
+static void print_u32(const struct fsd_show *s)
+{
+	snprintf(s->buf, s->len, "%u%s", *(const uint32_t *)shown(s),
+		 s->k->unit ? s->k->unit : "");
+}
+
+/* A size or a percentage; a size below min (bytes) is refused. */
+static int parse_amount(const struct fsd_set *s)
+{
+	struct fsd_amount a;
+
+	memset(&a, 0, sizeof(a));	/* the padding too: see above */
+	if (fsd_parse_amount(s->val, &a) || (!a.pct && a.bytes < s->k->min))
+		return -EINVAL;
+	memcpy(field(s), &a, sizeof(a));
+	return 0;
+}
+
+static void print_amount(const struct fsd_show *s)
+{
+	const struct fsd_amount *a = shown(s);
+
+	if (a->pct)
+		snprintf(s->buf, s->len, "%u%%", a->pct);
+	else
+		fsd_format_size(a->bytes, s->buf, s->len);
+}
+
+/* A slab size: what the protocol allows, a power of two, 2M to 1T. */
+static int parse_slab_size(const struct fsd_set *s)
+{
+	uint64_t v;
+
+	if (fsd_parse_size(s->val, &v) || !farswap_slab_size_valid(v))
+		return -EINVAL;
+	*(uint64_t *)field(s) = v;
+	return 0;
+}
+
+static void print_size(const struct fsd_show *s)
+{
+	fsd_format_size(*(const uint64_t *)shown(s), s->buf, s->len);
+}
+
+/* A duration of at least min milliseconds (at most a day: the parser). */
+static int parse_duration(const struct fsd_set *s)
+{
+	uint32_t ms;
+
+	if (fsd_parse_duration_ms(s->val, &ms) || ms < s->k->min)
+		return -EINVAL;
+	*(uint32_t *)field(s) = ms;
+	return 0;
+}
+
+/* A percentage in hundredths: "12.5" is 1250. */
+static int parse_pct100(const struct fsd_set *s)
+{
+	unsigned int p;
+
+	if (fsd_parse_percent100(s->val, &p) || p > s->k->max)
+		return -EINVAL;
+	*(unsigned int *)field(s) = p;
+	return 0;
+}
+
+static void print_pct100(const struct fsd_show *s)
+{
+	unsigned int p = *(const unsigned int *)shown(s);
+
+	snprintf(s->buf, s->len, "%u.%02u", p / 100, p % 100);
+}
+
+/* One of k->names, any case; the first name of a value prints it. */
+static int parse_enum(const struct fsd_set *s)
+{
+	const struct fsd_key_name *n;
+
+	for (n = s->k->names; n->name; n++) {
+		if (!strcasecmp(s->val, n->name)) {
+			*(int *)field(s) = n->value;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static void print_enum(const struct fsd_show *s)
+{
+	const struct fsd_key_name *n;
+	int v = *(const int *)shown(s);
+
+	for (n = s->k->names; n->name && n->value != v; n++)
+		;
+	if (n->name)
+		snprintf(s->buf, s->len, "%s", n->name);
+	else
+		snprintf(s->buf, s->len, "%d", v);
+}
+
+/*
+ * yes, true, 1 or no, false, 0.  On the command line a yes/no key is a
+ * flag without a value, meaning yes (fsd_parse_args()).
+ */
+static int parse_bool(const struct fsd_set *s)
+{
+	if (!strcasecmp(s->val, "yes") || !strcasecmp(s->val, "true") ||
+	    !strcmp(s->val, "1"))
+		*(bool *)field(s) = true;
+	else if (!strcasecmp(s->val, "no") || !strcasecmp(s->val, "false") ||
+		 !strcmp(s->val, "0"))
+		*(bool *)field(s) = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static void print_bool(const struct fsd_show *s)
+{
+	snprintf(s->buf, s->len, "%s", *(const bool *)shown(s) ? "yes" : "no");
+}
+
+/*
+ * A path, or none.  The path keys came one at a time and differ in
+ * small ways the table keeps (k->flags): stats-socket takes a relative
+ * path, and "none" is lowercase only for stats-socket and metrics-file.
+ */
+static int parse_path(const struct fsd_set *s)
+{
+	unsigned int flags = s->k->flags;
+	size_t n = strlen(s->val);
+	char *p = field(s);
+
+	if (!strcmp(s->val, "none") ||
+	    ((flags & FSD_KEY_NONE_ANYCASE) && !strcasecmp(s->val, "none")) ||
+	    ((flags & FSD_KEY_EMPTY_NONE) && !n)) {
+		memset(p, 0, s->k->size);
+		return 0;
+	}
+	if (((flags & FSD_KEY_ABSOLUTE) && s->val[0] != '/') ||
+	    n >= s->k->size)
+		return -EINVAL;
+	memset(p, 0, s->k->size);
+	memcpy(p, s->val, n);
+	return 0;
+}
+
+static void print_path(const struct fsd_show *s)
+{
+	const char *p = shown(s);
+
+	snprintf(s->buf, s->len, "%s", *p ? p : "none");
+}
+
+/* ADDR[:PORT], [V6]:PORT or :PORT: what is left out keeps its value. */
+static int parse_listen(const struct fsd_set *s)
+{
+	char addr[FSD_ADDR_LEN] = "";	/* all zero: see above */
+	uint16_t port = s->c->port;
+
+	if (fsd_parse_listen(s->val, addr, sizeof(addr), &port))
+		return -EINVAL;
+	if (addr[0])
+		memcpy(s->c->listen_addr, addr, sizeof(addr));
+	s->c->port = port;
+	return 0;
+}
+
+static void print_listen(const struct fsd_show *s)
+{
+	snprintf(s->buf, s->len, "%s:%u", s->c->listen_addr, s->c->port);
+}
+
+static int parse_log_level(const struct fsd_set *s)
+{
+	int l = fsd_log_parse_level(s->val);
+
+	if (l < 0)
+		return -EINVAL;
+	s->c->log_level = l;
+	return 0;
+}
+
+static void print_log_level(const struct fsd_show *s)
+{
+	snprintf(s->buf, s->len, "%s", fsd_log_level_name(s->c->log_level));
+}
+
+/* 1 to FARSWAP_ID_LEN bytes, zero-padded: the id hosts are sent. */
+static int parse_donor_id(const struct fsd_set *s)
+{
+	size_t n = strlen(s->val);
+
+	if (!n || n > s->k->max)
+		return -EINVAL;
+	memset(s->c->donor_id, 0, sizeof(s->c->donor_id));
+	memcpy(s->c->donor_id, s->val, n);
+	s->c->donor_id_set = true;
+	return 0;
+}
+
+static int parse_domain(const struct fsd_set *s)
+{
+	char d[sizeof(s->c->failure_domain)] = "";	/* all zero: see above */
+
+	if (fsd_parse_domain(s->val, d, sizeof(d)))
+		return -EINVAL;
+	memcpy(s->c->failure_domain, d, sizeof(d));
+	return 0;
+}
+
+/* Unset, the donor's id stands in: say so rather than print nothing. */
+static void print_domain(const struct fsd_show *s)
+{
+	snprintf(s->buf, s->len, "%s",
+		 s->c->failure_domain[0] ? s->c->failure_domain :
+					   "(the donor id)");
+}
+
+/* The access list says itself what is wrong with an entry. */
+static int parse_acl(const struct fsd_set *s)
+{
+	/* Parsed into a copy: a bad list leaves the old one. */
+	struct fsd_access *acl = malloc(sizeof(*acl));
+	int ret;
+
+	if (!acl)
+		return -ENOMEM;
+	ret = fsd_access_parse(s->val, acl, s->why, s->whylen);
+	if (!ret)
+		s->c->allowed_hosts = *acl;
+	free(acl);
+	return ret ? -EINVAL : 0;
+}
+
+static void print_acl(const struct fsd_show *s)
+{
+	char *acl = malloc(FSD_ACCESS_MAX * 64);
+
+	if (acl)
+		fsd_access_format(&s->c->allowed_hosts, acl,
+				  FSD_ACCESS_MAX * 64);
+	snprintf(s->buf, s->len, "%s", acl ? acl : "?");
+	free(acl);
+}
+
+/* A count of slabs, or a size turned into slabs once the slab is known. */
+static int parse_slab_cap(const struct fsd_set *s)
+{
+	const char *end;
+	uint64_t v;
+
+	if (!parse_u64(skip_space(s->val), &v, &end) && !*skip_space(end)) {
+		s->c->max_slabs_per_host = v;
+		s->c->max_bytes_per_host = 0;
+	} else if (!fsd_parse_size(s->val, &v) && v) {
+		s->c->max_bytes_per_host = v;
+		s->c->max_slabs_per_host = 0;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void print_slab_cap(const struct fsd_show *s)
+{
+	if (s->c->max_bytes_per_host)
+		fsd_format_size(s->c->max_bytes_per_host, s->buf, s->len);
+	else
+		snprintf(s->buf, s->len, "%" PRIu64, s->c->max_slabs_per_host);
+}
+
+static int parse_alloc_rate(const struct fsd_set *s)
+{
+	return fsd_parse_rate(s->val, &s->c->alloc_rate, &s->c->alloc_burst);
+}
+
+static void print_alloc_rate(const struct fsd_show *s)
+{
+	if (s->c->alloc_rate)
+		snprintf(s->buf, s->len, "%u/%u", s->c->alloc_rate,
+			 s->c->alloc_burst);
+	else
+		snprintf(s->buf, s->len, "0");
+}
+
+/* The helpers read and write these as uint32_t and int. */
+_Static_assert(sizeof(unsigned int) == sizeof(uint32_t), "unsigned int");
+_Static_assert(sizeof(enum fsd_hugepages) == sizeof(int), "enum");
+
+static const struct fsd_key_name hugepages_names[] = {
+	{ "auto", FSD_HUGE_AUTO },
+	{ "never", FSD_HUGE_NEVER },
+	{ "always", FSD_HUGE_ALWAYS },
+	{ "no", FSD_HUGE_NEVER },
+	{ "yes", FSD_HUGE_ALWAYS },
+	{ NULL, 0 },
+};
+
+#define U32(f, lo, hi) FIELDS(f, f), .parse = parse_u32,		\
+	.print = print_u32, .min = (lo), .max = (hi)
+#define DURATION(f, lo) FIELDS(f, f), .parse = parse_duration,		\
+	.print = print_u32, .unit = "ms", .min = (lo)
+#define AMOUNT(f, lo) FIELDS(f, f), .parse = parse_amount,		\
+	.print = print_amount, .min = (lo)
+#define PATH(f, fl) FIELDS(f, f), .parse = parse_path,			\
+	.print = print_path, .flags = (fl)
+/* key-file and host-keys: where the secrets are, settled at start. */
+#define SECRET_PATH(f) PATH(f, FSD_KEY_ABSOLUTE | FSD_KEY_NONE_ANYCASE |	\
+			   FSD_KEY_EMPTY_NONE),				\
+	.reload = FSD_KEY_RESTART, .want = "want an absolute path or none"
+
+/*
+ * In the order --check-config prints them and --help lists them.
+ * .want words the error for a value the key refuses, after
+ * "KEY 'VALUE': "; without one the error is "KEY: bad value 'VALUE'".
+ */
+const struct fsd_key fsd_keys[] = {
+	{ .name = "listen", .short_opt = 'l', .arg = "ADDR[:PORT]",
+	  FIELDS(listen_addr, port), .parse = parse_listen,
+	  .print = print_listen, .reload = FSD_KEY_RESTART,
+	  .help = "address to listen on (default 0.0.0.0:7471)" },
+	{ .name = "donate", .short_opt = 'd', .arg = "SIZE|PCT%",
+	  AMOUNT(donate, 1), .reload = FSD_KEY_RESTART,
+	  .help = "memory to donate, e.g. 8G, 256M, or 50% of\n"
+		  "MemAvailable at start (default 50%)" },
+	{ .name = "slab-size", .short_opt = 's', .arg = "SIZE",
+	  FIELDS(slab_size, slab_size), .parse = parse_slab_size,
+	  .print = print_size, .reload = FSD_KEY_RESTART,
+	  .want = "must be a power of two from 2M to 1T",
+	  .help = "slab size, a power of two >= 2M (default 1G)" },
+	{ .name = "headroom", .arg = "SIZE|PCT%", AMOUNT(headroom, 0),
+	  .help = "keep at least this much MemAvailable; below\n"
+		  "it, reclaim slabs (default 10% of MemTotal)" },
+	{ .name = "hysteresis", .arg = "SIZE|PCT%", AMOUNT(hysteresis, 0),
+	  .help = "memory above the headroom needed before slabs\n"
+		  "are offered again (default 5% of MemTotal)" },
+	{ .name = "pressure-interval", .arg = "DUR",
+	  DURATION(pressure_interval_ms, 10),
+	  .want = "want a duration of at least 10ms",
+	  .help = "how often to check memory (default 1s)" },
+	{ .name = "reclaim-deadline", .arg = "DUR",
+	  DURATION(reclaim_deadline_ms, 1),
+	  .help = "deadline given to hosts in RECLAIM_REQ\n"
+		  "(default 10s)" },
+	/*
+	 * No "off": a host gone without a word would keep its slabs for
+	 * as long as the donor runs.
+	 */
+	{ .name = "keepalive", .arg = "DUR", DURATION(keepalive_ms, 100),
+	  .want = "want a duration of at least 100ms (it cannot be turned off)",
+	  .help = "probe a host session idle this long; one that\n"
+		  "does not answer is closed and its slabs freed\n"
+		  "(default 15s, at least 100ms)" },
+	{ .name = "psi-threshold", .arg = "PCT", FIELDS(psi_threshold,
+	  psi_threshold), .parse = parse_pct100, .print = print_pct100,
+	  .max = 10000,
+	  .help = "also treat 'some avg10' memory pressure at or\n"
+		  "above PCT as pressure while MemAvailable is\n"
+		  "within the hysteresis band (default 0: off)" },
+	{ .name = "hugepages", .arg = "auto|never|always",
+	  FIELDS(hugepages, hugepages), .parse = parse_enum,
+	  .print = print_enum, .names = hugepages_names,
+	  .reload = FSD_KEY_RESTART,
+	  .help = "back slabs with hugetlb pages (default auto)" },
+	{ .name = "max-hosts", .arg = "N", U32(max_hosts, 1, 65536),
+	  .help = "concurrent host sessions, authenticated ones\n"
+		  "with key-file (default 256)" },
+	/*
+	 * 0 would refuse every host once a key-file is set: no session
+	 * could get as far as proving the key.
+	 */
+	{ .name = "max-unauthenticated", .arg = "N",
+	  U32(max_unauthenticated, 1, 65536),
+	  .want = "want 1 to 65536 (0 would let no host authenticate)",
+	  .help = "with key-file: sessions that have not proved\n"
+		  "the key yet (default 16)" },
+	{ .name = "log-level", .arg = "LEVEL", FIELDS(log_level, log_level),
+	  .parse = parse_log_level, .print = print_log_level,
+	  .want = "want error, warning, notice, info or debug",
+	  .help = "error|warning|notice|info|debug (default info)" },
+	{ .name = "stats-socket", .arg = "PATH",
+	  PATH(stats_socket, FSD_KEY_EMPTY_NONE),
+	  .reload = FSD_KEY_RESTART, .want = "path too long",
+	  .help = "stats socket, \"none\" to disable\n"
+		  "(default " FSD_STATS_SOCKET ")" },
+	{ .name = "allowed-hosts", .arg = "LIST",
+	  FIELDS(allowed_hosts, allowed_hosts), .parse = parse_acl,
+	  .print = print_acl,
+	  .help = "addresses, ADDR/BITS blocks, id:HEX or name:TEXT\n"
+		  "host identities that may connect (default: any)" },
+	{ .name = "max-slabs-per-host", .arg = "N|SIZE",
+	  FIELDS(max_slabs_per_host, max_bytes_per_host),
+	  .parse = parse_slab_cap, .print = print_slab_cap,
+	  .want = "want a number of slabs or a size like 4G",
+	  .help = "slabs one host may hold (default 0: no cap)" },
+	{ .name = "max-sessions-per-address", .arg = "N",
+	  U32(max_sessions_per_address, 0, 65536),
+	  .help = "control sessions from one address (default 4)" },
+	{ .name = "max-queue-depth", .arg = "N",
+	  U32(max_queue_depth, 1, 65536), .want = "want 1 to 65536",
+	  .help = "size cap of a host's I/O queue pairs (default 1024)" },
+	{ .name = "handshake-timeout", .arg = "DUR",
+	  DURATION(handshake_timeout_ms, 100),
+	  .want = "want a duration of at least 100ms",
+	  .help = "time a connection has to be established\n"
+		  "(default 5s)" },
+	{ .name = "alloc-rate", .arg = "RATE[/BURST]",
+	  FIELDS(alloc_rate, alloc_burst), .parse = parse_alloc_rate,
+	  .print = print_alloc_rate,
+	  .want = "want RATE or RATE/BURST (grants per second), or 0 for no limit",
+	  .help = "slab grants per second per session (default 0: off)" },
+	{ .name = "revoke-after", .arg = "N", U32(revoke_after, 0, 1000),
+	  .want = "want a number of deadlines, 0 (never) to 1000",
+	  .help = "missed reclaim deadlines under pressure before\n"
+		  "a slab is taken back by force (default 3, 0: never)" },
+	{ .name = "metrics-file", .arg = "PATH",
+	  PATH(metrics_file, FSD_KEY_ABSOLUTE),
+	  .want = "want an absolute path or none",
+	  .help = "rewrite PATH with Prometheus metrics every\n"
+		  "pressure interval (default: none)" },
+	/*
+	 * Not printed, and a reload keeps the running one without a word:
+	 * as it always has.
+	 */
+	{ .name = "donor-id", .arg = "ID", FIELDS(donor_id, donor_id_set),
+	  .parse = parse_donor_id, .max = FARSWAP_ID_LEN,
+	  .reload = FSD_KEY_RESTART_QUIET,
+	  .want = "want 1 to 16 characters",
+	  .help = "identity sent to hosts (default: machine-id)" },
+	{ .name = "failure-domain", .arg = "NAME",
+	  FIELDS(failure_domain, failure_domain), .parse = parse_domain,
+	  .print = print_domain,
+	  .want = "want 1 to 31 printable characters without spaces",
+	  .help = "what this donor fails with (rack, power feed),\n"
+		  "1 to 31 printable characters, no spaces;\n"
+		  "hosts put a chunk's replicas in distinct\n"
+		  "domains (default: the donor id)" },
+	{ .name = "key-file", .arg = "PATH", SECRET_PATH(key_file),
+	  .help = "secret shared with hosts (16 to 64 bytes, mode\n"
+		  "0600); hosts must authenticate with it" },
+	{ .name = "host-keys", .arg = "DIR", SECRET_PATH(host_keys),
+	  .help = "a secret per host: DIR/HOST-ID (as the log\n"
+		  "names hosts, or the host's UUID), read at\n"
+		  "each handshake; key-file serves the others" },
+	/* No .arg: on the command line it is a flag meaning yes. */
+	{ .name = "insecure-no-auth", FIELDS(insecure_no_auth,
+	  insecure_no_auth), .parse = parse_bool, .print = print_bool,
+	  .reload = FSD_KEY_RESTART, .want = "want yes or no",
+	  .help = "run without key-file: any host on the fabric\n"
+		  "can take this donor's memory" },
+};
+
+const size_t fsd_nr_keys = sizeof(fsd_keys) / sizeof(fsd_keys[0]);
+
+/* Keys compare with '-' and '_' as the same character, in any case. */
 static bool key_is(const char *key, const char *name)
 {
 	for (; *key && *name; key++, name++) {
@@ -460,260 +893,90 @@ static bool key_is(const char *key, const char *name)
 	return !*key && !*name;
 }
 
+const struct fsd_key *fsd_config_key(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < fsd_nr_keys; i++)
+		if (key_is(key, fsd_keys[i].name))
+			return &fsd_keys[i];
+	return NULL;
+}
+
 int fsd_config_set(struct fsd_config *c, const char *key, const char *val,
 		   char *err, size_t errlen)
 {
-	uint64_t v;
+	const struct fsd_key *k;
+	char why[192];
+	struct fsd_set s = { .c = c, .val = val, .why = why,
+			     .whylen = sizeof(why) };
 	int ret;
 
 	if (!val)
 		return set_err(err, errlen, "%s: missing value%s", key, "");
-	if (key_is(key, "listen")) {
-		char addr[FSD_ADDR_LEN];
-		uint16_t port = c->port;
-
-		addr[0] = '\0';
-		ret = fsd_parse_listen(val, addr, sizeof(addr), &port);
-		if (ret)
-			goto bad;
-		if (addr[0])
-			memcpy(c->listen_addr, addr, sizeof(addr));
-		c->port = port;
-	} else if (key_is(key, "donate")) {
-		struct fsd_amount a;
-
-		ret = fsd_parse_amount(val, &a);
-		if (ret || (!a.pct && !a.bytes))
-			goto bad;
-		c->donate = a;
-	} else if (key_is(key, "slab-size")) {
-		ret = fsd_parse_size(val, &v);
-		if (ret || !farswap_slab_size_valid(v))
-			return set_err(err, errlen,
-				       "slab-size '%s': must be a power of two from 2M to 1T%s",
-				       val, "");
-		c->slab_size = v;
-	} else if (key_is(key, "headroom") || key_is(key, "hysteresis")) {
-		struct fsd_amount a;
-
-		ret = fsd_parse_amount(val, &a);
-		if (ret)
-			goto bad;
-		if (key_is(key, "headroom"))
-			c->headroom = a;
-		else
-			c->hysteresis = a;
-	} else if (key_is(key, "pressure-interval")) {
-		uint32_t ms;
-
-		ret = fsd_parse_duration_ms(val, &ms);
-		if (ret || ms < 10)
-			return set_err(err, errlen,
-				       "pressure-interval '%s': want a duration of at least 10ms%s",
-				       val, "");
-		c->pressure_interval_ms = ms;
-	} else if (key_is(key, "reclaim-deadline")) {
-		uint32_t ms;
-
-		ret = fsd_parse_duration_ms(val, &ms);
-		if (ret || !ms)
-			goto bad;
-		c->reclaim_deadline_ms = ms;
-	} else if (key_is(key, "keepalive")) {
-		uint32_t ms;
-
-		/*
-		 * No "off": a host gone without a word would keep its
-		 * slabs for as long as the donor runs.
-		 */
-		ret = fsd_parse_duration_ms(val, &ms);
-		if (ret || ms < 100)
-			return set_err(err, errlen,
-				       "keepalive '%s': want a duration of at least 100ms (it cannot be turned off)%s",
-				       val, "");
-		c->keepalive_ms = ms;
-	} else if (key_is(key, "psi-threshold")) {
-		unsigned int p;
-
-		ret = fsd_parse_percent100(val, &p);
-		if (ret)
-			goto bad;
-		c->psi_threshold = p;
-	} else if (key_is(key, "log-level")) {
-		int l = fsd_log_parse_level(val);
-
-		if (l < 0)
-			return set_err(err, errlen,
-				       "log-level '%s': want error, warning, notice, info or debug%s",
-				       val, "");
-		c->log_level = l;
-	} else if (key_is(key, "stats-socket")) {
-		if (!strcmp(val, "none") || !*val) {
-			c->stats_socket[0] = '\0';
-		} else {
-			if (strlen(val) >= sizeof(c->stats_socket))
-				return set_err(err, errlen,
-					       "stats-socket '%s': path too long%s",
-					       val, "");
-			snprintf(c->stats_socket, sizeof(c->stats_socket),
-				 "%s", val);
-		}
-	} else if (key_is(key, "donor-id")) {
-		size_t n = strlen(val);
-
-		if (!n || n > FARSWAP_ID_LEN)
-			return set_err(err, errlen,
-				       "donor-id '%s': want 1 to 16 characters%s",
-				       val, "");
-		memset(c->donor_id, 0, sizeof(c->donor_id));
-		memcpy(c->donor_id, val, n);
-		c->donor_id_set = true;
-	} else if (key_is(key, "failure-domain")) {
-		if (fsd_parse_domain(val, c->failure_domain,
-				     sizeof(c->failure_domain)))
-			return set_err(err, errlen,
-				       "failure-domain '%s': want 1 to 31 printable characters without spaces%s",
-				       val, "");
-	} else if (key_is(key, "hugepages")) {
-		if (!strcasecmp(val, "auto"))
-			c->hugepages = FSD_HUGE_AUTO;
-		else if (!strcasecmp(val, "never") || !strcasecmp(val, "no"))
-			c->hugepages = FSD_HUGE_NEVER;
-		else if (!strcasecmp(val, "always") || !strcasecmp(val, "yes"))
-			c->hugepages = FSD_HUGE_ALWAYS;
-		else
-			goto bad;
-	} else if (key_is(key, "max-hosts")) {
-		const char *end;
-
-		if (parse_u64(val, &v, &end) || *end || !v || v > 65536)
-			goto bad;
-		c->max_hosts = (unsigned int)v;
-	} else if (key_is(key, "max-unauthenticated")) {
-		const char *end;
-
-		/*
-		 * 0 would refuse every host once a key-file is set: no
-		 * session could get as far as proving the key.
-		 */
-		if (parse_u64(val, &v, &end) || *end || !v || v > 65536)
-			return set_err(err, errlen,
-				       "max-unauthenticated '%s': want 1 to 65536 (0 would let no host authenticate)%s",
-				       val, "");
-		c->max_unauthenticated = (unsigned int)v;
-	} else if (key_is(key, "metrics-file")) {
-		if (!strcmp(val, "none")) {
-			c->metrics_file[0] = '\0';
-		} else {
-			if (val[0] != '/' ||
-			    strlen(val) >= sizeof(c->metrics_file))
-				return set_err(err, errlen,
-					       "metrics-file '%s': want an absolute path or none%s",
-					       val, "");
-			snprintf(c->metrics_file, sizeof(c->metrics_file),
-				 "%s", val);
-		}
-	} else if (key_is(key, "allowed-hosts")) {
-		char why[192];
-
-		/* Parsed into a copy: a bad list leaves the old one. */
-		struct fsd_access *acl = malloc(sizeof(*acl));
-
-		if (!acl)
-			return -ENOMEM;
-		ret = fsd_access_parse(val, acl, why, sizeof(why));
-		if (!ret)
-			c->allowed_hosts = *acl;
-		free(acl);
-		if (ret)
-			return set_err(err, errlen, "%s%s", why, "");
-	} else if (key_is(key, "max-slabs-per-host")) {
-		const char *end;
-
-		if (!parse_u64(skip_space(val), &v, &end) && !*skip_space(end)) {
-			c->max_slabs_per_host = v;
-			c->max_bytes_per_host = 0;
-		} else if (!fsd_parse_size(val, &v) && v) {
-			c->max_bytes_per_host = v;
-			c->max_slabs_per_host = 0;
-		} else {
-			return set_err(err, errlen,
-				       "max-slabs-per-host '%s': want a number of slabs or a size like 4G%s",
-				       val, "");
-		}
-	} else if (key_is(key, "max-sessions-per-address")) {
-		const char *end;
-
-		if (parse_u64(val, &v, &end) || *end || v > 65536)
-			goto bad;
-		c->max_sessions_per_address = (unsigned int)v;
-	} else if (key_is(key, "max-queue-depth")) {
-		const char *end;
-
-		if (parse_u64(val, &v, &end) || *end || !v || v > 65536)
-			return set_err(err, errlen,
-				       "max-queue-depth '%s': want 1 to 65536%s",
-				       val, "");
-		c->max_queue_depth = (uint32_t)v;
-	} else if (key_is(key, "handshake-timeout")) {
-		uint32_t ms;
-
-		ret = fsd_parse_duration_ms(val, &ms);
-		if (ret || ms < 100)
-			return set_err(err, errlen,
-				       "handshake-timeout '%s': want a duration of at least 100ms%s",
-				       val, "");
-		c->handshake_timeout_ms = ms;
-	} else if (key_is(key, "alloc-rate")) {
-		if (fsd_parse_rate(val, &c->alloc_rate, &c->alloc_burst))
-			return set_err(err, errlen,
-				       "alloc-rate '%s': want RATE or RATE/BURST (grants per second), or 0 for no limit%s",
-				       val, "");
-	} else if (key_is(key, "key-file")) {
-		if (!strcasecmp(val, "none") || !*val) {
-			c->key_file[0] = '\0';
-		} else {
-			if (val[0] != '/' || strlen(val) >= sizeof(c->key_file))
-				return set_err(err, errlen,
-					       "key-file '%s': want an absolute path or none%s",
-					       val, "");
-			snprintf(c->key_file, sizeof(c->key_file), "%s", val);
-		}
-	} else if (key_is(key, "host-keys")) {
-		if (!strcasecmp(val, "none") || !*val) {
-			c->host_keys[0] = '\0';
-		} else {
-			if (val[0] != '/' || strlen(val) >= sizeof(c->host_keys))
-				return set_err(err, errlen,
-					       "host-keys '%s': want an absolute path or none%s",
-					       val, "");
-			snprintf(c->host_keys, sizeof(c->host_keys), "%s", val);
-		}
-	} else if (key_is(key, "insecure-no-auth")) {
-		if (!strcasecmp(val, "yes") || !strcasecmp(val, "true") ||
-		    !strcmp(val, "1"))
-			c->insecure_no_auth = true;
-		else if (!strcasecmp(val, "no") || !strcasecmp(val, "false") ||
-			 !strcmp(val, "0"))
-			c->insecure_no_auth = false;
-		else
-			return set_err(err, errlen,
-				       "insecure-no-auth '%s': want yes or no%s",
-				       val, "");
-	} else if (key_is(key, "revoke-after")) {
-		const char *end;
-
-		if (parse_u64(val, &v, &end) || *end || v > 1000)
-			return set_err(err, errlen,
-				       "revoke-after '%s': want a number of deadlines, 0 (never) to 1000%s",
-				       val, "");
-		c->revoke_after = (unsigned int)v;
-	} else {
+	k = fsd_config_key(key);
+	if (!k)
 		return set_err(err, errlen, "unknown key '%s'%s", key, "");
+	s.k = k;
+	why[0] = '\0';
+	ret = k->parse(&s);
+	if (!ret)
+		return 0;
+	if (ret == -ENOMEM)
+		return ret;
+	if (why[0])
+		return set_err(err, errlen, "%s%s", why, "");
+	/* A row's own words name the key as the table spells it. */
+	if (k->want) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s '%s': %s", k->name, val,
+				 k->want);
+		return -EINVAL;
 	}
-	return 0;
-bad:
 	return set_err(err, errlen, "%s: bad value '%s'", key, val);
+}
+
+/* Do @a and @b hold the same value of @k?  (Values are canonical.) */
+bool fsd_config_key_same(const struct fsd_key *k, const struct fsd_config *a,
+			 const struct fsd_config *b)
+{
+	return !memcmp((const char *)a + k->off, (const char *)b + k->off,
+		       k->size);
+}
+
+bool fsd_config_reload(struct fsd_config *cur, const struct fsd_config *next)
+{
+	bool restart = false;
+	size_t i;
+
+	for (i = 0; i < fsd_nr_keys; i++) {
+		const struct fsd_key *k = &fsd_keys[i];
+
+		if (k->reload == FSD_KEY_LIVE)
+			memcpy((char *)cur + k->off,
+			       (const char *)next + k->off, k->size);
+		else if (k->reload == FSD_KEY_RESTART &&
+			 !fsd_config_key_same(k, cur, next))
+			restart = true;
+	}
+	return restart;
+}
+
+void fsd_config_restart_keys(char *buf, size_t len)
+{
+	size_t i, n = 0, done = 0;
+
+	for (i = 0; i < fsd_nr_keys; i++)
+		n += fsd_keys[i].reload == FSD_KEY_RESTART;
+	buf[0] = '\0';
+	for (i = 0; i < fsd_nr_keys; i++) {
+		if (fsd_keys[i].reload != FSD_KEY_RESTART)
+			continue;
+		done++;
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 done == 1 ? "" : done == n ? " and " : ", ",
+			 fsd_keys[i].name);
+	}
 }
 
 static char *trim(char *s)
@@ -827,70 +1090,123 @@ int fsd_config_load(struct fsd_config *c, const char *path, bool must_exist,
 	return ret;
 }
 
+/* Options that are not config keys; their values start after the keys'. */
 enum {
-	OPT_HEADROOM = 256, OPT_HYSTERESIS, OPT_INTERVAL, OPT_DEADLINE,
-	OPT_PSI, OPT_HUGE, OPT_MAX_HOSTS, OPT_MAX_UNAUTHENTICATED,
-	OPT_DONOR_ID, OPT_STATS_SOCKET,
-	OPT_LOG_LEVEL, OPT_STATS, OPT_CHECK, OPT_VERSION, OPT_KEEPALIVE,
-	OPT_METRICS_FILE, OPT_JSON, OPT_INSECURE,
-	OPT_LIMIT,	/* every limit: the key is the option's name */
+	OPT_STATS = 256, OPT_CHECK, OPT_VERSION, OPT_JSON,
+	OPT_KEY,	/* OPT_KEY + i: fsd_keys[i] */
 };
 
-static const struct option long_opts[] = {
-	{ "listen", required_argument, NULL, 'l' },
-	{ "donate", required_argument, NULL, 'd' },
-	{ "slab-size", required_argument, NULL, 's' },
-	{ "headroom", required_argument, NULL, OPT_HEADROOM },
-	{ "hysteresis", required_argument, NULL, OPT_HYSTERESIS },
-	{ "pressure-interval", required_argument, NULL, OPT_INTERVAL },
-	{ "reclaim-deadline", required_argument, NULL, OPT_DEADLINE },
-	{ "keepalive", required_argument, NULL, OPT_KEEPALIVE },
-	{ "psi-threshold", required_argument, NULL, OPT_PSI },
-	{ "hugepages", required_argument, NULL, OPT_HUGE },
-	{ "max-hosts", required_argument, NULL, OPT_MAX_HOSTS },
-	{ "max-unauthenticated", required_argument, NULL,
-	  OPT_MAX_UNAUTHENTICATED },
-	{ "allowed-hosts", required_argument, NULL, OPT_LIMIT },
-	{ "max-slabs-per-host", required_argument, NULL, OPT_LIMIT },
-	{ "max-sessions-per-address", required_argument, NULL, OPT_LIMIT },
-	{ "max-queue-depth", required_argument, NULL, OPT_LIMIT },
-	{ "handshake-timeout", required_argument, NULL, OPT_LIMIT },
-	{ "alloc-rate", required_argument, NULL, OPT_LIMIT },
-	{ "revoke-after", required_argument, NULL, OPT_LIMIT },
-	{ "key-file", required_argument, NULL, OPT_LIMIT },
-	{ "host-keys", required_argument, NULL, OPT_LIMIT },
-	{ "insecure-no-auth", no_argument, NULL, OPT_INSECURE },
-	{ "donor-id", required_argument, NULL, OPT_DONOR_ID },
-	{ "failure-domain", required_argument, NULL, OPT_DONOR_ID },
-	{ "stats-socket", required_argument, NULL, OPT_STATS_SOCKET },
-	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+static const struct option other_opts[] = {
 	{ "config", required_argument, NULL, 'c' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "check-config", no_argument, NULL, OPT_CHECK },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
-	{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
 	{ "json", no_argument, NULL, OPT_JSON },
-	{ NULL, 0, NULL, 0 },
 };
+
+#define NR_OTHER_OPTS (sizeof(other_opts) / sizeof(other_opts[0]))
+
+/* --help: this, a paragraph per key (fsd_keys[]), then the rest. */
+static const char usage_head[] =
+	"Usage: farswapd [OPTIONS]\n"
+	"       farswapd --stats [--json] [--stats-socket PATH]\n"
+	"\n"
+	"Donate this machine's idle DRAM to farswap hosts over RDMA.\n"
+	"\n";
+
+static const char usage_tail[] =
+	"  -c, --config PATH            config file (default " FSD_CONFIG_PATH ")\n"
+	"  -v, --verbose                more log output (repeatable)\n"
+	"      --stats                  print a running daemon's stats and exit\n"
+	"      --json                   with --stats: as JSON\n"
+	"      --check-config           print the effective configuration and exit\n"
+	"      --version                print the protocol versions and exit\n"
+	"  -h, --help                   this text\n"
+	"\n"
+	"SIZE takes K, M, G, T suffixes (powers of 1024).  DUR takes ms, s, m\n"
+	"suffixes; a bare number is seconds.  Every long option is also a config\n"
+	"file key (KEY=VALUE or 'KEY VALUE' lines, # comments).  SIGUSR1 logs the\n"
+	"stats, SIGHUP re-reads the config file, SIGTERM frees everything and exits.\n";
+
+/* The help column: options longer than fits put their text below. */
+#define USAGE_COL 31
+
+void fsd_usage(FILE *out)
+{
+	size_t i;
+
+	fputs(usage_head, out);
+	for (i = 0; i < fsd_nr_keys; i++) {
+		const struct fsd_key *k = &fsd_keys[i];
+		const char *h = k->help;
+		char opt[80];
+		int n;
+
+		if (k->short_opt)
+			n = snprintf(opt, sizeof(opt), "  -%c, --%s",
+				     k->short_opt, k->name);
+		else
+			n = snprintf(opt, sizeof(opt), "      --%s", k->name);
+		if (k->arg)
+			n += snprintf(opt + n, sizeof(opt) - (size_t)n, " %s",
+				      k->arg);
+		if (n <= USAGE_COL - 2)
+			fprintf(out, "%-*s", USAGE_COL, opt);
+		else
+			fprintf(out, "%s\n%*s", opt, USAGE_COL, "");
+		while (*h) {
+			size_t len = strcspn(h, "\n");
+
+			fprintf(out, "%.*s\n", (int)len, h);
+			h += len;
+			if (*h) {
+				h++;
+				fprintf(out, "%*s", USAGE_COL, "");
+			}
+		}
+	}
+	fputs(usage_tail, out);
+}
 
 /*
  * Collect the command line: the action, the config path and the flags
- * that override config keys (applied after the file is read).
+ * that override config keys (applied after the file is read).  Every
+ * key is a long option of its name; a key with a short option has it
+ * too.
  */
 int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
 		   size_t errlen)
 {
+	struct option opts[sizeof(fsd_keys) / sizeof(fsd_keys[0]) +
+			    NR_OTHER_OPTS + 1];
+	char shorts[2 * sizeof(fsd_keys) / sizeof(fsd_keys[0]) + 8];
+	size_t i, ns = 0;
 	int opt, idx;
+
+	memset(opts, 0, sizeof(opts));
+	shorts[ns++] = ':';	/* a missing value is ':', not '?' */
+	for (i = 0; i < fsd_nr_keys; i++) {
+		opts[i].name = fsd_keys[i].name;
+		opts[i].has_arg = fsd_keys[i].arg ? required_argument :
+						    no_argument;
+		opts[i].val = OPT_KEY + (int)i;
+		if (fsd_keys[i].short_opt) {
+			shorts[ns++] = fsd_keys[i].short_opt;
+			shorts[ns++] = ':';
+		}
+	}
+	memcpy(opts + fsd_nr_keys, other_opts, sizeof(other_opts));
+	memcpy(shorts + ns, "c:vh", sizeof("c:vh"));
 
 	memset(a, 0, sizeof(*a));
 	a->action = FSD_ACT_RUN;
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":l:d:s:c:vh", long_opts,
-				  &idx)) != -1) {
-		const char *key = NULL;
+	while ((opt = getopt_long(argc, argv, shorts, opts, &idx)) != -1) {
+		const struct fsd_key *k = NULL;
+		const char *val = optarg;
 
 		switch (opt) {
 		case 'h':
@@ -922,29 +1238,26 @@ int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
 			snprintf(err, errlen, "unknown option '%s' (see --help)",
 				 argv[optind - 1]);
 			return -EINVAL;
-		case 'l':
-			key = "listen";
-			break;
-		case 'd':
-			key = "donate";
-			break;
-		case 's':
-			key = "slab-size";
-			break;
-		case OPT_INSECURE:
-			key = "insecure-no-auth";
-			optarg = (char *)"yes";
-			break;
 		default:
-			key = long_opts[idx].name;
 			break;
 		}
+		if (opt >= OPT_KEY) {
+			k = &fsd_keys[opt - OPT_KEY];
+		} else {
+			for (i = 0; i < fsd_nr_keys; i++)
+				if (fsd_keys[i].short_opt == opt)
+					k = &fsd_keys[i];
+		}
+		if (!k)
+			continue;	/* not reached: every option is above */
+		if (!k->arg)
+			val = "yes";
 		if (a->nr >= FSD_MAX_OVERRIDES) {
 			snprintf(err, errlen, "too many options");
 			return -E2BIG;
 		}
-		a->kv[a->nr].key = key;
-		a->kv[a->nr].val = optarg;
+		a->kv[a->nr].key = k->name;
+		a->kv[a->nr].val = val;
 		a->nr++;
 	}
 	if (optind < argc) {
@@ -1027,72 +1340,46 @@ int fsd_config_resolve(const struct fsd_config *c, uint64_t mem_total,
 	return 0;
 }
 
+/* Append to @buf while it has room: a full buffer keeps its first bytes. */
+static char *print_room(char *buf, size_t len, size_t *left)
+{
+	size_t n = strlen(buf);
+
+	*left = len - n;
+	return n + 1 < len ? buf + n : NULL;
+}
+
+/* "KEY VALUE" lines, one per printable key, then how hosts authenticate. */
 void fsd_config_print(const struct fsd_config *c, char *buf, size_t len)
 {
-	char donate[32], slab[32], head[32], hyst[32], cap[32], rate[32];
-	static const char *const huge[] = { "auto", "never", "always" };
-	char *acl = malloc(FSD_ACCESS_MAX * 64);
+	size_t i, left;
+	char *p;
 
-	if (c->donate.pct)
-		snprintf(donate, sizeof(donate), "%u%%", c->donate.pct);
-	else
-		fsd_format_size(c->donate.bytes, donate, sizeof(donate));
-	fsd_format_size(c->slab_size, slab, sizeof(slab));
-	if (c->headroom.pct)
-		snprintf(head, sizeof(head), "%u%%", c->headroom.pct);
-	else
-		fsd_format_size(c->headroom.bytes, head, sizeof(head));
-	if (c->hysteresis.pct)
-		snprintf(hyst, sizeof(hyst), "%u%%", c->hysteresis.pct);
-	else
-		fsd_format_size(c->hysteresis.bytes, hyst, sizeof(hyst));
-	if (c->max_bytes_per_host)
-		fsd_format_size(c->max_bytes_per_host, cap, sizeof(cap));
-	else
-		snprintf(cap, sizeof(cap), "%" PRIu64, c->max_slabs_per_host);
-	if (c->alloc_rate)
-		snprintf(rate, sizeof(rate), "%u/%u", c->alloc_rate,
-			 c->alloc_burst);
-	else
-		snprintf(rate, sizeof(rate), "0");
-	if (acl)
-		fsd_access_format(&c->allowed_hosts, acl, FSD_ACCESS_MAX * 64);
-	snprintf(buf, len,
-		 "listen %s:%u\ndonate %s\nslab-size %s\nheadroom %s\n"
-		 "hysteresis %s\npressure-interval %ums\n"
-		 "reclaim-deadline %ums\nkeepalive %ums\n"
-		 "psi-threshold %u.%02u\n"
-		 "hugepages %s\nmax-hosts %u\nmax-unauthenticated %u\n"
-		 "log-level %s\n"
-		 "stats-socket %s\n"
-		 "allowed-hosts %s\nmax-slabs-per-host %s\n"
-		 "max-sessions-per-address %u\nmax-queue-depth %u\n"
-		 "handshake-timeout %ums\nalloc-rate %s\nrevoke-after %u\n",
-		 c->listen_addr, c->port, donate, slab, head, hyst,
-		 c->pressure_interval_ms, c->reclaim_deadline_ms,
-		 c->keepalive_ms, c->psi_threshold / 100, c->psi_threshold % 100,
-		 huge[c->hugepages], c->max_hosts, c->max_unauthenticated,
-		 fsd_log_level_name(c->log_level),
-		 c->stats_socket[0] ? c->stats_socket : "none",
-		 acl ? acl : "?", cap, c->max_sessions_per_address,
-		 c->max_queue_depth, c->handshake_timeout_ms, rate,
-		 c->revoke_after);
-	free(acl);
-	if (strlen(buf) + 1 < len)
-		snprintf(buf + strlen(buf), len - strlen(buf),
-			 "metrics-file %s\n",
-			 c->metrics_file[0] ? c->metrics_file : "none");
-	if (strlen(buf) + 1 < len)
-		snprintf(buf + strlen(buf), len - strlen(buf),
-			 "failure-domain %s\n",
-			 c->failure_domain[0] ? c->failure_domain :
-						"(the donor id)");
-	if (strlen(buf) + 1 < len)
-		snprintf(buf + strlen(buf), len - strlen(buf),
-			 "key-file %s\nhost-keys %s\ninsecure-no-auth %s\nauth %s\n",
-			 c->key_file[0] ? c->key_file : "none",
-			 c->host_keys[0] ? c->host_keys : "none",
-			 c->insecure_no_auth ? "yes" : "no",
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < fsd_nr_keys; i++) {
+		const struct fsd_key *k = &fsd_keys[i];
+
+		if (!k->print)
+			continue;
+		p = print_room(buf, len, &left);
+		if (p)
+			snprintf(p, left, "%s ", k->name);
+		p = print_room(buf, len, &left);
+		if (p) {
+			struct fsd_show s = { .k = k, .c = c, .buf = p,
+					      .len = left };
+
+			k->print(&s);
+		}
+		p = print_room(buf, len, &left);
+		if (p)
+			snprintf(p, left, "\n");
+	}
+	p = print_room(buf, len, &left);
+	if (p)
+		snprintf(p, left, "auth %s\n",
 			 c->key_file[0] || c->host_keys[0] ? "hmac-sha256" :
 							      "none");
 }

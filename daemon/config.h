@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "access.h"
 #include "farswap_proto.h"
@@ -114,6 +115,76 @@ uint64_t fsd_amount_resolve(const struct fsd_amount *a, uint64_t base);
 void fsd_format_size(uint64_t bytes, char *buf, size_t len);
 void fsd_format_size_mb(uint64_t bytes, char *buf, size_t len);
 
+/* What SIGHUP does with a key's new value. */
+enum fsd_key_reload {
+	FSD_KEY_LIVE,		/* takes it (fsd_config_reload()) */
+	FSD_KEY_RESTART,	/* keeps the old one, logs that it needs a restart */
+	FSD_KEY_RESTART_QUIET,	/* keeps the old one without a word (donor-id) */
+};
+
+/* k->flags of a path key (parse_path()). */
+#define FSD_KEY_ABSOLUTE	0x1	/* a relative path is refused */
+#define FSD_KEY_NONE_ANYCASE	0x2	/* "NONE", "None" mean none too */
+#define FSD_KEY_EMPTY_NONE	0x4	/* "" means none */
+
+struct fsd_key_name {
+	const char *name;
+	int value;
+};
+
+struct fsd_key;
+
+/* What a key's parse helper gets: the value for k, to store in c. */
+struct fsd_set {
+	const struct fsd_key *k;
+	struct fsd_config *c;
+	const char *val;
+	char *why;		/* the helper's own error message, if any */
+	size_t whylen;
+};
+
+/* What a key's print helper gets: the value of k in c, into buf. */
+struct fsd_show {
+	const struct fsd_key *k;
+	const struct fsd_config *c;
+	char *buf;
+	size_t len;
+};
+
+/* One config key: see fsd_keys[] in config.c. */
+struct fsd_key {
+	const char *name;	/* in the file, and the long option */
+	char short_opt;		/* 0: none */
+	const char *arg;	/* --help's word for the value; NULL: a flag */
+	const char *help;	/* --help's text, '\n' between its lines */
+	/* The fields of struct fsd_config it sets, for reload. */
+	size_t off;
+	size_t size;
+	uint64_t min, max;	/* for the helpers that take a range */
+	unsigned int flags;	/* FSD_KEY_*, for path keys */
+	const char *unit;	/* printed after a number: "ms" */
+	const struct fsd_key_name *names;	/* for enums */
+	enum fsd_key_reload reload;
+	/* The error for a refused value, after "NAME 'VALUE': ". */
+	const char *want;
+	int (*parse)(const struct fsd_set *s);
+	void (*print)(const struct fsd_show *s);	/* NULL: not printed */
+};
+
+extern const struct fsd_key fsd_keys[];
+extern const size_t fsd_nr_keys;
+
+const struct fsd_key *fsd_config_key(const char *key);
+bool fsd_config_key_same(const struct fsd_key *k, const struct fsd_config *a,
+			 const struct fsd_config *b);
+/*
+ * SIGHUP: copy the live keys of @next into @cur.  True if a key that
+ * needs a restart differs (and so was not copied).
+ */
+bool fsd_config_reload(struct fsd_config *cur, const struct fsd_config *next);
+/* Those keys for the log: "listen, donate, ... and insecure-no-auth". */
+void fsd_config_restart_keys(char *buf, size_t len);
+
 void fsd_config_defaults(struct fsd_config *c);
 int fsd_config_set(struct fsd_config *c, const char *key, const char *val,
 		   char *err, size_t errlen);
@@ -132,7 +203,7 @@ void fsd_config_print(const struct fsd_config *c, char *buf, size_t len);
 int fsd_config_check_auth(const struct fsd_config *c, char *err,
 			  size_t errlen);
 
-extern const char fsd_usage[];
+void fsd_usage(FILE *out);
 
 int fsd_parse_domain(const char *s, char *out, size_t outlen);
 

@@ -282,9 +282,10 @@ static void log_stats(struct fsd_server *srv)
 /* SIGHUP: re-read the config; only the keys that can change live do. */
 static void reload(struct fsd_server *srv)
 {
+	bool domain, keepalive, metrics;
 	struct fsd_config c;
 	struct fsd_meminfo mi;
-	char err[512];
+	char err[512], keys[256];
 
 	notify_reloading();
 	fsd_config_defaults(&c);
@@ -300,47 +301,30 @@ static void reload(struct fsd_server *srv)
 		pr_err("SIGHUP: max-slabs-per-host is less than one slab; keeping the running configuration");
 		return;
 	}
-	if (strcmp(c.listen_addr, srv->cfg.listen_addr) ||
-	    c.port != srv->cfg.port || c.slab_size != srv->cfg.slab_size ||
-	    memcmp(&c.donate, &srv->cfg.donate, sizeof(c.donate)) ||
-	    c.hugepages != srv->cfg.hugepages ||
-	    strcmp(c.stats_socket, srv->cfg.stats_socket) ||
-	    strcmp(c.key_file, srv->cfg.key_file) ||
-	    strcmp(c.host_keys, srv->cfg.host_keys) ||
-	    c.insecure_no_auth != srv->cfg.insecure_no_auth)
-		pr_warn("SIGHUP: listen, donate, slab-size, hugepages, stats-socket, key-file, host-keys and insecure-no-auth take effect after a restart (the files in host-keys are read at each host's handshake)");
-	if (strcmp(c.failure_domain, srv->cfg.failure_domain)) {
-		snprintf(srv->cfg.failure_domain,
-			 sizeof(srv->cfg.failure_domain), "%s",
-			 c.failure_domain);
+	/* What the keys' new values set off, looked at before they land. */
+	domain = !fsd_config_key_same(fsd_config_key("failure-domain"),
+				      &srv->cfg, &c);
+	keepalive = !fsd_config_key_same(fsd_config_key("keepalive"),
+					 &srv->cfg, &c) ||
+		    !fsd_config_key_same(fsd_config_key("handshake-timeout"),
+					 &srv->cfg, &c);
+	metrics = !fsd_config_key_same(fsd_config_key("metrics-file"),
+				       &srv->cfg, &c);
+	if (fsd_config_reload(&srv->cfg, &c)) {
+		fsd_config_restart_keys(keys, sizeof(keys));
+		pr_warn("SIGHUP: %s take effect after a restart (the files in host-keys are read at each host's handshake)",
+			keys);
+	}
+	if (domain) {
 		fsd_donor_set_domain(&srv->donor, c.failure_domain);
 		pr_notice("SIGHUP: failure-domain is now %s (for host sessions from now on)",
 			  srv->donor.domain);
 	}
-	srv->cfg.headroom = c.headroom;
-	srv->cfg.hysteresis = c.hysteresis;
-	srv->cfg.pressure_interval_ms = c.pressure_interval_ms;
-	srv->cfg.reclaim_deadline_ms = c.reclaim_deadline_ms;
-	srv->cfg.psi_threshold = c.psi_threshold;
-	if (srv->cfg.keepalive_ms != c.keepalive_ms ||
-	    srv->cfg.handshake_timeout_ms != c.handshake_timeout_ms) {
-		srv->cfg.keepalive_ms = c.keepalive_ms;
-		srv->cfg.handshake_timeout_ms = c.handshake_timeout_ms;
+	if (keepalive) {
 		arm_keepalive(srv);
 		log_keepalive(srv);
 	}
-	srv->cfg.allowed_hosts = c.allowed_hosts;
-	srv->cfg.max_slabs_per_host = c.max_slabs_per_host;
-	srv->cfg.max_bytes_per_host = c.max_bytes_per_host;
 	srv->lim.max_slabs_per_host = fsd_slab_cap(&c, srv->cfg.slab_size);
-	srv->cfg.max_sessions_per_address = c.max_sessions_per_address;
-	srv->cfg.max_queue_depth = c.max_queue_depth;
-	srv->cfg.alloc_rate = c.alloc_rate;
-	srv->cfg.alloc_burst = c.alloc_burst;
-	srv->cfg.revoke_after = c.revoke_after;
-	srv->cfg.max_hosts = c.max_hosts;
-	srv->cfg.max_unauthenticated = c.max_unauthenticated;
-	srv->cfg.log_level = c.log_level;
 	fsd_log_set_level(c.log_level);
 	if (!fsd_read_meminfo(MEMINFO, NULL, &mi)) {
 		srv->lim.headroom = fsd_amount_resolve(&c.headroom,
@@ -348,11 +332,8 @@ static void reload(struct fsd_server *srv)
 		srv->lim.hysteresis = fsd_amount_resolve(&c.hysteresis,
 							 mi.mem_total);
 	}
-	if (strcmp(c.metrics_file, srv->cfg.metrics_file)) {
-		memcpy(srv->cfg.metrics_file, c.metrics_file,
-		       sizeof(c.metrics_file));
+	if (metrics)
 		srv->metrics_error[0] = '\0';
-	}
 	apply_limits(srv);
 	log_access(srv);
 	/* Access is for sessions too, not only for the next connects. */
@@ -896,7 +877,7 @@ int main(int argc, char **argv)
 		die("%s", err);
 	switch (srv.args.action) {
 	case FSD_ACT_HELP:
-		fputs(fsd_usage, stdout);
+		fsd_usage(stdout);
 		return 0;
 	case FSD_ACT_VERSION:
 		printf("farswapd %s, protocol versions %u..%u\n",
