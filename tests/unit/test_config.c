@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -739,6 +741,306 @@ static void test_failure_domain(void **state)
 	assert_string_equal(c.failure_domain, "rackB");
 }
 
+/* Print one key's value as --check-config does: the text after "KEY ". */
+static void key_value(const struct fsd_config *c, const struct fsd_key *k,
+		      char *out, size_t len)
+{
+	char text[8192], want[64];
+	const char *p, *e;
+
+	fsd_config_print(c, text, sizeof(text));
+	snprintf(want, sizeof(want), "\n%s ", k->name);
+	if (!strncmp(text, want + 1, strlen(want + 1)))
+		p = text + strlen(want + 1);
+	else
+		p = strstr(text, want) ? strstr(text, want) + strlen(want) :
+					 NULL;
+	assert_non_null(p);
+	e = strchr(p, '\n');
+	assert_non_null(e);
+	snprintf(out, len, "%.*s", (int)(e - p), p);
+}
+
+/*
+ * Every key of the table parses the value --check-config prints for its
+ * default, and that leaves the config as it was.
+ */
+static void test_key_table_defaults(void **state)
+{
+	struct fsd_config def, c;
+	char err[256], val[4096], before[8192], after[8192];
+	size_t i;
+
+	(void)state;
+	fsd_config_defaults(&def);
+	fsd_config_print(&def, before, sizeof(before));
+	assert_true(fsd_nr_keys >= 27);
+	for (i = 0; i < fsd_nr_keys; i++) {
+		const struct fsd_key *k = &fsd_keys[i];
+
+		assert_non_null(k->parse);
+		assert_non_null(k->help);
+		assert_ptr_equal(fsd_config_key(k->name), k);
+		if (!k->print)
+			continue;	/* donor-id: machine-id, not a value */
+		/* Unset, it stands for the donor id: not a value either. */
+		if (!strcmp(k->name, "failure-domain"))
+			continue;
+		key_value(&def, k, val, sizeof(val));
+		c = def;
+		if (fsd_config_set(&c, k->name, val, err, sizeof(err)))
+			fail_msg("%s: its default '%s' is refused: %s", k->name,
+				 val, err);
+		fsd_config_print(&c, after, sizeof(after));
+		assert_string_equal(before, after);
+		if (!fsd_config_key_same(k, &def, &c))
+			fail_msg("%s '%s' changes the default", k->name, val);
+	}
+}
+
+/* What --check-config prints, fed back as a config file, prints the same. */
+static void test_key_table_round_trip(void **state)
+{
+	static const char text[] =
+		"listen 10.9.8.7:7000\ndonate 3G\nslab-size 16M\n"
+		"headroom 512M\nhysteresis 2%\npressure-interval 250ms\n"
+		"reclaim-deadline 2m\nkeepalive 100ms\npsi-threshold 0.07\n"
+		"hugepages yes\nmax-hosts 65536\nmax-unauthenticated 1\n"
+		"log-level notice\nstats-socket rel.sock\n"
+		"allowed-hosts 10.0.0.0/8 fd00::1 name:a id:00112233445566778899aabbccddeeff\n"
+		"max-slabs-per-host 40G\nmax-sessions-per-address 0\n"
+		"max-queue-depth 65536\nhandshake-timeout 1s\nalloc-rate 3/9\n"
+		"revoke-after 1000\nmetrics-file /run/m.prom\n"
+		"donor-id node-1\nfailure-domain rack:7\nkey-file /etc/k\n"
+		"host-keys NONE\ninsecure-no-auth true\n";
+	struct fsd_config c, again;
+	char err[256], first[8192], second[8192];
+	char *auth;
+
+	(void)state;
+	fsd_config_defaults(&c);
+	assert_int_equal(fsd_config_parse(&c, text, "t", err, sizeof(err)), 0);
+	fsd_config_print(&c, first, sizeof(first));
+	/* The last line, how hosts authenticate, is not a key. */
+	auth = strstr(first, "\nauth hmac-sha256\n");
+	assert_non_null(auth);
+	assert_string_equal(auth + strlen("\nauth hmac-sha256\n"), "");
+	auth[1] = '\0';
+	fsd_config_defaults(&again);
+	if (fsd_config_parse(&again, first, "printed", err, sizeof(err)))
+		fail_msg("the printed config does not parse: %s", err);
+	fsd_config_print(&again, second, sizeof(second));
+	auth = strstr(second, "\nauth ");
+	assert_non_null(auth);
+	auth[1] = '\0';
+	assert_string_equal(first, second);
+	/* The printer keeps its order: the table's. */
+	assert_int_equal(strncmp(first, "listen 10.9.8.7:7000\n", 21), 0);
+	assert_non_null(strstr(first, "\nhost-keys none\ninsecure-no-auth yes\n"));
+	/* A short buffer gets the first bytes, terminated. */
+	fsd_config_print(&c, second, 10);
+	assert_string_equal(second, "listen 10");
+	/*
+	 * An IPv6 address prints without its brackets, as it always has:
+	 * that line does not read back as the same address.
+	 */
+	assert_int_equal(fsd_config_set(&c, "listen", "[fd00::7]:7000", err,
+					sizeof(err)), 0);
+	fsd_config_print(&c, first, sizeof(first));
+	assert_int_equal(strncmp(first, "listen fd00::7:7000\n", 20), 0);
+}
+
+/* The limits in the table are the ones the setter enforces. */
+static void test_key_table_ranges(void **state)
+{
+	struct fsd_config c;
+	char err[256], val[64];
+	size_t i;
+	unsigned int ranged = 0;
+
+	(void)state;
+	for (i = 0; i < fsd_nr_keys; i++) {
+		const struct fsd_key *k = &fsd_keys[i];
+		char before[8192], after[8192];
+		bool ms = strstr(k->arg ? k->arg : "", "DUR") != NULL;
+
+		if (!k->min && !k->max)
+			continue;
+		ranged++;
+		fsd_config_defaults(&c);
+		fsd_config_print(&c, before, sizeof(before));
+		if (k->min) {
+			/* One below the least is refused, and changes nothing. */
+			snprintf(val, sizeof(val), "%" PRIu64 "%s", k->min - 1,
+				 ms ? "ms" : "");
+			err[0] = '\0';
+			if (!fsd_config_set(&c, k->name, val, err, sizeof(err)))
+				fail_msg("%s takes %s", k->name, val);
+			assert_non_null(strstr(err, k->name));
+			assert_non_null(strstr(err, val));
+			fsd_config_print(&c, after, sizeof(after));
+			assert_string_equal(before, after);
+			snprintf(val, sizeof(val), "%" PRIu64 "%s", k->min,
+				 ms ? "ms" : "");
+			if (fsd_config_set(&c, k->name, val, err, sizeof(err)))
+				fail_msg("%s refuses %s: %s", k->name, val, err);
+		}
+		if (k->max && k->parse != fsd_config_key("psi-threshold")->parse &&
+		    k->parse != fsd_config_key("donor-id")->parse) {
+			snprintf(val, sizeof(val), "%" PRIu64, k->max);
+			if (fsd_config_set(&c, k->name, val, err, sizeof(err)))
+				fail_msg("%s refuses %s: %s", k->name, val, err);
+			snprintf(val, sizeof(val), "%" PRIu64, k->max + 1);
+			if (!fsd_config_set(&c, k->name, val, err, sizeof(err)))
+				fail_msg("%s takes %s", k->name, val);
+			assert_non_null(strstr(err, val));
+		}
+	}
+	assert_true(ranged >= 12);
+	/* The ranges in other units. */
+	fsd_config_defaults(&c);
+	assert_int_equal(fsd_config_set(&c, "psi-threshold", "100", err,
+					sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_set(&c, "psi-threshold", "100.01", err,
+					    sizeof(err)), 0);
+	assert_string_equal(err, "psi-threshold: bad value '100.01'");
+	assert_int_equal(fsd_config_set(&c, "donor-id", "0123456789abcdef",
+					err, sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_set(&c, "donor-id", "0123456789abcdefg",
+					    err, sizeof(err)), 0);
+	assert_string_equal(err, "donor-id '0123456789abcdefg': want 1 to 16 characters");
+	assert_int_not_equal(fsd_config_set(&c, "donate", "0M", err,
+					    sizeof(err)), 0);
+	assert_string_equal(err, "donate: bad value '0M'");
+	assert_int_equal(fsd_config_set(&c, "headroom", "0", err,
+					sizeof(err)), 0);
+	/* The generic message keeps the key as it was spelt. */
+	assert_int_not_equal(fsd_config_set(&c, "Max_Hosts", "0", err,
+					    sizeof(err)), 0);
+	assert_string_equal(err, "Max_Hosts: bad value '0'");
+	assert_int_not_equal(fsd_config_set(&c, "max_queue_depth", "0", err,
+					    sizeof(err)), 0);
+	assert_string_equal(err, "max-queue-depth '0': want 1 to 65536");
+}
+
+/* SIGHUP takes the live keys, keeps the others, and says which. */
+static void test_key_table_reload(void **state)
+{
+	/* A value other than the default, for every key. */
+	static const char *const next_vals[][2] = {
+		{ "listen", "10.0.0.1:7000" }, { "donate", "4G" },
+		{ "slab-size", "2M" }, { "headroom", "1G" },
+		{ "hysteresis", "3%" }, { "pressure-interval", "2s" },
+		{ "reclaim-deadline", "5s" }, { "keepalive", "1s" },
+		{ "psi-threshold", "5" }, { "hugepages", "never" },
+		{ "max-hosts", "9" }, { "max-unauthenticated", "2" },
+		{ "log-level", "debug" }, { "stats-socket", "/tmp/s" },
+		{ "allowed-hosts", "10.0.0.0/8" },
+		{ "max-slabs-per-host", "5" },
+		{ "max-sessions-per-address", "7" },
+		{ "max-queue-depth", "16" }, { "handshake-timeout", "9s" },
+		{ "alloc-rate", "1/2" }, { "revoke-after", "8" },
+		{ "metrics-file", "/tmp/m" }, { "donor-id", "other" },
+		{ "failure-domain", "rackZ" }, { "key-file", "/k" },
+		{ "host-keys", "/hk" }, { "insecure-no-auth", "yes" },
+	};
+	struct fsd_config cur, next, run;
+	char err[256], keys[256];
+	size_t i, j;
+
+	(void)state;
+	assert_int_equal(ARRAY_SIZE(next_vals), fsd_nr_keys);
+	fsd_config_restart_keys(keys, sizeof(keys));
+	assert_string_equal(keys, "listen, donate, slab-size, hugepages, stats-socket, key-file, host-keys and insecure-no-auth");
+	fsd_config_defaults(&cur);
+	/* Nothing changed: nothing to say. */
+	next = cur;
+	assert_false(fsd_config_reload(&cur, &next));
+	for (i = 0; i < ARRAY_SIZE(next_vals); i++) {
+		const struct fsd_key *k = fsd_config_key(next_vals[i][0]);
+
+		assert_non_null(k);
+		fsd_config_defaults(&next);
+		assert_int_equal(fsd_config_set(&next, next_vals[i][0],
+						next_vals[i][1], err,
+						sizeof(err)), 0);
+		assert_false(fsd_config_key_same(k, &cur, &next));
+		run = cur;
+		/* A warning for exactly the restart keys. */
+		assert_int_equal(fsd_config_reload(&run, &next),
+				 k->reload == FSD_KEY_RESTART);
+		if (k->reload == FSD_KEY_LIVE)
+			assert_true(fsd_config_key_same(k, &run, &next));
+		else
+			assert_true(fsd_config_key_same(k, &run, &cur));
+		/* And no other key moves. */
+		for (j = 0; j < fsd_nr_keys; j++)
+			if (j != (size_t)(k - fsd_keys))
+				assert_true(fsd_config_key_same(&fsd_keys[j],
+								&run, &cur));
+	}
+	assert_int_equal(fsd_config_key("donor-id")->reload,
+			 FSD_KEY_RESTART_QUIET);
+	assert_int_equal(fsd_config_key("failure-domain")->reload,
+			 FSD_KEY_LIVE);
+	/* A path set and then unset is the same as one never set. */
+	fsd_config_defaults(&next);
+	assert_int_equal(fsd_config_set(&next, "stats-socket", "/tmp/x", err,
+					sizeof(err)), 0);
+	assert_int_equal(fsd_config_set(&next, "stats-socket", "none", err,
+					sizeof(err)), 0);
+	fsd_config_defaults(&cur);
+	assert_int_equal(fsd_config_set(&cur, "stats-socket", "", err,
+					sizeof(err)), 0);
+	assert_false(fsd_config_reload(&cur, &next));
+}
+
+/* Every key is a long option of its name, and --help lists it. */
+static void test_key_table_flags(void **state)
+{
+	char *bad[] = { "farswapd", "--max-s", "3", NULL };
+	char *argv[4] = { "farswapd", NULL, NULL, NULL };
+	char opt[64], err[256], *help = NULL;
+	struct fsd_args a;
+	size_t i, n = 0;
+	FILE *f;
+
+	(void)state;
+	f = open_memstream(&help, &n);
+	assert_non_null(f);
+	fsd_usage(f);
+	fclose(f);
+	assert_non_null(strstr(help, "Usage: farswapd [OPTIONS]\n"));
+	assert_non_null(strstr(help, "\n  -h, --help                   this text\n"));
+	for (i = 0; i < fsd_nr_keys; i++) {
+		const struct fsd_key *k = &fsd_keys[i];
+
+		snprintf(opt, sizeof(opt), "--%s", k->name);
+		if (!strstr(help, opt))
+			fail_msg("--help does not list %s", opt);
+		argv[1] = opt;
+		argv[2] = (char *)(k->arg ? "1" : NULL);
+		assert_int_equal(fsd_parse_args(k->arg ? 3 : 2, argv, &a, err,
+						sizeof(err)), 0);
+		assert_int_equal(a.nr, 1);
+		assert_string_equal(a.kv[0].key, k->name);
+		assert_string_equal(a.kv[0].val, k->arg ? "1" : "yes");
+		if (k->short_opt) {
+			snprintf(opt, sizeof(opt), "-%c", k->short_opt);
+			assert_int_equal(fsd_parse_args(3, argv, &a, err,
+							sizeof(err)), 0);
+			assert_string_equal(a.kv[0].key, k->name);
+		}
+	}
+	/* Line up as they always have. */
+	assert_non_null(strstr(help, "\n  -l, --listen ADDR[:PORT]     address to listen on (default 0.0.0.0:7471)\n"));
+	assert_non_null(strstr(help, "\n      --max-slabs-per-host N|SIZE\n                               slabs one host may hold (default 0: no cap)\n"));
+	assert_non_null(strstr(help, "\n      --insecure-no-auth       run without key-file: any host on the fabric\n                               can take this donor's memory\n"));
+	free(help);
+	/* A prefix of two keys is neither. */
+	assert_int_not_equal(fsd_parse_args(3, bad, &a, err, sizeof(err)), 0);
+}
+
 static void test_log_level(void **state)
 {
 	(void)state;
@@ -772,6 +1074,11 @@ int main(void)
 		cmocka_unit_test(test_example_config),
 		cmocka_unit_test(test_log_level),
 		cmocka_unit_test(test_metrics_file),
+		cmocka_unit_test(test_key_table_defaults),
+		cmocka_unit_test(test_key_table_round_trip),
+		cmocka_unit_test(test_key_table_ranges),
+		cmocka_unit_test(test_key_table_reload),
+		cmocka_unit_test(test_key_table_flags),
 	};
 
 	fsd_log_init(FSD_LOG_ERR, false);
