@@ -561,8 +561,6 @@ void farswap_resubmit_held(struct list_head *held);
 void farswap_write_budget_put(struct farswap_dev *dev, unsigned int hctx,
 			      u32 bytes);
 void farswap_fail_held(struct list_head *held, blk_status_t status);
-int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
-		      size_t len, u64 remote_addr, u32 rkey, u32 gen);
 
 /* conn.c */
 struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
@@ -574,8 +572,6 @@ void farswap_donor_destroy(struct farswap_donor *donor);
 int farswap_donor_connect_first(struct farswap_donor *donor);
 void farswap_donor_error(struct farswap_donor *donor, const char *why);
 bool farswap_donor_live(struct farswap_donor *donor, u32 gen);
-void farswap_slab_revoked(struct farswap_donor *donor, u32 remote_id,
-			  u32 grace_ms);
 
 /*
  * Does a chunk's placement serve: its donor's session lives and has not
@@ -599,15 +595,12 @@ void farswap_donors_remove_device(struct ib_device *ibdev);
 /* chunk.c */
 int farswap_chunks_alloc(struct farswap_dev *dev);
 void farswap_chunks_free(struct farswap_dev *dev);
-bool farswap_take_slot(struct farswap_dev *dev, unsigned long exclude,
-		       unsigned long avoid, struct farswap_placement *place);
+u32 farswap_chunk_index(struct farswap_dev *dev,
+			struct farswap_chunk *chunk);
 unsigned long farswap_chunk_donors(const struct farswap_chunk *chunk);
 unsigned long farswap_chunk_domains(const struct farswap_chunk *chunk,
 				    int skip);
 bool farswap_chunk_colocated_locked(const struct farswap_chunk *chunk);
-void farswap_dev_set_domain(struct farswap_donor *donor, const char *name);
-unsigned int farswap_dev_nr_domains(struct farswap_dev *dev);
-unsigned int farswap_replicas_possible(struct farswap_dev *dev);
 void farswap_chunk_fill_locked(struct farswap_dev *dev,
 			       struct farswap_chunk *chunk, bool any);
 void farswap_chunk_stale_locked(struct farswap_dev *dev,
@@ -615,20 +608,50 @@ void farswap_chunk_stale_locked(struct farswap_dev *dev,
 				const struct farswap_placement *place);
 unsigned int farswap_chunk_serving_locked(const struct farswap_chunk *chunk);
 bool farswap_chunk_damaged_locked(const struct farswap_chunk *chunk);
-void farswap_repair_work(struct work_struct *work);
-void farswap_put_slot(struct farswap_dev *dev,
-		      const struct farswap_placement *place);
 void farswap_chunk_queue_bind(struct farswap_dev *dev,
 			      struct farswap_chunk *chunk);
 unsigned int farswap_chunk_release_locked(struct farswap_dev *dev,
 					  struct farswap_chunk *chunk,
 					  struct farswap_placement *place);
 void farswap_bind_work(struct work_struct *work);
+void farswap_loss_work(struct work_struct *work);
+void farswap_slab_revoked(struct farswap_donor *donor, u32 remote_id,
+			  u32 grace_ms);
+
+/* rslab.c */
+void farswap_rslab_free(struct farswap_dev *dev,
+			struct farswap_rslab *rs);
+enum farswap_slots_after
+farswap_slot_drop(struct farswap_dev *dev,
+		  const struct farswap_placement *place);
+bool farswap_take_slot(struct farswap_dev *dev, unsigned long exclude,
+		       unsigned long avoid, struct farswap_placement *place);
+void farswap_put_slot(struct farswap_dev *dev,
+		      const struct farswap_placement *place);
+int farswap_take_slot_any(struct farswap_dev *dev,
+			  unsigned long exclude, unsigned long avoid,
+			  u32 hint, struct farswap_placement *to);
+int farswap_take_slot_outside(struct farswap_dev *dev,
+			      unsigned long exclude,
+			      unsigned long avoid, u32 hint,
+			      struct farswap_placement *to);
+int farswap_acquire_rslab(struct farswap_dev *dev,
+			  unsigned long exclude, unsigned long avoid,
+			  u32 hint, bool make_current);
+bool farswap_room_outside(struct farswap_dev *dev,
+			  unsigned long exclude, unsigned long avoid);
+void farswap_dev_set_domain(struct farswap_donor *donor, const char *name);
+unsigned int farswap_dev_nr_domains(struct farswap_dev *dev);
+unsigned int farswap_replicas_possible(struct farswap_dev *dev);
 void farswap_release_work(struct work_struct *work);
 void farswap_grow_work(struct work_struct *work);
 void farswap_chunks_want_room(struct farswap_dev *dev);
-void farswap_loss_work(struct work_struct *work);
+
+/* move.c */
+void farswap_repair_work(struct work_struct *work);
 void farswap_reclaim_work(struct work_struct *work);
+int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
+		      size_t len, u64 remote_addr, u32 rkey, u32 gen);
 
 /* The donor's failure domain number, for placement. */
 static inline unsigned int farswap_donor_dom(const struct farswap_donor *donor)
