@@ -173,27 +173,6 @@ static int farswap_ctrl_post_recv(struct farswap_ctrl_recv *recv)
 	return ib_post_recv(donor->ctrl.qp, &wr, NULL);
 }
 
-/* A slab granted after its request timed out: the reclaim work frees it. */
-static void farswap_late_grant(struct farswap_donor *donor, u32 slab_id)
-{
-	u32 gen = READ_ONCE(donor->gen);
-	unsigned long flags;
-	bool queued = false;
-
-	spin_lock_irqsave(&donor->reclaim_lock, flags);
-	if (donor->late_gen != gen)
-		donor->nr_late_grants = 0;
-	donor->late_gen = gen;
-	if (!donor->stopping &&
-	    donor->nr_late_grants < ARRAY_SIZE(donor->late_grant)) {
-		donor->late_grant[donor->nr_late_grants++] = slab_id;
-		queued = true;
-	}
-	spin_unlock_irqrestore(&donor->reclaim_lock, flags);
-	if (queued)
-		queue_work(donor->dev->wq, &donor->reclaim_work);
-}
-
 /* A reply arrived: hand it to the slot waiting for its cookie. */
 static void farswap_ctrl_complete(struct farswap_donor *donor,
 				  const union farswap_msg *msg)
@@ -232,38 +211,6 @@ stale:
 	    le16_to_cpu(msg->alloc_rep.status) == FARSWAP_ST_OK &&
 	    READ_ONCE(donor->proven))
 		farswap_late_grant(donor, le32_to_cpu(msg->alloc_rep.slab_id));
-}
-
-static void farswap_reclaim_enqueue(struct farswap_donor *donor,
-				    const struct farswap_reclaim_req *req)
-{
-	struct farswap_reclaim_item *item;
-	unsigned long flags;
-	bool queued = false;
-
-	spin_lock_irqsave(&donor->reclaim_lock, flags);
-	if (donor->stopping) {
-		/* Detaching: the session and every slab in it end anyway. */
-		spin_unlock_irqrestore(&donor->reclaim_lock, flags);
-		return;
-	}
-	if (donor->reclaim_count < FARSWAP_RECLAIM_SLOTS) {
-		item = &donor->reclaim[(donor->reclaim_head +
-					donor->reclaim_count++) %
-				       FARSWAP_RECLAIM_SLOTS];
-		item->remote_id = le32_to_cpu(req->slab_id);
-		item->deadline_ms = le32_to_cpu(req->deadline_ms);
-		item->cookie = le64_to_cpu(req->hdr.cookie);
-		item->gen = READ_ONCE(donor->gen);
-		queued = true;
-	}
-	spin_unlock_irqrestore(&donor->reclaim_lock, flags);
-
-	if (queued)
-		queue_work(donor->dev->wq, &donor->reclaim_work);
-	else
-		pr_warn_ratelimited("%s: donor %s sent more reclaim requests than the protocol allows; ignoring one\n",
-				    donor->dev->name, donor->name);
 }
 
 /*

@@ -649,6 +649,9 @@ void farswap_chunks_want_room(struct farswap_dev *dev);
 
 /* move.c */
 void farswap_repair_work(struct work_struct *work);
+void farswap_late_grant(struct farswap_donor *donor, u32 slab_id);
+void farswap_reclaim_enqueue(struct farswap_donor *donor,
+			     const struct farswap_reclaim_req *req);
 void farswap_reclaim_work(struct work_struct *work);
 int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
 		      size_t len, u64 remote_addr, u32 rkey, u32 gen);

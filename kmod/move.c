@@ -2,7 +2,8 @@
 /*
  * The copy engine: copying chunks between donors with farswap_rdma_sync()
  * through the device's bounce buffer.  It moves a slab's chunks to other
- * donors when its donor reclaims it (the reclaim work), copies a chunk to
+ * donors when its donor reclaims it (the reclaim queue, filled by the
+ * control channel and emptied by the reclaim work), copies a chunk to
  * a new replica (repair) or out of a shared failure domain (spread), and
  * rewrites damaged pages from an intact copy.
  */
@@ -813,6 +814,38 @@ static int farswap_reclaim_one(struct farswap_dev *dev,
 	return FARSWAP_ST_OK;
 }
 
+void farswap_reclaim_enqueue(struct farswap_donor *donor,
+			     const struct farswap_reclaim_req *req)
+{
+	struct farswap_reclaim_item *item;
+	unsigned long flags;
+	bool queued = false;
+
+	spin_lock_irqsave(&donor->reclaim_lock, flags);
+	if (donor->stopping) {
+		/* Detaching: the session and every slab in it end anyway. */
+		spin_unlock_irqrestore(&donor->reclaim_lock, flags);
+		return;
+	}
+	if (donor->reclaim_count < FARSWAP_RECLAIM_SLOTS) {
+		item = &donor->reclaim[(donor->reclaim_head +
+					donor->reclaim_count++) %
+				       FARSWAP_RECLAIM_SLOTS];
+		item->remote_id = le32_to_cpu(req->slab_id);
+		item->deadline_ms = le32_to_cpu(req->deadline_ms);
+		item->cookie = le64_to_cpu(req->hdr.cookie);
+		item->gen = READ_ONCE(donor->gen);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&donor->reclaim_lock, flags);
+
+	if (queued)
+		queue_work(donor->dev->wq, &donor->reclaim_work);
+	else
+		pr_warn_ratelimited("%s: donor %s sent more reclaim requests than the protocol allows; ignoring one\n",
+				    donor->dev->name, donor->name);
+}
+
 static bool farswap_reclaim_pop(struct farswap_donor *donor,
 				struct farswap_reclaim_item *item)
 {
@@ -845,6 +878,27 @@ static bool farswap_rslab_held(struct farswap_dev *dev,
 			rs->remote_id == remote_id;
 	spin_unlock_irqrestore(&dev->rslab_lock, flags);
 	return held;
+}
+
+/* A slab granted after its request timed out: the reclaim work frees it. */
+void farswap_late_grant(struct farswap_donor *donor, u32 slab_id)
+{
+	u32 gen = READ_ONCE(donor->gen);
+	unsigned long flags;
+	bool queued = false;
+
+	spin_lock_irqsave(&donor->reclaim_lock, flags);
+	if (donor->late_gen != gen)
+		donor->nr_late_grants = 0;
+	donor->late_gen = gen;
+	if (!donor->stopping &&
+	    donor->nr_late_grants < ARRAY_SIZE(donor->late_grant)) {
+		donor->late_grant[donor->nr_late_grants++] = slab_id;
+		queued = true;
+	}
+	spin_unlock_irqrestore(&donor->reclaim_lock, flags);
+	if (queued)
+		queue_work(donor->dev->wq, &donor->reclaim_work);
 }
 
 /* A slab granted after its request timed out: give it straight back. */
