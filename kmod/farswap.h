@@ -571,7 +571,11 @@ void farswap_donor_cancel_work(struct farswap_donor *donor);
 void farswap_donor_destroy(struct farswap_donor *donor);
 int farswap_donor_connect_first(struct farswap_donor *donor);
 void farswap_donor_error(struct farswap_donor *donor, const char *why);
+void farswap_donor_set_error(struct farswap_donor *donor,
+			     const char *fmt, ...) __printf(2, 3);
+bool farswap_donor_attempt_failed(struct farswap_donor *donor);
 bool farswap_donor_live(struct farswap_donor *donor, u32 gen);
+void farswap_donors_remove_device(struct ib_device *ibdev);
 
 /*
  * Does a chunk's placement serve: its donor's session lives and has not
@@ -583,14 +587,24 @@ static inline bool farswap_place_live(const struct farswap_placement *p)
 	return farswap_donor_live(p->donor, p->gen) &&
 	       READ_ONCE(p->rslab->state) != FARSWAP_RSLAB_REVOKED;
 }
+
+/* ctrl.c */
+int farswap_status_errno(unsigned int status);
+int farswap_ctrl_post_recv(struct farswap_ctrl_recv *recv);
+void farswap_ctrl_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+void farswap_ctrl_send_done(struct ib_cq *cq, struct ib_wc *wc);
+void farswap_ctrl_fail_waiters(struct farswap_donor *donor);
+int farswap_ctrl_xfer(struct farswap_donor *donor,
+		      union farswap_msg *msg, union farswap_msg *reply,
+		      u32 *gen, bool handshake);
 int farswap_ctrl_call(struct farswap_donor *donor, union farswap_msg *req,
 		      union farswap_msg *reply);
 int farswap_ctrl_send(struct farswap_donor *donor, union farswap_msg *msg);
 int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 host_slab,
 			     u64 slab_bytes, struct farswap_rslab *rs);
 int farswap_donor_free_slab(struct farswap_donor *donor, u32 remote_id);
+int farswap_donor_query_info(struct farswap_donor *donor);
 int farswap_donor_query_stats(struct farswap_donor *donor);
-void farswap_donors_remove_device(struct ib_device *ibdev);
 
 /* chunk.c */
 int farswap_chunks_alloc(struct farswap_dev *dev);

@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control channel of a donor session: control messages (struct
+ * farswap_msg) sent on queue pair 0 from a pool of send slots, replies
+ * matched to their request by cookie, the receive completion that
+ * dispatches what a donor sends on its own (reclaim requests, revokes,
+ * free counts), and the typed calls: slab alloc and free, info and stats
+ * queries.  The session that carries it is conn.c's.
+ */
+#include <linux/jiffies.h>
+#include <linux/rcupdate.h>
+
+#include "farswap.h"
+
+int farswap_status_errno(unsigned int status)
+{
+	switch (status) {
+	case FARSWAP_ST_OK:
+		return 0;
+	case FARSWAP_ST_VERSION:
+		return -EPROTONOSUPPORT;
+	case FARSWAP_ST_NO_SPACE:
+		return -ENOSPC;
+	case FARSWAP_ST_NO_ENTRY:
+		return -ENOENT;
+	case FARSWAP_ST_SLAB_SIZE:
+		return -EINVAL;
+	case FARSWAP_ST_BUSY:
+		return -EBUSY;
+	case FARSWAP_ST_DENIED:
+		return -EACCES;
+	default:
+		return -EPROTO;
+	}
+}
+
+int farswap_ctrl_post_recv(struct farswap_ctrl_recv *recv)
+{
+	struct farswap_donor *donor = recv->donor;
+	struct ib_sge sge = {
+		.addr	= recv->dma,
+		.length	= FARSWAP_MSG_MAX,
+		.lkey	= donor->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe	 = &recv->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(donor->ctrl.qp, &wr, NULL);
+}
+
+/* A reply arrived: hand it to the slot waiting for its cookie. */
+static void farswap_ctrl_complete(struct farswap_donor *donor,
+				  const union farswap_msg *msg)
+{
+	u64 cookie = le64_to_cpu(msg->hdr.cookie);
+	unsigned int i = (cookie & 0xff) - 1;
+	struct farswap_ctrl_slot *slot;
+	unsigned long flags;
+	bool found = false;
+
+	if (i >= FARSWAP_CTRL_SLOTS)
+		goto stale;
+	slot = &donor->slot[i];
+	spin_lock_irqsave(&donor->slot_lock, flags);
+	if (slot->cookie == cookie) {
+		slot->reply = *msg;
+		slot->cookie = 0;
+		found = true;
+	}
+	spin_unlock_irqrestore(&donor->slot_lock, flags);
+	if (found) {
+		complete(&slot->reply_done);
+		return;
+	}
+stale:
+	/*
+	 * A reply to a call that timed out: the call failed, and so did the
+	 * session, which frees what it holds.  A slab granted that late is
+	 * given back all the same, should the session still be live.
+	 */
+	pr_warn_ratelimited("%s: donor %s: unexpected %s (cookie %llx)\n",
+			    donor->dev->name, donor->name,
+			    farswap_msg_type_str(msg->hdr.type), cookie);
+	/* An unproven donor was never asked for a slab: nothing to give back. */
+	if (msg->hdr.type == FARSWAP_MSG_SLAB_ALLOC_REP &&
+	    le16_to_cpu(msg->alloc_rep.status) == FARSWAP_ST_OK &&
+	    READ_ONCE(donor->proven))
+		farswap_late_grant(donor, le32_to_cpu(msg->alloc_rep.slab_id));
+}
+
+/*
+ * What a donor says on its own, unasked, moves this host: a reclaim
+ * request takes slabs back, a free count steers placement.  Only a donor
+ * that proved the device's key may say it; a reply is matched to a
+ * request this host sent, so it needs no such check.
+ */
+static bool farswap_ctrl_unasked_ok(struct farswap_donor *donor,
+				    const union farswap_msg *msg)
+{
+	if (READ_ONCE(donor->proven))
+		return true;
+	pr_err_ratelimited("%s: donor %s sent %s before it proved the device's key; dropping the connection\n",
+			   donor->dev->name, donor->name,
+			   farswap_msg_type_str(msg->hdr.type));
+	farswap_donor_error(donor, "unauthenticated message");
+	return false;
+}
+
+/*
+ * A donor's free count steers placement toward it, so it counts only
+ * once the donor proved the key: replies are matched by cookie, but a
+ * donor that has not authenticated can send one unasked, and the host
+ * asks nothing before the proof but the handshake itself.
+ */
+static void farswap_donor_note_free(struct farswap_donor *donor,
+				    __le32 slabs_free)
+{
+	if (READ_ONCE(donor->proven))
+		WRITE_ONCE(donor->slabs_free, le32_to_cpu(slabs_free));
+}
+
+static void farswap_ctrl_dispatch(struct farswap_donor *donor,
+				  const union farswap_msg *msg)
+{
+	switch (msg->hdr.type) {
+	case FARSWAP_MSG_SLAB_ALLOC_REP:
+		farswap_donor_note_free(donor, msg->alloc_rep.slabs_free);
+		farswap_ctrl_complete(donor, msg);
+		break;
+	case FARSWAP_MSG_SLAB_FREE_REP:
+		farswap_donor_note_free(donor, msg->free_rep.slabs_free);
+		farswap_ctrl_complete(donor, msg);
+		break;
+	case FARSWAP_MSG_STATS_REP:
+		if (!msg->hdr.cookie && !farswap_ctrl_unasked_ok(donor, msg))
+			break;
+		if (READ_ONCE(donor->proven)) {
+			WRITE_ONCE(donor->slabs_free,
+				   le32_to_cpu(msg->stats_rep.slabs_free));
+			WRITE_ONCE(donor->slabs_total,
+				   le32_to_cpu(msg->stats_rep.slabs_total));
+		}
+		/* Cookie 0: the donor offers room again, nobody waits. */
+		if (msg->hdr.cookie)
+			farswap_ctrl_complete(donor, msg);
+		break;
+	case FARSWAP_MSG_RECLAIM_REQ:
+		if (farswap_ctrl_unasked_ok(donor, msg))
+			farswap_reclaim_enqueue(donor, &msg->reclaim_req);
+		break;
+	case FARSWAP_MSG_SLAB_REVOKE:
+		if (farswap_ctrl_unasked_ok(donor, msg))
+			farswap_slab_revoked(donor,
+					     le32_to_cpu(msg->slab_revoke.slab_id),
+					     le32_to_cpu(msg->slab_revoke.grace_ms));
+		break;
+	case FARSWAP_MSG_INFO_REP:
+	case FARSWAP_MSG_AUTH_CHAL:
+	case FARSWAP_MSG_AUTH_REP:
+		farswap_ctrl_complete(donor, msg);
+		break;
+	default:
+		pr_err("%s: donor %s sent %s, which only a host sends; dropping the connection\n",
+		       donor->dev->name, donor->name,
+		       farswap_msg_type_str(msg->hdr.type));
+		farswap_donor_error(donor, "protocol violation");
+	}
+}
+
+void farswap_ctrl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct farswap_ctrl_recv *recv =
+		container_of(wc->wr_cqe, struct farswap_ctrl_recv, cqe);
+	struct farswap_donor *donor = recv->donor;
+	union farswap_msg msg;
+	int st;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		/* On a live donor even a flush means its queue pair died. */
+		farswap_donor_error(donor, ib_wc_status_msg(wc->status));
+		return;
+	}
+
+	ib_dma_sync_single_for_cpu(donor->ibdev, recv->dma, FARSWAP_MSG_MAX,
+				   DMA_FROM_DEVICE);
+	st = farswap_msg_check(recv->buf, wc->byte_len, donor->version);
+	if (st == FARSWAP_ST_OK)
+		memcpy(&msg, recv->buf, wc->byte_len);
+	else
+		pr_err("%s: donor %s sent a malformed control message (type %u, %u bytes: %s); dropping the connection\n",
+		       donor->dev->name, donor->name,
+		       wc->byte_len ? recv->buf->hdr.type : 0, wc->byte_len,
+		       farswap_status_str(st));
+	/*
+	 * Reposted whatever it held, before any error is raised: the
+	 * receive ring stays full for as long as the session lives,
+	 * whichever way the error below is handled.
+	 */
+	ib_dma_sync_single_for_device(donor->ibdev, recv->dma, FARSWAP_MSG_MAX,
+				      DMA_FROM_DEVICE);
+	if (farswap_ctrl_post_recv(recv)) {
+		farswap_donor_error(donor, "cannot repost a control receive");
+		return;
+	}
+	if (st != FARSWAP_ST_OK) {
+		farswap_donor_error(donor, "malformed control message");
+		return;
+	}
+	farswap_ctrl_dispatch(donor, &msg);
+}
+
+static void farswap_ctrl_put_slot(struct farswap_donor *donor, int i);
+
+void farswap_ctrl_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct farswap_ctrl_slot *slot =
+		container_of(wc->wr_cqe, struct farswap_ctrl_slot, send_cqe);
+	struct farswap_donor *donor = slot->donor;
+	unsigned long flags;
+	bool abandoned;
+
+	spin_lock_irqsave(&donor->slot_lock, flags);
+	slot->send_status = wc->status;
+	slot->send_pending = false;
+	abandoned = slot->abandoned;
+	slot->abandoned = false;
+	spin_unlock_irqrestore(&donor->slot_lock, flags);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		farswap_donor_error(donor, ib_wc_status_msg(wc->status));
+	/* Its caller is gone: the slot is ours to free. */
+	if (abandoned)
+		farswap_ctrl_put_slot(donor, slot - donor->slot);
+	else
+		complete(&slot->send_done);
+}
+
+static int farswap_ctrl_get_slot(struct farswap_donor *donor)
+{
+	unsigned int tmo = donor->dev->params.ctrl_timeout_ms;
+	unsigned long flags;
+	int i;
+
+	if (down_timeout(&donor->slot_sem, msecs_to_jiffies(tmo)))
+		return -ETIMEDOUT;
+	spin_lock_irqsave(&donor->slot_lock, flags);
+	i = find_first_zero_bit(&donor->slot_busy, FARSWAP_CTRL_SLOTS);
+	__set_bit(i, &donor->slot_busy);
+	spin_unlock_irqrestore(&donor->slot_lock, flags);
+	return i;
+}
+
+static void farswap_ctrl_put_slot(struct farswap_donor *donor, int i)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&donor->slot_lock, flags);
+	donor->slot[i].cookie = 0;
+	/* A late reply may have landed after a timeout: forget it. */
+	memset(&donor->slot[i].reply, 0, sizeof(donor->slot[i].reply));
+	__clear_bit(i, &donor->slot_busy);
+	spin_unlock_irqrestore(&donor->slot_lock, flags);
+	up(&donor->slot_sem);
+}
+
+/* Fail every call waiting for a reply: the session is gone. */
+void farswap_ctrl_fail_waiters(struct farswap_donor *donor)
+{
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < FARSWAP_CTRL_SLOTS; i++) {
+		struct farswap_ctrl_slot *slot = &donor->slot[i];
+		bool waiting;
+
+		spin_lock_irqsave(&donor->slot_lock, flags);
+		waiting = slot->cookie != 0;
+		slot->cookie = 0;
+		spin_unlock_irqrestore(&donor->slot_lock, flags);
+		if (waiting)
+			complete(&slot->reply_done);
+	}
+}
+
+/*
+ * Wait for a control SEND to complete, at most @tmo.  Past it the donor is
+ * failed (a donor that stopped reposting receives leaves the SEND in RNR
+ * retries for ever) and the slot is abandoned to the completion, which
+ * the teardown flushes.
+ *
+ * Return: true if the caller still owns the slot.
+ */
+static bool farswap_ctrl_wait_send(struct farswap_donor *donor,
+				   struct farswap_ctrl_slot *slot,
+				   unsigned int tmo)
+{
+	unsigned long flags;
+	bool abandon;
+
+	if (wait_for_completion_timeout(&slot->send_done,
+					msecs_to_jiffies(tmo)))
+		return true;
+	spin_lock_irqsave(&donor->slot_lock, flags);
+	abandon = slot->send_pending;
+	slot->abandoned = abandon;
+	spin_unlock_irqrestore(&donor->slot_lock, flags);
+	if (!abandon) {
+		/* Completed as we gave up: its complete() is on the way. */
+		wait_for_completion(&slot->send_done);
+		return true;
+	}
+	farswap_donor_error(donor, "a control message was not delivered in time");
+	return false;
+}
+
+/*
+ * Send @msg on the control queue; with @reply, wait for the answer.  The
+ * message's cookie is set here when a reply is awaited.  @gen, if not
+ * NULL, receives the session the message went to.
+ *
+ * Every wait is bounded by ctrl_timeout_ms: a donor that does not take a
+ * message or answer it in that time is failed, so that no caller (they
+ * hold map_mutex) waits on it for ever.
+ */
+int farswap_ctrl_xfer(struct farswap_donor *donor,
+		      union farswap_msg *msg, union farswap_msg *reply,
+		      u32 *gen, bool handshake)
+{
+	/* The authentication handshake runs before the session is live. */
+	enum farswap_donor_state want = handshake ? FARSWAP_DONOR_CONNECTING :
+						    FARSWAP_DONOR_LIVE;
+	unsigned int tmo = READ_ONCE(donor->dev->params.ctrl_timeout_ms);
+	u32 len = farswap_msg_size(msg->hdr.type);
+	struct farswap_ctrl_slot *slot;
+	struct ib_send_wr wr = {};
+	struct ib_sge sge;
+	unsigned long flags;
+	int i, ret = 0;
+
+	i = farswap_ctrl_get_slot(donor);
+	if (i < 0)
+		return i;
+	slot = &donor->slot[i];
+	reinit_completion(&slot->send_done);
+	reinit_completion(&slot->reply_done);
+
+	spin_lock_irqsave(&donor->slot_lock, flags);
+	if (reply) {
+		donor->cookie_seq++;
+		slot->cookie = ((u64)donor->cookie_seq << 8) | (i + 1);
+		msg->hdr.cookie = cpu_to_le64(slot->cookie);
+	}
+	slot->send_pending = true;
+	slot->abandoned = false;
+	spin_unlock_irqrestore(&donor->slot_lock, flags);
+
+	rcu_read_lock();
+	if (farswap_donor_state(donor) != want ||
+	    (handshake && farswap_donor_attempt_failed(donor))) {
+		rcu_read_unlock();
+		farswap_ctrl_put_slot(donor, i);
+		return -ENOTCONN;
+	}
+	if (gen)
+		*gen = READ_ONCE(donor->gen);
+	memcpy(slot->buf, msg, len);
+	ib_dma_sync_single_for_device(donor->ibdev, slot->dma, len,
+				      DMA_TO_DEVICE);
+	sge.addr = slot->dma;
+	sge.length = len;
+	sge.lkey = donor->pd->local_dma_lkey;
+	wr.wr_cqe = &slot->send_cqe;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	ret = ib_post_send(donor->ctrl.qp, &wr, NULL);
+	rcu_read_unlock();
+	if (ret) {
+		farswap_ctrl_put_slot(donor, i);
+		farswap_donor_error(donor, "cannot post a control message");
+		return ret;
+	}
+
+	if (reply) {
+		if (!wait_for_completion_timeout(&slot->reply_done,
+						 msecs_to_jiffies(tmo))) {
+			char why[80];
+
+			/* A late reply finds no cookie: it is dropped. */
+			spin_lock_irqsave(&donor->slot_lock, flags);
+			slot->cookie = 0;
+			spin_unlock_irqrestore(&donor->slot_lock, flags);
+			snprintf(why, sizeof(why), "no reply to %s within %u ms",
+				 farswap_msg_type_str(msg->hdr.type), tmo);
+			farswap_donor_error(donor, why);
+			ret = -ETIMEDOUT;
+		} else {
+			spin_lock_irqsave(&donor->slot_lock, flags);
+			/* Completed without a reply: the session failed. */
+			if (!slot->reply.hdr.magic)
+				ret = -ENOTCONN;
+			else
+				*reply = slot->reply;
+			spin_unlock_irqrestore(&donor->slot_lock, flags);
+		}
+	}
+	/* The buffer is the HCA's until the send completes or is flushed. */
+	if (!farswap_ctrl_wait_send(donor, slot, tmo))
+		return ret ?: -ETIMEDOUT;
+	if (!ret && slot->send_status != IB_WC_SUCCESS)
+		ret = -EIO;
+	farswap_ctrl_put_slot(donor, i);
+	return ret;
+}
+
+/*
+ * Send a request and wait for its reply; checks the reply's type.  With
+ * @handshake, on a session still connecting (INFO_REQ).
+ */
+static int farswap_ctrl_request(struct farswap_donor *donor,
+				union farswap_msg *req,
+				union farswap_msg *reply, bool handshake)
+{
+	unsigned int want = req->hdr.type + 1;	/* every *_REP follows its *_REQ */
+	int ret;
+
+	ret = farswap_ctrl_xfer(donor, req, reply, NULL, handshake);
+	if (ret)
+		return ret;
+	if (reply->hdr.type != want) {
+		pr_err("%s: donor %s answered %s with %s; dropping the connection\n",
+		       donor->dev->name, donor->name,
+		       farswap_msg_type_str(req->hdr.type),
+		       farswap_msg_type_str(reply->hdr.type));
+		farswap_donor_error(donor, "protocol violation");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int farswap_ctrl_call(struct farswap_donor *donor, union farswap_msg *req,
+		      union farswap_msg *reply)
+{
+	return farswap_ctrl_request(donor, req, reply, false);
+}
+
+/* Send a message that has no reply (a RECLAIM_REP). */
+int farswap_ctrl_send(struct farswap_donor *donor, union farswap_msg *msg)
+{
+	return farswap_ctrl_xfer(donor, msg, NULL, NULL, false);
+}
+
+/* Ask for a slab; on success @rs describes it (its slots are the caller's). */
+int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 host_slab,
+			     u64 slab_bytes, struct farswap_rslab *rs)
+{
+	union farswap_msg req, rep;
+	u32 gen;
+	int ret;
+
+	farswap_msg_init(&req, FARSWAP_MSG_SLAB_ALLOC_REQ, donor->version, 0);
+	req.alloc_req.slab_size = cpu_to_le64(slab_bytes);
+	req.alloc_req.host_slab = cpu_to_le64(host_slab);
+	ret = farswap_ctrl_xfer(donor, &req, &rep, &gen, false);
+	if (ret)
+		return ret;
+	if (rep.hdr.type != FARSWAP_MSG_SLAB_ALLOC_REP) {
+		farswap_donor_error(donor, "answered SLAB_ALLOC_REQ with another type");
+		return -EPROTO;
+	}
+	ret = farswap_status_errno(le16_to_cpu(rep.alloc_rep.status));
+	if (ret)
+		return ret;
+	if (le64_to_cpu(rep.alloc_rep.length) != slab_bytes) {
+		farswap_donor_error(donor, "granted a slab of the wrong size");
+		return -EPROTO;
+	}
+	rs->donor = donor;
+	rs->gen = gen;
+	rs->remote_id = le32_to_cpu(rep.alloc_rep.slab_id);
+	rs->addr = le64_to_cpu(rep.alloc_rep.addr);
+	rs->rkey = le32_to_cpu(rep.alloc_rep.rkey);
+	return 0;
+}
+
+int farswap_donor_free_slab(struct farswap_donor *donor, u32 remote_id)
+{
+	union farswap_msg req, rep;
+	int ret;
+
+	farswap_msg_init(&req, FARSWAP_MSG_SLAB_FREE_REQ, donor->version, 0);
+	req.free_req.slab_id = cpu_to_le32(remote_id);
+	ret = farswap_ctrl_call(donor, &req, &rep);
+	if (ret)
+		return ret;
+	return farswap_status_errno(le16_to_cpu(rep.free_rep.status));
+}
+
+/*
+ * The donor's failure domain, asked once per session right after the
+ * control QP is established.  A donor that does not speak INFO is a
+ * domain of its own, named after its id (or, without one, its address).
+ * A donor that does not answer in ctrl_timeout_ms fails the connect.
+ */
+int farswap_donor_query_info(struct farswap_donor *donor)
+{
+	char name[FARSWAP_DOMAIN_LEN + 1];
+	union farswap_msg req, rep;
+	size_t n;
+	int ret;
+
+	if (!(donor->features & FARSWAP_FEAT_INFO)) {
+		/* The id as farswapd shows it: its text, else hex. */
+		n = farswap_domain_len(donor->donor_id, FARSWAP_ID_LEN);
+		if (n)
+			snprintf(name, sizeof(name), "donor:%.*s", (int)n,
+				 donor->donor_id);
+		else if (memchr_inv(donor->donor_id, 0, FARSWAP_ID_LEN))
+			snprintf(name, sizeof(name), "donor:%*phN",
+				 (int)min_t(size_t, FARSWAP_ID_LEN,
+					    (sizeof(name) - 7) / 2),
+				 donor->donor_id);
+		else
+			snprintf(name, sizeof(name), "donor:%.26s", donor->name);
+		farswap_dev_set_domain(donor, name);
+		return 0;
+	}
+	farswap_msg_init(&req, FARSWAP_MSG_INFO_REQ, donor->version, 0);
+	/* Asked while connecting: the domain is known before placement. */
+	ret = farswap_ctrl_request(donor, &req, &rep, true);
+	if (ret) {
+		farswap_donor_set_error(donor, "%s did not answer INFO_REQ (%d)",
+					donor->name, ret);
+		return ret;
+	}
+	/* farswap_msg_check() passed it: 1 to 32 printable characters. */
+	n = farswap_domain_len(rep.info_rep.domain,
+			       sizeof(rep.info_rep.domain));
+	memcpy(name, rep.info_rep.domain, n);
+	name[n] = '\0';
+	if (strcmp(name, donor->domain))
+		pr_info("%s: donor %s is in failure domain %s\n",
+			donor->dev->name, donor->name, name);
+	farswap_dev_set_domain(donor, name);
+	return 0;
+}
+
+/* Refresh the donor's free slab count (placement asks before choosing). */
+int farswap_donor_query_stats(struct farswap_donor *donor)
+{
+	union farswap_msg req, rep;
+
+	farswap_msg_init(&req, FARSWAP_MSG_STATS_REQ, donor->version, 0);
+	return farswap_ctrl_call(donor, &req, &rep);
+}
