@@ -44,6 +44,19 @@
  *  - donor->state_lock (spinlock): donor state, read under RCU by the I/O
  *    path: teardown moves the state away from LIVE, then waits an RCU grace
  *    period, so no work request is posted to a queue being destroyed.
+ *
+ * Files (kmod/README.md says more; prototypes below go by file):
+ *  - main.c: module load, parameters, /sys/kernel/farswap/, ib_client;
+ *    ctl.c: /dev/farswap-ctl; dev.c: the blk-mq disk, attach, detach and
+ *    the device's sysfs; donor_sysfs.c, debugfs.c.
+ *  - io.c: the data path, a request to RDMA READs or WRITEs.
+ *  - conn.c: a donor's session (rdma_cm, queue pairs, handshake,
+ *    keepalive, failure, reconnect); ctrl.c: its control messages.
+ *  - chunk.c: the chunk table (bind, release, loss, revoke); rslab.c: the
+ *    remote slabs and their slots, donor choice, room ahead; move.c: the
+ *    copy engine (migrate, repair, spread, heal, the reclaim queue).
+ *  - Free of RDMA, KUnit-tested: chunkmap, slots, place, replica, state,
+ *    stats, admit, args, tag, seal, auth.
  */
 #ifndef FARSWAP_H
 #define FARSWAP_H

@@ -255,7 +255,7 @@ static void colocated_test(struct kunit *test)
 }
 
 /*
- * One replica of a chunk the way chunk.c asks for a slab: two choices
+ * One replica of a chunk the way rslab.c asks for a slab: two choices
  * among the donors outside the chunk's domains (@avoid), then the order;
  * the first donor in it with room grants.  Donors in @exclude hold the
  * chunk already.  Returns the donor, or -1.

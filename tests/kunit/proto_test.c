@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite farswap_proto: the message checks of include/farswap_proto.h
- * that the module (kmod/conn.c) runs on everything a donor sends before
- * reading a field of it: control messages, connect replies and rejects,
- * and the donor's own check of connect requests.
+ * that the module (kmod/ctrl.c, kmod/conn.c) runs on everything a donor
+ * sends before reading a field of it: control messages, connect replies
+ * and rejects, and the donor's own check of connect requests.
  *
  * Each valid message below sets every field it may to a non-zero value,
  * so a check that wrongly demands zero fails here; then each test breaks
