@@ -47,8 +47,8 @@
  *
  * Files (kmod/README.md says more; prototypes below go by file):
  *  - main.c: module load, parameters, /sys/kernel/farswap/, ib_client;
- *    ctl.c: /dev/farswap-ctl; dev.c: the blk-mq disk, attach, detach and
- *    the device's sysfs; donor_sysfs.c, debugfs.c.
+ *    ctl.c: /dev/farswap-ctl; dev.c: the blk-mq disk, attach, detach;
+ *    dev_sysfs.c and donor_sysfs.c: their sysfs attributes; debugfs.c.
  *  - io.c: the data path, a request to RDMA READs or WRITEs.
  *  - conn.c: a donor's session (rdma_cm, queue pairs, handshake,
  *    keepalive, failure, reconnect); ctrl.c: its control messages.
@@ -549,6 +549,10 @@ int farswap_dev_attach(struct farswap_attach_args *args, char *name_out,
 		       struct farswap_reason *why);
 int farswap_dev_detach(const char *name, struct farswap_reason *why);
 void farswap_dev_destroy_all(void);
+size_t farswap_check_bytes_per_page(const struct farswap_dev *dev);
+const char *farswap_check_name(const struct farswap_dev *dev);
+
+/* dev_sysfs.c */
 extern const struct attribute_group *farswap_disk_groups[];
 
 /* donor_sysfs.c */

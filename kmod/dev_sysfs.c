@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The device's sysfs attributes, /sys/block/farswapN/farswap/ in
+ * docs/ABI/testing/sysfs-block-farswap: a group of the disk, added with
+ * it.  The donors' directories are donor_sysfs.c's.
+ */
+#include <linux/blkdev.h>
+
+#include "compat.h"
+#include "farswap.h"
+
+/*
+ * sysfs: /sys/block/farswapN/farswap/
+ */
+
+static struct farswap_dev *farswap_dev_of(struct device *d)
+{
+	return dev_to_disk(d)->private_data;
+}
+
+static ssize_t slab_size_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  farswap_slab_bytes(&farswap_dev_of(d)->geo));
+}
+static DEVICE_ATTR_RO(slab_size);
+
+/* The donor slabs the device holds and the chunk slots in them. */
+static ssize_t slabs_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+			  char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	u32 held = 0, used = 0, reclaiming = 0;
+	struct farswap_rslab *rs;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->rslab_lock, flags);
+	list_for_each_entry(rs, &dev->rslabs, node) {
+		held++;
+		used += rs->slots.used;
+		reclaiming += rs->state == FARSWAP_RSLAB_RECLAIMING;
+	}
+	spin_unlock_irqrestore(&dev->rslab_lock, flags);
+	return sysfs_emit(buf, "held=%u slots=%u used=%u reclaiming=%u\n", held,
+			  held * dev->geo.chunks_per_slab, used, reclaiming);
+}
+static DEVICE_ATTR_RO(slabs);
+
+static ssize_t chunks_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+			   char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	u32 count[FARSWAP_CHUNK_NR_STATES] = {};
+	u32 i;
+
+	for (i = 0; i < dev->geo.nr_chunks; i++)
+		count[READ_ONCE(dev->chunks[i].state)]++;
+	return sysfs_emit(buf,
+			  "total=%u unbound=%u binding=%u bound=%u migrating=%u\n",
+			  dev->geo.nr_chunks, count[FARSWAP_CHUNK_UNBOUND],
+			  count[FARSWAP_CHUNK_BINDING],
+			  count[FARSWAP_CHUNK_BOUND],
+			  count[FARSWAP_CHUNK_MIGRATING] +
+			  count[FARSWAP_CHUNK_SWITCHING]);
+}
+static DEVICE_ATTR_RO(chunks);
+
+static ssize_t sync_io_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", farswap_dev_of(d)->params.sync_io);
+}
+static DEVICE_ATTR_RO(sync_io);
+
+static ssize_t io_timeout_ms_show(struct device *d,
+				  FARSWAP_DEV_ATTR *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", farswap_dev_of(d)->params.io_timeout_ms);
+}
+
+static ssize_t io_timeout_ms_store(struct device *d,
+				   FARSWAP_DEV_ATTR *attr,
+				   const char *buf, size_t count)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	unsigned int ms;
+
+	if (kstrtouint(buf, 10, &ms) || ms < FARSWAP_IO_TIMEOUT_MIN_MS ||
+	    ms > FARSWAP_IO_TIMEOUT_MAX_MS)
+		return -EINVAL;
+	WRITE_ONCE(dev->params.io_timeout_ms, ms);
+	blk_queue_rq_timeout(dev->disk->queue, msecs_to_jiffies(ms));
+	return count;
+}
+static DEVICE_ATTR_RW(io_timeout_ms);
+
+/* Which replica serves a read; see enum farswap_read_policy. */
+static ssize_t read_policy_show(struct device *d,
+				FARSWAP_DEV_ATTR *attr, char *buf)
+{
+	enum farswap_read_policy p =
+		READ_ONCE(farswap_dev_of(d)->params.read_policy);
+
+	return sysfs_emit(buf, "%s\n", farswap_read_policy_name(p));
+}
+
+static ssize_t read_policy_store(struct device *d,
+				 FARSWAP_DEV_ATTR *attr,
+				 const char *buf, size_t count)
+{
+	enum farswap_read_policy p;
+
+	if (farswap_read_policy_parse(buf, &p))
+		return -EINVAL;
+	WRITE_ONCE(farswap_dev_of(d)->params.read_policy, p);
+	return count;
+}
+static DEVICE_ATTR_RW(read_policy);
+
+/* The re-replication rate, KiB/s; 0: no limit.  Takes effect per chunk. */
+static ssize_t repair_kbps_show(struct device *d,
+				FARSWAP_DEV_ATTR *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(farswap_dev_of(d)->params.repair_kbps));
+}
+
+static ssize_t repair_kbps_store(struct device *d,
+				 FARSWAP_DEV_ATTR *attr,
+				 const char *buf, size_t count)
+{
+	unsigned int kbps;
+
+	if (kstrtouint(buf, 10, &kbps))
+		return -EINVAL;
+	WRITE_ONCE(farswap_dev_of(d)->params.repair_kbps, kbps);
+	return count;
+}
+static DEVICE_ATTR_RW(repair_kbps);
+
+/*
+ * The swap-out bytes in flight per write queue, KiB; 0: no cap.  A lower
+ * cap lets the writes above it finish; a higher one lets waiting writes
+ * go at once.
+ */
+static ssize_t write_inflight_kb_show(struct device *d,
+				      FARSWAP_DEV_ATTR *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(farswap_dev_of(d)->params.write_inflight_kb));
+}
+
+static ssize_t write_inflight_kb_store(struct device *d,
+				       FARSWAP_DEV_ATTR *attr,
+				       const char *buf, size_t count)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	unsigned int kb;
+
+	if (kstrtouint(buf, 10, &kb) || kb > FARSWAP_WRITE_INFLIGHT_MAX_KB)
+		return -EINVAL;
+	WRITE_ONCE(dev->params.write_inflight_kb, kb);
+	/*
+	 * Writes refused under the old cap would otherwise wait for a
+	 * completion on their queue, which may be long behind a slow donor.
+	 */
+	if (READ_ONCE(dev->write_throttled))
+		blk_mq_run_hw_queues(dev->disk->queue, true);
+	return count;
+}
+static DEVICE_ATTR_RW(write_inflight_kb);
+
+/*
+ * Chunks with damaged pages to rewrite, or fewer serving replicas than
+ * the device wants: not whole until the repair did.  The repair's own
+ * tests, but short counts against the replicas asked for, not the live
+ * donors the repair can copy to now.  Where the damage test looks past a
+ * copy that does not serve (dead or stale), the chunk is short anyway: a
+ * bound chunk has no more copies than the device wants.  The damage test
+ * goes first: a donor may die while the lock is held, but a copy it took
+ * never serves again (a session that comes back has a new gen), so one
+ * the test saw dead is still dead when the serving copies are counted.
+ */
+static u32 farswap_degraded_chunks(struct farswap_dev *dev)
+{
+	unsigned int want = dev->params.replicas;
+	u32 i, degraded = 0;
+
+	for (i = 0; i < dev->geo.nr_chunks; i++) {
+		struct farswap_chunk *chunk = &dev->chunks[i];
+		unsigned long flags;
+
+		spin_lock_irqsave(&chunk->lock, flags);
+		degraded += chunk->state == FARSWAP_CHUNK_BOUND &&
+			    (farswap_chunk_damaged_locked(chunk) ||
+			     farswap_chunk_serving_locked(chunk) < want);
+		spin_unlock_irqrestore(&chunk->lock, flags);
+	}
+	return degraded;
+}
+
+/* Bound chunks two of whose replicas share a failure domain. */
+static u32 farswap_colocated_chunks(struct farswap_dev *dev)
+{
+	u32 i, colocated = 0;
+
+	for (i = 0; i < dev->geo.nr_chunks; i++) {
+		struct farswap_chunk *chunk = &dev->chunks[i];
+		unsigned long flags;
+
+		spin_lock_irqsave(&chunk->lock, flags);
+		colocated += farswap_chunk_colocated_locked(chunk);
+		spin_unlock_irqrestore(&chunk->lock, flags);
+	}
+	return colocated;
+}
+
+/* Redundancy: what a donor's death costs. */
+static ssize_t replicas_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+			     char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	struct farswap_dev_stats *s = &dev->stats;
+
+	return sysfs_emit(buf, "replicas=%u degraded=%u repaired=%lld repair_bytes=%lld repair_failures=%lld failovers=%lld heals=%lld lost_pages=%lld colocated=%u domains=%u spread=%lld healed_pages=%lld\n",
+			  dev->params.replicas, farswap_degraded_chunks(dev),
+			  atomic64_read(&s->repaired),
+			  atomic64_read(&s->repair_bytes),
+			  atomic64_read(&s->repair_failures),
+			  atomic64_read(&s->failovers),
+			  atomic64_read(&s->heals),
+			  atomic64_read(&s->lost_pages),
+			  farswap_colocated_chunks(dev),
+			  farswap_dev_nr_domains(dev),
+			  atomic64_read(&s->spread),
+			  atomic64_read(&s->healed_pages));
+}
+static DEVICE_ATTR_RO(replicas);
+
+/* The integrity check: never its keys. */
+static ssize_t integrity_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+			      char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	u64 pages = dev->geo.size >> FARSWAP_PAGE_SHIFT;
+
+	return sysfs_emit(buf, "alg=%s checked=%lld mismatches=%lld bytes_per_page=%zu table_bytes=%llu\n",
+			  farswap_check_name(dev),
+			  atomic64_read(&dev->stats.checked),
+			  atomic64_read(&dev->stats.mismatches),
+			  farswap_check_bytes_per_page(dev),
+			  pages * farswap_check_bytes_per_page(dev));
+}
+static DEVICE_ATTR_RO(integrity);
+
+/*
+ * Encryption: the cipher and the host memory its write bounce pages take
+ * (one request's worth per write request), never its key.
+ */
+static ssize_t encrypt_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+			    char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	u64 bounce = (u64)dev->params.nr_queues * dev->params.queue_depth *
+		     FARSWAP_SEAL_IO_BYTES;
+
+	return sysfs_emit(buf, "alg=%s bounce_bytes=%llu\n",
+			  dev->params.encrypt ? FARSWAP_SEAL_ALG : "off",
+			  dev->params.encrypt ? bounce : 0);
+}
+static DEVICE_ATTR_RO(encrypt);
+
+/* How donors are authenticated: the algorithm, never the key or its name. */
+static ssize_t auth_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+			 char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+
+	return sysfs_emit(buf, "auth=%s\n",
+			  dev->auth_key.len ? "hmac-sha256" : "none");
+}
+static DEVICE_ATTR_RO(auth);
+
+static ssize_t stat_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+			 char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+	struct farswap_dev_stats *s = &dev->stats;
+	unsigned int i;
+	s64 inflight = 0;
+
+	for (i = 0; dev->write_inflight && i < dev->params.nr_queues; i++)
+		inflight += atomic64_read(&dev->write_inflight[i]);
+
+	/* Requests and bytes are the block layer's, in /sys/block/farswapN/stat. */
+	return sysfs_emit(buf,
+			  "zero_reads=%lld errors=%lld binds=%lld bind_failures=%lld slab_allocs=%lld releases=%lld migrations=%lld lost_pages=%lld write_throttled=%lld held=%lld write_inflight_bytes=%lld\n",
+			  atomic64_read(&s->zero_reads),
+			  atomic64_read(&s->errors), atomic64_read(&s->binds),
+			  atomic64_read(&s->bind_failures),
+			  atomic64_read(&s->slab_allocs),
+			  atomic64_read(&s->releases),
+			  atomic64_read(&s->migrations),
+			  atomic64_read(&s->lost_pages),
+			  atomic64_read(&s->write_throttled),
+			  atomic64_read(&s->held), inflight);
+}
+static DEVICE_ATTR_RO(stat);
+
+static struct attribute *farswap_disk_attrs[] = {
+	&dev_attr_slab_size.attr,
+	&dev_attr_slabs.attr,
+	&dev_attr_chunks.attr,
+	&dev_attr_sync_io.attr,
+	&dev_attr_io_timeout_ms.attr,
+	&dev_attr_read_policy.attr,
+	&dev_attr_stat.attr,
+	&dev_attr_integrity.attr,
+	&dev_attr_encrypt.attr,
+	&dev_attr_repair_kbps.attr,
+	&dev_attr_write_inflight_kb.attr,
+	&dev_attr_auth.attr,
+	&dev_attr_replicas.attr,
+	NULL,
+};
+
+static const struct attribute_group farswap_disk_group = {
+	.name	= "farswap",
+	.attrs	= farswap_disk_attrs,
+};
+
+const struct attribute_group *farswap_disk_groups[] = {
+	&farswap_disk_group,
+	NULL,
+};
