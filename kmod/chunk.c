@@ -532,33 +532,36 @@ void farswap_slab_revoked(struct farswap_donor *donor, u32 remote_id,
 	queue_work(dev->wq, &dev->loss_work);
 }
 
-/* The chunk's serving copies: live and up to date. */
-unsigned int farswap_chunk_serving_locked(const struct farswap_chunk *chunk)
+/*
+ * The chunk's replicas as replica.c judges them (which serve, which are
+ * damaged): one snapshot under the chunk lock.
+ */
+void farswap_chunk_replicas_locked(const struct farswap_chunk *chunk,
+				   struct farswap_replica_set *set)
 {
-	unsigned int r, serving = 0;
+	unsigned int r;
 
 	lockdep_assert_held(&chunk->lock);
-	for (r = 0; r < chunk->nr_places; r++)
-		serving += (chunk->uptodate & BIT(r)) &&
-			   farswap_place_live(&chunk->place[r]);
-	return serving;
+	set->nr = chunk->nr_places;
+	set->uptodate = chunk->uptodate;
+	set->live = 0;
+	set->damaged = 0;
+	for (r = 0; r < chunk->nr_places; r++) {
+		if (farswap_place_live(&chunk->place[r]))
+			set->live |= BIT(r);
+		if (chunk->place[r].damage.nr)
+			set->damaged |= BIT(r);
+	}
 }
 
 /* A BOUND chunk, all of whose copies are live, with damaged pages noted. */
 bool farswap_chunk_damaged_locked(const struct farswap_chunk *chunk)
 {
-	bool damaged = false;
-	unsigned int r;
+	struct farswap_replica_set set;
 
 	lockdep_assert_held(&chunk->lock);
 	if (chunk->state != FARSWAP_CHUNK_BOUND)
 		return false;
-	for (r = 0; r < chunk->nr_places; r++) {
-		/* The loss work drops dead copies first. */
-		if (!farswap_place_live(&chunk->place[r]))
-			return false;
-		damaged |= chunk->place[r].damage.nr &&
-			   (chunk->uptodate & BIT(r));
-	}
-	return damaged;
+	farswap_chunk_replicas_locked(chunk, &set);
+	return farswap_replica_damaged(&set);
 }

@@ -173,14 +173,8 @@ static DEVICE_ATTR_RW(write_inflight_kb);
 
 /*
  * Chunks with damaged pages to rewrite, or fewer serving replicas than
- * the device wants: not whole until the repair did.  The repair's own
- * tests, but short counts against the replicas asked for, not the live
- * donors the repair can copy to now.  Where the damage test looks past a
- * copy that does not serve (dead or stale), the chunk is short anyway: a
- * bound chunk has no more copies than the device wants.  The damage test
- * goes first: a donor may die while the lock is held, but a copy it took
- * never serves again (a session that comes back has a new gen), so one
- * the test saw dead is still dead when the serving copies are counted.
+ * the device wants: not whole until the repair did (a bound chunk
+ * farswap_replica_degraded() judges so).
  */
 static u32 farswap_degraded_chunks(struct farswap_dev *dev)
 {
@@ -189,12 +183,14 @@ static u32 farswap_degraded_chunks(struct farswap_dev *dev)
 
 	for (i = 0; i < dev->geo.nr_chunks; i++) {
 		struct farswap_chunk *chunk = &dev->chunks[i];
+		struct farswap_replica_set set;
 		unsigned long flags;
 
 		spin_lock_irqsave(&chunk->lock, flags);
-		degraded += chunk->state == FARSWAP_CHUNK_BOUND &&
-			    (farswap_chunk_damaged_locked(chunk) ||
-			     farswap_chunk_serving_locked(chunk) < want);
+		if (chunk->state == FARSWAP_CHUNK_BOUND) {
+			farswap_chunk_replicas_locked(chunk, &set);
+			degraded += farswap_replica_degraded(&set, want);
+		}
 		spin_unlock_irqrestore(&chunk->lock, flags);
 	}
 	return degraded;

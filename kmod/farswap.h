@@ -637,7 +637,8 @@ void farswap_chunk_fill_locked(struct farswap_dev *dev,
 void farswap_chunk_stale_locked(struct farswap_dev *dev,
 				struct farswap_chunk *chunk,
 				const struct farswap_placement *place);
-unsigned int farswap_chunk_serving_locked(const struct farswap_chunk *chunk);
+void farswap_chunk_replicas_locked(const struct farswap_chunk *chunk,
+				   struct farswap_replica_set *set);
 bool farswap_chunk_damaged_locked(const struct farswap_chunk *chunk);
 void farswap_chunk_queue_bind(struct farswap_dev *dev,
 			      struct farswap_chunk *chunk);

@@ -458,6 +458,7 @@ static void farswap_heal(struct farswap_cmd *cmd, struct farswap_chunk *chunk)
 {
 	const struct farswap_placement *bad = &cmd->copy[0].place;
 	struct farswap_dev *dev = cmd->dev;
+	struct farswap_replica_set set;
 	u32 page = cmd->bad_page;
 	bool healed = false;
 	unsigned long flags;
@@ -466,11 +467,11 @@ static void farswap_heal(struct farswap_cmd *cmd, struct farswap_chunk *chunk)
 
 	spin_lock_irqsave(&chunk->lock, flags);
 	b = farswap_chunk_place_locked(chunk, bad);
+	farswap_chunk_replicas_locked(chunk, &set);
 	for (r = 0; r < chunk->nr_places; r++) {
 		const struct farswap_placement *p = &chunk->place[r];
 
-		if ((int)r != b && (chunk->uptodate & BIT(r)) &&
-		    farswap_place_live(p) &&
+		if ((int)r != b && farswap_replica_serves(&set, r) &&
 		    !farswap_damage_any(&p->damage, page, 1))
 			healed = true;
 	}
@@ -924,12 +925,10 @@ again:
 /* Is a placement of the chunk on a dead session? */
 static bool farswap_chunk_any_dead(const struct farswap_chunk *chunk)
 {
-	unsigned int r;
+	struct farswap_replica_set set;
 
-	for (r = 0; r < chunk->nr_places; r++)
-		if (!farswap_place_live(&chunk->place[r]))
-			return true;
-	return false;
+	farswap_chunk_replicas_locked(chunk, &set);
+	return !farswap_replica_all_live(&set);
 }
 
 /**

@@ -145,25 +145,19 @@ static void farswap_chunk_remove_locked(struct farswap_chunk *chunk,
 static bool farswap_other_copies_locked(const struct farswap_chunk *chunk,
 					unsigned int r)
 {
-	unsigned int i;
+	struct farswap_replica_set set;
 
-	for (i = 0; i < chunk->nr_places; i++)
-		if (i != r && (chunk->uptodate & BIT(i)) &&
-		    farswap_place_live(&chunk->place[i]))
-			return true;
-	return false;
+	farswap_chunk_replicas_locked(chunk, &set);
+	return farswap_replica_others_serve(&set, r);
 }
 
 /* A live, up-to-date placement to copy the chunk from, or -1. */
 static int farswap_chunk_source_locked(const struct farswap_chunk *chunk)
 {
-	unsigned int r;
+	struct farswap_replica_set set;
 
-	for (r = chunk->nr_places; r-- > 0;)
-		if ((chunk->uptodate & BIT(r)) &&
-		    farswap_place_live(&chunk->place[r]))
-			return r;
-	return -1;
+	farswap_chunk_replicas_locked(chunk, &set);
+	return farswap_replica_source(&set);
 }
 
 /* Is @p still one of the chunk's live, up-to-date placements? */
@@ -171,9 +165,12 @@ static bool farswap_chunk_serves_locked(const struct farswap_chunk *chunk,
 					const struct farswap_placement *p)
 {
 	int r = farswap_chunk_place_locked(chunk, p);
+	struct farswap_replica_set set;
 
-	return r >= 0 && (chunk->uptodate & BIT(r)) &&
-	       farswap_place_live(&chunk->place[r]);
+	if (r < 0)
+		return false;
+	farswap_chunk_replicas_locked(chunk, &set);
+	return farswap_replica_serves(&set, r);
 }
 
 /* The chunk's placement in @rs, or -1. */
@@ -385,20 +382,19 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
  * Re-replication
  */
 
-/* Fewer serving replicas than the device wants, but one to copy from. */
-static bool farswap_chunk_degraded_locked(struct farswap_dev *dev,
-					  const struct farswap_chunk *chunk)
+/*
+ * A BOUND chunk the repair copies to a new replica now: fewer serve than
+ * the live donors allow, but one to copy from.
+ */
+static bool farswap_chunk_wants_copy_locked(struct farswap_dev *dev,
+					    const struct farswap_chunk *chunk)
 {
-	unsigned int r, serving;
+	struct farswap_replica_set set;
 
 	if (chunk->state != FARSWAP_CHUNK_BOUND)
 		return false;
-	/* The loss work drops dead copies first. */
-	for (r = 0; r < chunk->nr_places; r++)
-		if (!farswap_place_live(&chunk->place[r]))
-			return false;
-	serving = farswap_chunk_serving_locked(chunk);
-	return serving && serving < farswap_replicas_possible(dev);
+	farswap_chunk_replicas_locked(chunk, &set);
+	return farswap_replica_wants_copy(&set, farswap_replicas_possible(dev));
 }
 
 /* One damaged page of one copy, and the copy to rewrite it from. */
@@ -415,8 +411,10 @@ static unsigned int farswap_page_fixes_locked(const struct farswap_chunk *chunk,
 					      struct farswap_page_fix *fix,
 					      unsigned int max)
 {
+	struct farswap_replica_set set;
 	unsigned int r, i, k, n = 0;
 
+	farswap_chunk_replicas_locked(chunk, &set);
 	for (r = 0; r < chunk->nr_places; r++) {
 		const struct farswap_damage *d = &chunk->place[r].damage;
 
@@ -427,8 +425,7 @@ static unsigned int farswap_page_fixes_locked(const struct farswap_chunk *chunk,
 				const struct farswap_placement *p =
 					&chunk->place[k];
 
-				if (k == r || !(chunk->uptodate & BIT(k)) ||
-				    !farswap_place_live(p) ||
+				if (k == r || !farswap_replica_serves(&set, k) ||
 				    farswap_damage_any(&p->damage, d->page[i], 1))
 					continue;
 				fix[n].bad = chunk->place[r];
@@ -530,13 +527,13 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 	unsigned int nr_stale = 0, r, n;
 	unsigned long flags, exclude, avoid;
 	LIST_HEAD(held);
-	bool degraded;
+	bool wants_copy;
 	long bytes;
 	int s, ret;
 
 	spin_lock_irqsave(&chunk->lock, flags);
-	degraded = farswap_chunk_degraded_locked(dev, chunk);
-	if (!degraded && !farswap_chunk_damaged_locked(chunk)) {
+	wants_copy = farswap_chunk_wants_copy_locked(dev, chunk);
+	if (!wants_copy && !farswap_chunk_damaged_locked(chunk)) {
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		return 0;
 	}
@@ -546,7 +543,7 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 	if (!farswap_wait_writes(dev, chunk))
 		return -ETIMEDOUT;
 	/* As many copies as it can have: only damaged pages to rewrite. */
-	if (!degraded)
+	if (!wants_copy)
 		return farswap_heal_pages(dev, chunk);
 
 	spin_lock_irqsave(&chunk->lock, flags);
@@ -633,6 +630,7 @@ static long farswap_spread_chunk(struct farswap_dev *dev,
 {
 	struct farswap_rslab *rs = NULL;
 	unsigned long flags, exclude, avoid, seen = 0;
+	struct farswap_replica_set set;
 	unsigned int r;
 	long bytes;
 	int ret;
@@ -643,16 +641,16 @@ static long farswap_spread_chunk(struct farswap_dev *dev,
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		return 0;
 	}
+	/* Dead copies are the loss work's; stale ones the repair's. */
+	farswap_chunk_replicas_locked(chunk, &set);
+	if (!farswap_replica_all_serve(&set)) {
+		spin_unlock_irqrestore(&chunk->lock, flags);
+		return 0;
+	}
 	for (r = 0; r < chunk->nr_places; r++) {
 		const struct farswap_placement *p = &chunk->place[r];
 		unsigned long dom = BIT(farswap_donor_dom(p->donor));
 
-		/* Dead copies are the loss work's; stale ones the repair's. */
-		if (!farswap_place_live(p) ||
-		    !(chunk->uptodate & BIT(r))) {
-			spin_unlock_irqrestore(&chunk->lock, flags);
-			return 0;
-		}
 		if (seen & dom)
 			rs = p->rslab;
 		seen |= dom;

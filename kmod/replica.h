@@ -6,7 +6,8 @@
  * every live up-to-date placement; a read goes to one (by the device's
  * read policy, below), and on failure to the next.  A chunk with
  * fewer live up-to-date placements than the device wants is degraded: the
- * repair work copies it to a new placement.
+ * repair work copies it to a new placement when it can (the two tests are
+ * farswap_replica_degraded() and farswap_replica_wants_copy(), below).
  *
  * Free of RDMA calls, so KUnit runs it under UML.
  */
@@ -36,6 +37,19 @@ struct farswap_replica_view {
 	u64 lat_ns;		/* its donor's recent read latency */
 };
 
+/*
+ * A chunk's replicas as its lock holder sees them at one moment: a bit per
+ * placement index below @nr.  A replica serves when it is live and up to
+ * date.  One snapshot answers every question asked of it alike, though a
+ * donor may die while the lock is held.
+ */
+struct farswap_replica_set {
+	unsigned int nr;	/* placements */
+	u8 live;		/* farswap_place_live() */
+	u8 uptodate;		/* chunk->uptodate */
+	u8 damaged;		/* damaged pages noted on it */
+};
+
 int farswap_read_policy_parse(const char *s, enum farswap_read_policy *p);
 const char *farswap_read_policy_name(enum farswap_read_policy p);
 int farswap_replica_pick_read(const struct farswap_replica_view *v,
@@ -46,5 +60,19 @@ unsigned int farswap_replica_write_set(const struct farswap_replica_view *v,
 unsigned int farswap_replica_serving(const struct farswap_replica_view *v,
 				     unsigned int n);
 u64 farswap_replica_lat_update(u64 ewma_ns, u64 sample_ns);
+
+unsigned int farswap_replica_nr_serving(const struct farswap_replica_set *s);
+bool farswap_replica_serves(const struct farswap_replica_set *s,
+			    unsigned int r);
+bool farswap_replica_others_serve(const struct farswap_replica_set *s,
+				  unsigned int r);
+int farswap_replica_source(const struct farswap_replica_set *s);
+bool farswap_replica_all_live(const struct farswap_replica_set *s);
+bool farswap_replica_all_serve(const struct farswap_replica_set *s);
+bool farswap_replica_damaged(const struct farswap_replica_set *s);
+bool farswap_replica_wants_copy(const struct farswap_replica_set *s,
+				unsigned int possible);
+bool farswap_replica_degraded(const struct farswap_replica_set *s,
+			      unsigned int want);
 
 #endif /* FARSWAP_REPLICA_H */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite farswap_replica: which replica of a chunk a read goes to,
- * the order reads fail over in, where writes go, and what counts as
- * serving (kmod/replica.c).
+ * the order reads fail over in, where writes go, what counts as serving,
+ * and the questions asked of a chunk's replica set: which serve, the
+ * source of a copy, damaged, degraded (kmod/replica.c).
  */
 #include <kunit/test.h>
 
@@ -123,6 +124,119 @@ static void latency_average_test(struct kunit *test)
 	KUNIT_EXPECT_LT(test, avg, 8000);
 }
 
+/* Three replicas: 0 serves, 1 is stale, 2 is dead. */
+#define MIXED_SET	{ .nr = 3, .live = 0x3, .uptodate = 0x5 }
+
+static void set_serving_test(struct kunit *test)
+{
+	struct farswap_replica_set s = MIXED_SET;
+
+	KUNIT_EXPECT_EQ(test, farswap_replica_nr_serving(&s), 1u);
+	KUNIT_EXPECT_TRUE(test, farswap_replica_serves(&s, 0));
+	KUNIT_EXPECT_FALSE(test, farswap_replica_serves(&s, 1));
+	KUNIT_EXPECT_FALSE(test, farswap_replica_serves(&s, 2));
+	KUNIT_EXPECT_FALSE(test, farswap_replica_serves(&s, 7));
+	/* Bits past the placements never count. */
+	s.nr = 0;
+	KUNIT_EXPECT_EQ(test, farswap_replica_nr_serving(&s), 0u);
+	KUNIT_EXPECT_FALSE(test, farswap_replica_serves(&s, 0));
+}
+
+/* A replica may go only if another serves in its stead. */
+static void set_others_serve_test(struct kunit *test)
+{
+	struct farswap_replica_set s = MIXED_SET;
+
+	KUNIT_EXPECT_FALSE(test, farswap_replica_others_serve(&s, 0));
+	KUNIT_EXPECT_TRUE(test, farswap_replica_others_serve(&s, 1));
+	KUNIT_EXPECT_TRUE(test, farswap_replica_others_serve(&s, 2));
+	s.live = 0x7;
+	KUNIT_EXPECT_TRUE(test, farswap_replica_others_serve(&s, 0));
+	KUNIT_EXPECT_TRUE(test, farswap_replica_others_serve(&s, 2));
+}
+
+/* The source of a copy: the newest serving replica. */
+static void set_source_test(struct kunit *test)
+{
+	struct farswap_replica_set s = MIXED_SET;
+
+	KUNIT_EXPECT_EQ(test, farswap_replica_source(&s), 0);
+	s.live = 0x7;
+	KUNIT_EXPECT_EQ(test, farswap_replica_source(&s), 2);
+	s.uptodate = 0;
+	KUNIT_EXPECT_EQ(test, farswap_replica_source(&s), -1);
+	s = (struct farswap_replica_set){};
+	KUNIT_EXPECT_EQ(test, farswap_replica_source(&s), -1);
+}
+
+static void set_all_live_test(struct kunit *test)
+{
+	struct farswap_replica_set s = MIXED_SET;
+
+	KUNIT_EXPECT_FALSE(test, farswap_replica_all_live(&s));
+	KUNIT_EXPECT_FALSE(test, farswap_replica_all_serve(&s));
+	s.live = 0x7;
+	KUNIT_EXPECT_TRUE(test, farswap_replica_all_live(&s));
+	/* Live is not enough to serve: 1 is stale. */
+	KUNIT_EXPECT_FALSE(test, farswap_replica_all_serve(&s));
+	s.uptodate = 0x7;
+	KUNIT_EXPECT_TRUE(test, farswap_replica_all_serve(&s));
+	/* No placement at all: nothing dead, nothing stale. */
+	s = (struct farswap_replica_set){};
+	KUNIT_EXPECT_TRUE(test, farswap_replica_all_live(&s));
+	KUNIT_EXPECT_TRUE(test, farswap_replica_all_serve(&s));
+}
+
+/* Damage counts on an up-to-date replica, and once the dead are gone. */
+static void set_damaged_test(struct kunit *test)
+{
+	struct farswap_replica_set s = {
+		.nr = 2, .live = 0x3, .uptodate = 0x1, .damaged = 0x2,
+	};
+
+	KUNIT_EXPECT_FALSE(test, farswap_replica_damaged(&s));
+	s.damaged = 0x1;
+	KUNIT_EXPECT_TRUE(test, farswap_replica_damaged(&s));
+	s.live = 0x1;
+	KUNIT_EXPECT_FALSE(test, farswap_replica_damaged(&s));
+}
+
+/*
+ * The repair copies a chunk short of what the live donors allow, with a
+ * replica to copy from and no dead one; sysfs calls degraded any chunk
+ * short of the replicas asked for, or damaged.
+ */
+static void set_degraded_test(struct kunit *test)
+{
+	struct farswap_replica_set s = {
+		.nr = 2, .live = 0x3, .uptodate = 0x1,
+	};
+
+	/* One serves of two possible (1 is stale): both agree. */
+	KUNIT_EXPECT_TRUE(test, farswap_replica_wants_copy(&s, 2));
+	KUNIT_EXPECT_TRUE(test, farswap_replica_degraded(&s, 2));
+	/* One live donor only: no copy to make, but short of the two asked. */
+	KUNIT_EXPECT_FALSE(test, farswap_replica_wants_copy(&s, 1));
+	KUNIT_EXPECT_TRUE(test, farswap_replica_degraded(&s, 2));
+	/* A dead replica: the loss work first, yet the chunk is short. */
+	s.live = 0x1;
+	KUNIT_EXPECT_FALSE(test, farswap_replica_wants_copy(&s, 2));
+	KUNIT_EXPECT_TRUE(test, farswap_replica_degraded(&s, 2));
+	/* None serves: nothing to copy from. */
+	s.uptodate = 0;
+	s.live = 0x3;
+	KUNIT_EXPECT_FALSE(test, farswap_replica_wants_copy(&s, 2));
+	KUNIT_EXPECT_TRUE(test, farswap_replica_degraded(&s, 2));
+	/* Whole: two serve of two. */
+	s.uptodate = 0x3;
+	KUNIT_EXPECT_FALSE(test, farswap_replica_wants_copy(&s, 2));
+	KUNIT_EXPECT_FALSE(test, farswap_replica_degraded(&s, 2));
+	/* Whole but damaged: sysfs counts it, the repair heals, not copies. */
+	s.damaged = 0x2;
+	KUNIT_EXPECT_FALSE(test, farswap_replica_wants_copy(&s, 2));
+	KUNIT_EXPECT_TRUE(test, farswap_replica_degraded(&s, 2));
+}
+
 static struct kunit_case farswap_replica_cases[] = {
 	KUNIT_CASE(read_prefers_fast_test),
 	KUNIT_CASE(read_spreads_equals_test),
@@ -131,6 +245,12 @@ static struct kunit_case farswap_replica_cases[] = {
 	KUNIT_CASE(failover_order_test),
 	KUNIT_CASE(write_set_test),
 	KUNIT_CASE(latency_average_test),
+	KUNIT_CASE(set_serving_test),
+	KUNIT_CASE(set_others_serve_test),
+	KUNIT_CASE(set_source_test),
+	KUNIT_CASE(set_all_live_test),
+	KUNIT_CASE(set_damaged_test),
+	KUNIT_CASE(set_degraded_test),
 	{}
 };
 
