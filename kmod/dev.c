@@ -6,6 +6,7 @@
 #include <linux/blkdev.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
+#include <linux/idr.h>
 #include <linux/slab.h>
 
 #include "compat.h"
@@ -362,6 +363,13 @@ out_free_tag_set:
  * Attach and detach
  */
 
+/*
+ * The N of each listed farswapN: taken as a device joins farswap_devs and
+ * given back as it leaves, both under farswap_devs_mutex, so that a name
+ * is free exactly when no listed device has it.
+ */
+static DEFINE_IDA(farswap_dev_ida);
+
 static struct farswap_dev *farswap_find(const char *name)
 {
 	struct farswap_dev *dev;
@@ -403,14 +411,13 @@ static int farswap_reserve(struct farswap_dev *dev,
 			return -EEXIST;
 		}
 		id = farswap_name_index(a->name);
+		id = ida_alloc_range(&farswap_dev_ida, id, id, GFP_KERNEL);
 	} else {
-		char name[FARSWAP_NAME_LEN];
-
-		for (id = 0;; id++) {
-			snprintf(name, sizeof(name), "farswap%d", id);
-			if (!farswap_find(name))
-				break;
-		}
+		id = ida_alloc(&farswap_dev_ida, GFP_KERNEL);
+	}
+	if (id < 0) {
+		farswap_reason_set(why, "no device index (%d)", id);
+		return id;
 	}
 	dev->id = id;
 	snprintf(dev->name, sizeof(dev->name), "farswap%d", id);
@@ -490,6 +497,7 @@ static void farswap_dev_unlist(struct farswap_dev *dev)
 	dev->detaching = true;
 	spin_unlock(&dev->open_lock);
 	list_del(&dev->node);
+	ida_free(&farswap_dev_ida, dev->id);
 	down_read(&farswap_teardown_rwsem);
 }
 

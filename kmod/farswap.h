@@ -23,7 +23,8 @@
  *  - struct farswap_cmd: the per-request context, preallocated by blk-mq.
  *
  * Locking:
- *  - farswap_devs_mutex: the device list, attach and detach.
+ *  - farswap_devs_mutex: the device list and its index IDA, attach and
+ *    detach.
  *  - farswap_teardown_rwsem: held for reading by a device's teardown from
  *    the moment it leaves the device list, so that an RDMA device's
  *    removal, which walks that list, can wait for the teardowns it did
@@ -345,7 +346,7 @@ struct farswap_dev_stats {
 
 struct farswap_dev {
 	struct list_head node;		/* on farswap_devs */
-	int id;
+	int id;			/* the N of farswapN: dev.c's farswap_dev_ida */
 	char name[FARSWAP_NAME_LEN];
 	struct farswap_params params;
 
