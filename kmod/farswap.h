@@ -48,7 +48,7 @@
  *
  * Files (kmod/README.md says more; prototypes below go by file):
  *  - main.c: module load, parameters, /sys/kernel/farswap/, ib_client;
- *    ctl.c: /dev/farswap-ctl; dev.c: the blk-mq disk, attach, detach;
+ *    ctldev.c: /dev/farswap-ctl; dev.c: the blk-mq disk, attach, detach;
  *    dev_sysfs.c and donor_sysfs.c: their sysfs attributes; debugfs.c.
  *  - io.c: the data path, a request to RDMA READs or WRITEs.
  *  - conn.c: a donor's session (rdma_cm, queue pairs, handshake,
@@ -536,7 +536,7 @@ extern struct mutex farswap_devs_mutex;
 extern struct rw_semaphore farswap_teardown_rwsem;
 extern struct list_head farswap_devs;
 
-/* ctl.c */
+/* ctldev.c */
 void farswap_reason_set(struct farswap_reason *why, const char *fmt, ...)
 	__printf(2, 3);
 int farswap_ctl_attach(char *opts, char *name_out,

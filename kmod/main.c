@@ -4,7 +4,7 @@
  *
  * Module parameters (the defaults of new devices), /sys/kernel/farswap/
  * (identity and versions, and the attach and detach files that
- * /dev/farswap-ctl replaces: ctl.c), the ib_client that hears of RDMA
+ * /dev/farswap-ctl replaces: ctldev.c), the ib_client that hears of RDMA
  * devices going away, and an optional device created at load time for
  * boot-time swap.
  */
