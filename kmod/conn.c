@@ -163,20 +163,20 @@ static int farswap_ctrl_map_bufs(struct farswap_donor *donor)
 		if (ib_dma_mapping_error(ibdev, recv->dma))
 			goto out_unmap;
 	}
-	for (i = 0; i < FARSWAP_CTRL_SLOTS; i++) {
-		struct farswap_ctrl_slot *slot = &donor->slot[i];
+	for (i = 0; i < FARSWAP_CTRL_CALLS; i++) {
+		struct farswap_ctrl_inflight *call = &donor->call[i];
 
-		slot->dma = ib_dma_map_single(ibdev, slot->buf, FARSWAP_MSG_MAX,
+		call->dma = ib_dma_map_single(ibdev, call->buf, FARSWAP_MSG_MAX,
 					      DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(ibdev, slot->dma))
-			goto out_unmap_slots;
+		if (ib_dma_mapping_error(ibdev, call->dma))
+			goto out_unmap_calls;
 	}
 	donor->bufs_mapped = true;
 	return 0;
 
-out_unmap_slots:
+out_unmap_calls:
 	while (--i >= 0)
-		ib_dma_unmap_single(ibdev, donor->slot[i].dma, FARSWAP_MSG_MAX,
+		ib_dma_unmap_single(ibdev, donor->call[i].dma, FARSWAP_MSG_MAX,
 				    DMA_TO_DEVICE);
 	i = FARSWAP_CTRL_DEPTH;
 out_unmap:
@@ -195,8 +195,8 @@ static void farswap_ctrl_unmap_bufs(struct farswap_donor *donor)
 	for (i = 0; i < FARSWAP_CTRL_DEPTH; i++)
 		ib_dma_unmap_single(donor->ibdev, donor->recv[i].dma,
 				    FARSWAP_MSG_MAX, DMA_FROM_DEVICE);
-	for (i = 0; i < FARSWAP_CTRL_SLOTS; i++)
-		ib_dma_unmap_single(donor->ibdev, donor->slot[i].dma,
+	for (i = 0; i < FARSWAP_CTRL_CALLS; i++)
+		ib_dma_unmap_single(donor->ibdev, donor->call[i].dma,
 				    FARSWAP_MSG_MAX, DMA_TO_DEVICE);
 	donor->bufs_mapped = false;
 }
@@ -271,7 +271,7 @@ static int farswap_queue_create_qp(struct farswap_queue *q)
 						  q->cm_id->port_num);
 		if (ret)
 			return ret;
-		q->sq_depth = FARSWAP_CTRL_SLOTS;
+		q->sq_depth = FARSWAP_CTRL_CALLS;
 		rq = FARSWAP_CTRL_DEPTH;
 	} else {
 		if (ibdev != donor->ibdev) {
@@ -1042,7 +1042,7 @@ struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
 		return NULL;
 	donor->nr_ioq = 2 * dev->params.nr_queues;
 	donor->ioq = kcalloc(donor->nr_ioq, sizeof(*donor->ioq), GFP_KERNEL);
-	donor->ctrl_bufs = kcalloc(FARSWAP_CTRL_DEPTH + FARSWAP_CTRL_SLOTS,
+	donor->ctrl_bufs = kcalloc(FARSWAP_CTRL_DEPTH + FARSWAP_CTRL_CALLS,
 				   sizeof(union farswap_msg), GFP_KERNEL);
 	if (!donor->ioq || !donor->ctrl_bufs)
 		goto out_free;
@@ -1067,17 +1067,17 @@ struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
 		donor->recv[i].cqe.done = farswap_ctrl_recv_done;
 		donor->recv[i].buf = &donor->ctrl_bufs[i];
 	}
-	for (i = 0; i < FARSWAP_CTRL_SLOTS; i++) {
-		struct farswap_ctrl_slot *slot = &donor->slot[i];
+	for (i = 0; i < FARSWAP_CTRL_CALLS; i++) {
+		struct farswap_ctrl_inflight *call = &donor->call[i];
 
-		slot->donor = donor;
-		slot->send_cqe.done = farswap_ctrl_send_done;
-		slot->buf = &donor->ctrl_bufs[FARSWAP_CTRL_DEPTH + i];
-		init_completion(&slot->send_done);
-		init_completion(&slot->reply_done);
+		call->donor = donor;
+		call->send_cqe.done = farswap_ctrl_send_done;
+		call->buf = &donor->ctrl_bufs[FARSWAP_CTRL_DEPTH + i];
+		init_completion(&call->send_done);
+		init_completion(&call->reply_done);
 	}
-	sema_init(&donor->slot_sem, FARSWAP_CTRL_SLOTS);
-	spin_lock_init(&donor->slot_lock);
+	sema_init(&donor->call_sem, FARSWAP_CTRL_CALLS);
+	spin_lock_init(&donor->call_lock);
 	spin_lock_init(&donor->reclaim_lock);
 	INIT_WORK(&donor->reclaim_work, farswap_reclaim_work);
 	INIT_WORK(&donor->err_work, farswap_donor_err_work);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The control channel of a donor session: control messages (struct
- * farswap_msg) sent on queue pair 0 from a pool of send slots, replies
+ * farswap_msg) sent on queue pair 0 from a pool of call buffers, replies
  * matched to their request by cookie, the receive completion that
  * dispatches what a donor sends on its own (reclaim requests, revokes,
  * free counts), and the typed calls: slab alloc and free, info and stats
@@ -51,28 +51,28 @@ int farswap_ctrl_post_recv(struct farswap_ctrl_recv *recv)
 	return ib_post_recv(donor->ctrl.qp, &wr, NULL);
 }
 
-/* A reply arrived: hand it to the slot waiting for its cookie. */
+/* A reply arrived: hand it to the call waiting for its cookie. */
 static void farswap_ctrl_complete(struct farswap_donor *donor,
 				  const union farswap_msg *msg)
 {
 	u64 cookie = le64_to_cpu(msg->hdr.cookie);
 	unsigned int i = (cookie & 0xff) - 1;
-	struct farswap_ctrl_slot *slot;
+	struct farswap_ctrl_inflight *call;
 	unsigned long flags;
 	bool found = false;
 
-	if (i >= FARSWAP_CTRL_SLOTS)
+	if (i >= FARSWAP_CTRL_CALLS)
 		goto stale;
-	slot = &donor->slot[i];
-	spin_lock_irqsave(&donor->slot_lock, flags);
-	if (slot->cookie == cookie) {
-		slot->reply = *msg;
-		slot->cookie = 0;
+	call = &donor->call[i];
+	spin_lock_irqsave(&donor->call_lock, flags);
+	if (call->cookie == cookie) {
+		call->reply = *msg;
+		call->cookie = 0;
 		found = true;
 	}
-	spin_unlock_irqrestore(&donor->slot_lock, flags);
+	spin_unlock_irqrestore(&donor->call_lock, flags);
 	if (found) {
-		complete(&slot->reply_done);
+		complete(&call->reply_done);
 		return;
 	}
 stale:
@@ -212,58 +212,58 @@ void farswap_ctrl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	farswap_ctrl_dispatch(donor, &msg);
 }
 
-static void farswap_ctrl_put_slot(struct farswap_donor *donor, int i);
+static void farswap_ctrl_put_call(struct farswap_donor *donor, int i);
 
 void farswap_ctrl_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct farswap_ctrl_slot *slot =
-		container_of(wc->wr_cqe, struct farswap_ctrl_slot, send_cqe);
-	struct farswap_donor *donor = slot->donor;
+	struct farswap_ctrl_inflight *call =
+		container_of(wc->wr_cqe, struct farswap_ctrl_inflight, send_cqe);
+	struct farswap_donor *donor = call->donor;
 	unsigned long flags;
 	bool abandoned;
 
-	spin_lock_irqsave(&donor->slot_lock, flags);
-	slot->send_status = wc->status;
-	slot->send_pending = false;
-	abandoned = slot->abandoned;
-	slot->abandoned = false;
-	spin_unlock_irqrestore(&donor->slot_lock, flags);
+	spin_lock_irqsave(&donor->call_lock, flags);
+	call->send_status = wc->status;
+	call->send_pending = false;
+	abandoned = call->abandoned;
+	call->abandoned = false;
+	spin_unlock_irqrestore(&donor->call_lock, flags);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS))
 		farswap_donor_error(donor, ib_wc_status_msg(wc->status));
-	/* Its caller is gone: the slot is ours to free. */
+	/* Its caller is gone: the call is ours to free. */
 	if (abandoned)
-		farswap_ctrl_put_slot(donor, slot - donor->slot);
+		farswap_ctrl_put_call(donor, call - donor->call);
 	else
-		complete(&slot->send_done);
+		complete(&call->send_done);
 }
 
-static int farswap_ctrl_get_slot(struct farswap_donor *donor)
+static int farswap_ctrl_get_call(struct farswap_donor *donor)
 {
 	unsigned int tmo = donor->dev->params.ctrl_timeout_ms;
 	unsigned long flags;
 	int i;
 
-	if (down_timeout(&donor->slot_sem, msecs_to_jiffies(tmo)))
+	if (down_timeout(&donor->call_sem, msecs_to_jiffies(tmo)))
 		return -ETIMEDOUT;
-	spin_lock_irqsave(&donor->slot_lock, flags);
-	i = find_first_zero_bit(&donor->slot_busy, FARSWAP_CTRL_SLOTS);
-	__set_bit(i, &donor->slot_busy);
-	spin_unlock_irqrestore(&donor->slot_lock, flags);
+	spin_lock_irqsave(&donor->call_lock, flags);
+	i = find_first_zero_bit(&donor->call_busy, FARSWAP_CTRL_CALLS);
+	__set_bit(i, &donor->call_busy);
+	spin_unlock_irqrestore(&donor->call_lock, flags);
 	return i;
 }
 
-static void farswap_ctrl_put_slot(struct farswap_donor *donor, int i)
+static void farswap_ctrl_put_call(struct farswap_donor *donor, int i)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&donor->slot_lock, flags);
-	donor->slot[i].cookie = 0;
+	spin_lock_irqsave(&donor->call_lock, flags);
+	donor->call[i].cookie = 0;
 	/* A late reply may have landed after a timeout: forget it. */
-	memset(&donor->slot[i].reply, 0, sizeof(donor->slot[i].reply));
-	__clear_bit(i, &donor->slot_busy);
-	spin_unlock_irqrestore(&donor->slot_lock, flags);
-	up(&donor->slot_sem);
+	memset(&donor->call[i].reply, 0, sizeof(donor->call[i].reply));
+	__clear_bit(i, &donor->call_busy);
+	spin_unlock_irqrestore(&donor->call_lock, flags);
+	up(&donor->call_sem);
 }
 
 /* Fail every call waiting for a reply: the session is gone. */
@@ -272,44 +272,44 @@ void farswap_ctrl_fail_waiters(struct farswap_donor *donor)
 	unsigned long flags;
 	int i;
 
-	for (i = 0; i < FARSWAP_CTRL_SLOTS; i++) {
-		struct farswap_ctrl_slot *slot = &donor->slot[i];
+	for (i = 0; i < FARSWAP_CTRL_CALLS; i++) {
+		struct farswap_ctrl_inflight *call = &donor->call[i];
 		bool waiting;
 
-		spin_lock_irqsave(&donor->slot_lock, flags);
-		waiting = slot->cookie != 0;
-		slot->cookie = 0;
-		spin_unlock_irqrestore(&donor->slot_lock, flags);
+		spin_lock_irqsave(&donor->call_lock, flags);
+		waiting = call->cookie != 0;
+		call->cookie = 0;
+		spin_unlock_irqrestore(&donor->call_lock, flags);
 		if (waiting)
-			complete(&slot->reply_done);
+			complete(&call->reply_done);
 	}
 }
 
 /*
  * Wait for a control SEND to complete, at most @tmo.  Past it the donor is
  * failed (a donor that stopped reposting receives leaves the SEND in RNR
- * retries for ever) and the slot is abandoned to the completion, which
+ * retries for ever) and the call is abandoned to the completion, which
  * the teardown flushes.
  *
- * Return: true if the caller still owns the slot.
+ * Return: true if the caller still owns the call.
  */
 static bool farswap_ctrl_wait_send(struct farswap_donor *donor,
-				   struct farswap_ctrl_slot *slot,
+				   struct farswap_ctrl_inflight *call,
 				   unsigned int tmo)
 {
 	unsigned long flags;
 	bool abandon;
 
-	if (wait_for_completion_timeout(&slot->send_done,
+	if (wait_for_completion_timeout(&call->send_done,
 					msecs_to_jiffies(tmo)))
 		return true;
-	spin_lock_irqsave(&donor->slot_lock, flags);
-	abandon = slot->send_pending;
-	slot->abandoned = abandon;
-	spin_unlock_irqrestore(&donor->slot_lock, flags);
+	spin_lock_irqsave(&donor->call_lock, flags);
+	abandon = call->send_pending;
+	call->abandoned = abandon;
+	spin_unlock_irqrestore(&donor->call_lock, flags);
 	if (!abandon) {
 		/* Completed as we gave up: its complete() is on the way. */
-		wait_for_completion(&slot->send_done);
+		wait_for_completion(&call->send_done);
 		return true;
 	}
 	farswap_donor_error(donor, "a control message was not delivered in time");
@@ -334,45 +334,45 @@ int farswap_ctrl_xfer(struct farswap_donor *donor,
 						    FARSWAP_DONOR_LIVE;
 	unsigned int tmo = READ_ONCE(donor->dev->params.ctrl_timeout_ms);
 	u32 len = farswap_msg_size(msg->hdr.type);
-	struct farswap_ctrl_slot *slot;
+	struct farswap_ctrl_inflight *call;
 	struct ib_send_wr wr = {};
 	struct ib_sge sge;
 	unsigned long flags;
 	int i, ret = 0;
 
-	i = farswap_ctrl_get_slot(donor);
+	i = farswap_ctrl_get_call(donor);
 	if (i < 0)
 		return i;
-	slot = &donor->slot[i];
-	reinit_completion(&slot->send_done);
-	reinit_completion(&slot->reply_done);
+	call = &donor->call[i];
+	reinit_completion(&call->send_done);
+	reinit_completion(&call->reply_done);
 
-	spin_lock_irqsave(&donor->slot_lock, flags);
+	spin_lock_irqsave(&donor->call_lock, flags);
 	if (reply) {
 		donor->cookie_seq++;
-		slot->cookie = ((u64)donor->cookie_seq << 8) | (i + 1);
-		msg->hdr.cookie = cpu_to_le64(slot->cookie);
+		call->cookie = ((u64)donor->cookie_seq << 8) | (i + 1);
+		msg->hdr.cookie = cpu_to_le64(call->cookie);
 	}
-	slot->send_pending = true;
-	slot->abandoned = false;
-	spin_unlock_irqrestore(&donor->slot_lock, flags);
+	call->send_pending = true;
+	call->abandoned = false;
+	spin_unlock_irqrestore(&donor->call_lock, flags);
 
 	rcu_read_lock();
 	if (farswap_donor_state(donor) != want ||
 	    (handshake && farswap_donor_attempt_failed(donor))) {
 		rcu_read_unlock();
-		farswap_ctrl_put_slot(donor, i);
+		farswap_ctrl_put_call(donor, i);
 		return -ENOTCONN;
 	}
 	if (gen)
 		*gen = READ_ONCE(donor->gen);
-	memcpy(slot->buf, msg, len);
-	ib_dma_sync_single_for_device(donor->ibdev, slot->dma, len,
+	memcpy(call->buf, msg, len);
+	ib_dma_sync_single_for_device(donor->ibdev, call->dma, len,
 				      DMA_TO_DEVICE);
-	sge.addr = slot->dma;
+	sge.addr = call->dma;
 	sge.length = len;
 	sge.lkey = donor->pd->local_dma_lkey;
-	wr.wr_cqe = &slot->send_cqe;
+	wr.wr_cqe = &call->send_cqe;
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
 	wr.sg_list = &sge;
@@ -380,40 +380,40 @@ int farswap_ctrl_xfer(struct farswap_donor *donor,
 	ret = ib_post_send(donor->ctrl.qp, &wr, NULL);
 	rcu_read_unlock();
 	if (ret) {
-		farswap_ctrl_put_slot(donor, i);
+		farswap_ctrl_put_call(donor, i);
 		farswap_donor_error(donor, "cannot post a control message");
 		return ret;
 	}
 
 	if (reply) {
-		if (!wait_for_completion_timeout(&slot->reply_done,
+		if (!wait_for_completion_timeout(&call->reply_done,
 						 msecs_to_jiffies(tmo))) {
 			char why[80];
 
 			/* A late reply finds no cookie: it is dropped. */
-			spin_lock_irqsave(&donor->slot_lock, flags);
-			slot->cookie = 0;
-			spin_unlock_irqrestore(&donor->slot_lock, flags);
+			spin_lock_irqsave(&donor->call_lock, flags);
+			call->cookie = 0;
+			spin_unlock_irqrestore(&donor->call_lock, flags);
 			snprintf(why, sizeof(why), "no reply to %s within %u ms",
 				 farswap_msg_type_str(msg->hdr.type), tmo);
 			farswap_donor_error(donor, why);
 			ret = -ETIMEDOUT;
 		} else {
-			spin_lock_irqsave(&donor->slot_lock, flags);
+			spin_lock_irqsave(&donor->call_lock, flags);
 			/* Completed without a reply: the session failed. */
-			if (!slot->reply.hdr.magic)
+			if (!call->reply.hdr.magic)
 				ret = -ENOTCONN;
 			else
-				*reply = slot->reply;
-			spin_unlock_irqrestore(&donor->slot_lock, flags);
+				*reply = call->reply;
+			spin_unlock_irqrestore(&donor->call_lock, flags);
 		}
 	}
 	/* The buffer is the HCA's until the send completes or is flushed. */
-	if (!farswap_ctrl_wait_send(donor, slot, tmo))
+	if (!farswap_ctrl_wait_send(donor, call, tmo))
 		return ret ?: -ETIMEDOUT;
-	if (!ret && slot->send_status != IB_WC_SUCCESS)
+	if (!ret && call->send_status != IB_WC_SUCCESS)
 		ret = -EIO;
-	farswap_ctrl_put_slot(donor, i);
+	farswap_ctrl_put_call(donor, i);
 	return ret;
 }
 

@@ -101,9 +101,9 @@
 /* Work requests reserved on each I/O queue for chunk migration copies. */
 #define FARSWAP_SQ_RESERVE	4
 /* Unsolicited reclaim requests a donor may have outstanding. */
-#define FARSWAP_RECLAIM_SLOTS	(FARSWAP_CTRL_DEPTH / 2)
+#define FARSWAP_RECLAIM_DEPTH	(FARSWAP_CTRL_DEPTH / 2)
 /* Control messages in flight from the host. */
-#define FARSWAP_CTRL_SLOTS	(FARSWAP_CTRL_DEPTH / 2)
+#define FARSWAP_CTRL_CALLS	(FARSWAP_CTRL_DEPTH / 2)
 
 struct farswap_dev;
 struct farswap_donor;
@@ -147,8 +147,8 @@ struct farswap_queue {
 	int cm_error;
 };
 
-/* A control message send slot: a request and, maybe, its reply. */
-struct farswap_ctrl_slot {
+/* A control call in flight: its request's send buffer, maybe its reply. */
+struct farswap_ctrl_inflight {
 	struct farswap_donor *donor;
 	struct ib_cqe send_cqe;
 	union farswap_msg *buf;		/* DMA-mapped send buffer */
@@ -158,8 +158,8 @@ struct farswap_ctrl_slot {
 	struct completion reply_done;
 	int send_status;
 	/*
-	 * Under slot_lock.  A caller that gave up waiting for its SEND's
-	 * completion abandons the slot (the buffer is the HCA's until the
+	 * Under call_lock.  A caller that gave up waiting for its SEND's
+	 * completion abandons the call (the buffer is the HCA's until the
 	 * SEND completes or is flushed); the completion then frees it.
 	 */
 	bool send_pending;
@@ -242,10 +242,10 @@ struct farswap_donor {
 	/* Control channel: buffers live as long as the donor. */
 	union farswap_msg *ctrl_bufs;
 	struct farswap_ctrl_recv recv[FARSWAP_CTRL_DEPTH];
-	struct farswap_ctrl_slot slot[FARSWAP_CTRL_SLOTS];
-	struct semaphore slot_sem;
-	spinlock_t slot_lock;
-	unsigned long slot_busy;	/* bitmap over slot[] */
+	struct farswap_ctrl_inflight call[FARSWAP_CTRL_CALLS];
+	struct semaphore call_sem;
+	spinlock_t call_lock;
+	unsigned long call_busy;	/* bitmap over call[] */
 	u32 cookie_seq;
 	bool bufs_mapped;
 
@@ -254,9 +254,9 @@ struct farswap_donor {
 	 * (to be given back), waiting for the reclaim work.
 	 */
 	spinlock_t reclaim_lock;
-	struct farswap_reclaim_item reclaim[FARSWAP_RECLAIM_SLOTS];
+	struct farswap_reclaim_item reclaim[FARSWAP_RECLAIM_DEPTH];
 	unsigned int reclaim_head, reclaim_count;
-	u32 late_grant[FARSWAP_CTRL_SLOTS];
+	u32 late_grant[FARSWAP_CTRL_CALLS];
 	u32 late_gen;			/* session of the late grants */
 	unsigned int nr_late_grants;
 	bool stopping;			/* no more reclaim work: detaching */

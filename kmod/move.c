@@ -825,10 +825,10 @@ void farswap_reclaim_enqueue(struct farswap_donor *donor,
 		spin_unlock_irqrestore(&donor->reclaim_lock, flags);
 		return;
 	}
-	if (donor->reclaim_count < FARSWAP_RECLAIM_SLOTS) {
+	if (donor->reclaim_count < FARSWAP_RECLAIM_DEPTH) {
 		item = &donor->reclaim[(donor->reclaim_head +
 					donor->reclaim_count++) %
-				       FARSWAP_RECLAIM_SLOTS];
+				       FARSWAP_RECLAIM_DEPTH];
 		item->remote_id = le32_to_cpu(req->slab_id);
 		item->deadline_ms = le32_to_cpu(req->deadline_ms);
 		item->cookie = le64_to_cpu(req->hdr.cookie);
@@ -854,7 +854,7 @@ static bool farswap_reclaim_pop(struct farswap_donor *donor,
 	if (donor->reclaim_count) {
 		*item = donor->reclaim[donor->reclaim_head];
 		donor->reclaim_head = (donor->reclaim_head + 1) %
-				      FARSWAP_RECLAIM_SLOTS;
+				      FARSWAP_RECLAIM_DEPTH;
 		donor->reclaim_count--;
 		got = true;
 	}
