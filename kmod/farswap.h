@@ -4,6 +4,20 @@
  * moved by one-sided RDMA.  Internal structures shared by the module's
  * files.
  *
+ * Words, one per thing:
+ *  - chunk: 2 MiB of the device's space, the unit of placement.
+ *  - replica (or copy): one copy of a chunk on one donor; its placement
+ *    (struct farswap_placement) says where it lives.  It serves when it
+ *    is live and up to date (replica.h).
+ *  - slot: a chunk's place in a remote slab (struct farswap_rslab), and
+ *    nothing else.
+ *  - leg: the part of a request that goes to one replica: a write has one
+ *    per serving replica, a read one (cmd->copy[], struct
+ *    farswap_cmd_copy).
+ *  - ctldev: the misc device /dev/farswap-ctl (ctldev.c), where commands
+ *    are written; ctrl: the control channel of a donor session, on its
+ *    queue pair 0 (ctrl.c), whose requests in flight are calls.
+ *
  * Objects and their lifetimes:
  *  - struct farswap_dev: one /dev/farswapN, from attach to detach.  Owns
  *    the blk-mq disk, the chunk map and its donors.
