@@ -204,37 +204,42 @@ static void set_damaged_test(struct kunit *test)
 /*
  * The repair copies a chunk short of what the live donors allow, with a
  * replica to copy from and no dead one; sysfs calls degraded any chunk
- * short of the replicas asked for, or damaged.
+ * short of the replicas asked for, or damaged.  Two replicas, two asked.
  */
+static const struct {
+	const char *why;
+	u8 live, uptodate, damaged;
+	unsigned int possible;
+	bool wants_copy, degraded;
+} degraded_cases[] = {
+	{ "one serves, 1 is stale",		0x3, 0x1, 0, 2, true, true },
+	{ "one live donor: no copy to make",	0x3, 0x1, 0, 1, false, true },
+	{ "a dead replica: the loss work first",	0x1, 0x1, 0, 2, false, true },
+	{ "none serves: nothing to copy from",	0x3, 0x0, 0, 2, false, true },
+	{ "whole",				0x3, 0x3, 0, 2, false, false },
+	{ "whole but damaged: healed, not copied", 0x3, 0x3, 0x2, 2, false, true },
+};
+
 static void set_degraded_test(struct kunit *test)
 {
-	struct farswap_replica_set s = {
-		.nr = 2, .live = 0x3, .uptodate = 0x1,
-	};
+	unsigned int i;
 
-	/* One serves of two possible (1 is stale): both agree. */
-	KUNIT_EXPECT_TRUE(test, farswap_replica_wants_copy(&s, 2));
-	KUNIT_EXPECT_TRUE(test, farswap_replica_degraded(&s, 2));
-	/* One live donor only: no copy to make, but short of the two asked. */
-	KUNIT_EXPECT_FALSE(test, farswap_replica_wants_copy(&s, 1));
-	KUNIT_EXPECT_TRUE(test, farswap_replica_degraded(&s, 2));
-	/* A dead replica: the loss work first, yet the chunk is short. */
-	s.live = 0x1;
-	KUNIT_EXPECT_FALSE(test, farswap_replica_wants_copy(&s, 2));
-	KUNIT_EXPECT_TRUE(test, farswap_replica_degraded(&s, 2));
-	/* None serves: nothing to copy from. */
-	s.uptodate = 0;
-	s.live = 0x3;
-	KUNIT_EXPECT_FALSE(test, farswap_replica_wants_copy(&s, 2));
-	KUNIT_EXPECT_TRUE(test, farswap_replica_degraded(&s, 2));
-	/* Whole: two serve of two. */
-	s.uptodate = 0x3;
-	KUNIT_EXPECT_FALSE(test, farswap_replica_wants_copy(&s, 2));
-	KUNIT_EXPECT_FALSE(test, farswap_replica_degraded(&s, 2));
-	/* Whole but damaged: sysfs counts it, the repair heals, not copies. */
-	s.damaged = 0x2;
-	KUNIT_EXPECT_FALSE(test, farswap_replica_wants_copy(&s, 2));
-	KUNIT_EXPECT_TRUE(test, farswap_replica_degraded(&s, 2));
+	for (i = 0; i < ARRAY_SIZE(degraded_cases); i++) {
+		struct farswap_replica_set s = {
+			.nr = 2,
+			.live = degraded_cases[i].live,
+			.uptodate = degraded_cases[i].uptodate,
+			.damaged = degraded_cases[i].damaged,
+		};
+
+		KUNIT_EXPECT_EQ_MSG(test, farswap_replica_wants_copy(&s,
+				    degraded_cases[i].possible),
+				    degraded_cases[i].wants_copy, "%s",
+				    degraded_cases[i].why);
+		KUNIT_EXPECT_EQ_MSG(test, farswap_replica_degraded(&s, 2),
+				    degraded_cases[i].degraded, "%s",
+				    degraded_cases[i].why);
+	}
 }
 
 static struct kunit_case farswap_replica_cases[] = {
