@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 
 #include "farswap.h"
+#include "log.h"
 
 int farswap_chunks_alloc(struct farswap_dev *dev)
 {
@@ -252,8 +253,8 @@ static void farswap_bind_chunk(struct farswap_dev *dev,
 		return;
 	}
 	atomic64_inc(&dev->stats.bind_failures);
-	pr_err_ratelimited("%s: no donor could take chunk %u (%d): failing its writes\n",
-			   dev->name, index, ret);
+	farswap_dev_pr_err_ratelimited(dev, "no donor could take chunk %u (%d): failing its writes\n",
+				       index, ret);
 	farswap_fail_held(&held, BLK_STS_IOERR);
 }
 
@@ -480,13 +481,11 @@ void farswap_loss_work(struct work_struct *work)
 			continue;
 		atomic64_add(lost_pages[i], &dev->stats.lost_pages);
 		if (lost_pages[i])
-			pr_err("%s: donor %s %s %u slabs: %llu pages lost; reading them fails with EIO\n",
-			       dev->name, dev->donors[i]->name, how,
-			       lost_slabs[i], lost_pages[i]);
+			farswap_donor_pr_err(dev->donors[i], " %s %u slabs: %llu pages lost; reading them fails with EIO\n",
+					     how, lost_slabs[i], lost_pages[i]);
 		else
-			pr_warn("%s: donor %s %s %u slabs; other replicas hold their pages\n",
-				dev->name, dev->donors[i]->name, how,
-				lost_slabs[i]);
+			farswap_donor_pr_warn(dev->donors[i], " %s %u slabs; other replicas hold their pages\n",
+					      how, lost_slabs[i]);
 	}
 }
 
@@ -522,13 +521,13 @@ void farswap_slab_revoked(struct farswap_donor *donor, u32 remote_id,
 	}
 	spin_unlock_irqrestore(&dev->rslab_lock, flags);
 	if (!found) {
-		pr_info("%s: donor %s revoked its slab %u, which this device no longer holds\n",
-			dev->name, donor->name, remote_id);
+		farswap_donor_pr_info(donor, " revoked its slab %u, which this device no longer holds\n",
+				      remote_id);
 		return;
 	}
 	atomic64_inc(&donor->stats.revoked);
-	pr_warn("%s: donor %s revoked its slab %u (asked back, and its chunks could not move): their copies there are dropped within its %u ms\n",
-		dev->name, donor->name, remote_id, grace_ms);
+	farswap_donor_pr_warn(donor, " revoked its slab %u (asked back, and its chunks could not move): their copies there are dropped within its %u ms\n",
+			      remote_id, grace_ms);
 	queue_work(dev->wq, &dev->loss_work);
 }
 

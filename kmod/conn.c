@@ -21,6 +21,7 @@
 
 #include "compat.h"
 #include "farswap.h"
+#include "log.h"
 #include "trace.h"
 
 #define FARSWAP_RECONNECT_MAX_MS	30000
@@ -100,13 +101,13 @@ void farswap_donor_error(struct farswap_donor *donor, const char *why)
 
 	switch (act) {
 	case FARSWAP_ERR_FAIL_SESSION:
-		pr_err("%s: donor %s failed: %s; failing its I/O and reconnecting\n",
-		       donor->dev->name, donor->name, why);
+		farswap_donor_pr_err(donor, " failed: %s; failing its I/O and reconnecting\n",
+				     why);
 		queue_work(donor->dev->reset_wq, &donor->err_work);
 		break;
 	case FARSWAP_ERR_FAIL_ATTEMPT:
-		pr_err("%s: donor %s failed while connecting: %s\n",
-		       donor->dev->name, donor->name, why);
+		farswap_donor_pr_err(donor, " failed while connecting: %s\n",
+				     why);
 		/* A handshake step waiting for a reply stops waiting. */
 		farswap_ctrl_fail_waiters(donor);
 		break;
@@ -511,9 +512,9 @@ static int farswap_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		return 0;
 	default:
 		/* Nothing else is expected on an active side: recover. */
-		pr_warn("%s: donor %s: unexpected rdma_cm event %s (%d) on queue %u\n",
-			donor->dev->name, donor->name,
-			rdma_event_msg(ev->event), ev->status, q->qid);
+		farswap_donor_pr_warn(donor, ": unexpected rdma_cm event %s (%d) on queue %u\n",
+				      rdma_event_msg(ev->event), ev->status,
+				      q->qid);
 		if (q->established) {
 			farswap_donor_error(donor, rdma_event_msg(ev->event));
 			return 0;
@@ -662,8 +663,7 @@ static int farswap_donor_authenticate(struct farswap_donor *donor)
 	if (!key->len)
 		return 0;
 	if (!(donor->features & FARSWAP_FEAT_AUTH)) {
-		pr_err_ratelimited("%s: donor %s failed authentication: it does not authenticate hosts (farswapd without key-file), and this device has a key\n",
-				   donor->dev->name, donor->name);
+		farswap_donor_pr_err_ratelimited(donor, " failed authentication: it does not authenticate hosts (farswapd without key-file), and this device has a key\n");
 		farswap_donor_set_error(donor, "donor %s failed authentication: it does not offer it",
 					donor->name);
 		return -EACCES;
@@ -680,8 +680,7 @@ static int farswap_donor_authenticate(struct farswap_donor *donor)
 				  donor->session, farswap_host_id,
 				  donor->donor_id, req.auth_proof.host_mac);
 	if (ret == -EACCES) {
-		pr_err_ratelimited("%s: donor %s failed authentication: its proof does not match this device's key\n",
-				   donor->dev->name, donor->name);
+		farswap_donor_pr_err_ratelimited(donor, " failed authentication: its proof does not match this device's key\n");
 		farswap_donor_set_error(donor, "donor %s failed authentication (wrong key)",
 					donor->name);
 		return ret;
@@ -699,8 +698,7 @@ static int farswap_donor_authenticate(struct farswap_donor *donor)
 	ret = farswap_auth_step(donor, &req, &rep, FARSWAP_MSG_AUTH_REP);
 	memzero_explicit(&req, sizeof(req));
 	if (ret == -EACCES)
-		pr_err_ratelimited("%s: donor %s denied this host's proof: host and donor hold different keys\n",
-				   donor->dev->name, donor->name);
+		farswap_donor_pr_err_ratelimited(donor, " denied this host's proof: host and donor hold different keys\n");
 	return ret;
 }
 
@@ -942,8 +940,8 @@ static void farswap_donor_reconnect_work(struct work_struct *work)
 
 	if (!ret && farswap_donor_go_live(donor)) {
 		atomic64_inc(&donor->stats.reconnects);
-		pr_info("%s: donor %s reconnected (session %u)\n", dev->name,
-			donor->name, donor->gen);
+		farswap_donor_pr_info(donor, " reconnected (session %u)\n",
+				      donor->gen);
 		farswap_donor_start_keepalive(donor);
 		if (farswap_dev_map_ready(dev)) {
 			/* Its slabs were lost: room for the next writes, now. */
@@ -955,10 +953,9 @@ static void farswap_donor_reconnect_work(struct work_struct *work)
 		if (!ret)
 			farswap_donor_teardown(donor);
 		if (farswap_donor_change_state(donor, FARSWAP_DONOR_WAITING)) {
-			pr_info_ratelimited("%s: donor %s: reconnect failed: %s; retrying in %u ms\n",
-					    dev->name, donor->name,
-					    donor->last_error,
-					    donor->reconnect_backoff_ms);
+			farswap_donor_pr_info_ratelimited(donor, ": reconnect failed: %s; retrying in %u ms\n",
+							  donor->last_error,
+							  donor->reconnect_backoff_ms);
 			queue_delayed_work(dev->connect_wq,
 					   &donor->reconnect_work,
 					   msecs_to_jiffies(donor->reconnect_backoff_ms));
@@ -993,9 +990,8 @@ void farswap_donors_remove_device(struct ib_device *ibdev)
 				continue;
 			}
 			if (farswap_donor_change_state(donor, FARSWAP_DONOR_FAILED))
-				pr_err("%s: donor %s: RDMA device %s removed; failing its I/O\n",
-				       dev->name, donor->name,
-				       dev_name(&ibdev->dev));
+				farswap_donor_pr_err(donor, ": RDMA device %s removed; failing its I/O\n",
+						     dev_name(&ibdev->dev));
 			/*
 			 * Failed before (its teardown pending) or now: either
 			 * way the session goes before the device does.

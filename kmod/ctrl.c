@@ -11,6 +11,7 @@
 #include <linux/rcupdate.h>
 
 #include "farswap.h"
+#include "log.h"
 
 int farswap_status_errno(unsigned int status)
 {
@@ -81,9 +82,9 @@ stale:
 	 * session, which frees what it holds.  A slab granted that late is
 	 * given back all the same, should the session still be live.
 	 */
-	pr_warn_ratelimited("%s: donor %s: unexpected %s (cookie %llx)\n",
-			    donor->dev->name, donor->name,
-			    farswap_msg_type_str(msg->hdr.type), cookie);
+	farswap_donor_pr_warn_ratelimited(donor, ": unexpected %s (cookie %llx)\n",
+					  farswap_msg_type_str(msg->hdr.type),
+					  cookie);
 	/* An unproven donor was never asked for a slab: nothing to give back. */
 	if (msg->hdr.type == FARSWAP_MSG_SLAB_ALLOC_REP &&
 	    le16_to_cpu(msg->alloc_rep.status) == FARSWAP_ST_OK &&
@@ -102,9 +103,8 @@ static bool farswap_ctrl_unasked_ok(struct farswap_donor *donor,
 {
 	if (READ_ONCE(donor->proven))
 		return true;
-	pr_err_ratelimited("%s: donor %s sent %s before it proved the device's key; dropping the connection\n",
-			   donor->dev->name, donor->name,
-			   farswap_msg_type_str(msg->hdr.type));
+	farswap_donor_pr_err_ratelimited(donor, " sent %s before it proved the device's key; dropping the connection\n",
+					 farswap_msg_type_str(msg->hdr.type));
 	farswap_donor_error(donor, "unauthenticated message");
 	return false;
 }
@@ -163,9 +163,8 @@ static void farswap_ctrl_dispatch(struct farswap_donor *donor,
 		farswap_ctrl_complete(donor, msg);
 		break;
 	default:
-		pr_err("%s: donor %s sent %s, which only a host sends; dropping the connection\n",
-		       donor->dev->name, donor->name,
-		       farswap_msg_type_str(msg->hdr.type));
+		farswap_donor_pr_err(donor, " sent %s, which only a host sends; dropping the connection\n",
+				     farswap_msg_type_str(msg->hdr.type));
 		farswap_donor_error(donor, "protocol violation");
 	}
 }
@@ -190,10 +189,9 @@ void farswap_ctrl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (st == FARSWAP_ST_OK)
 		memcpy(&msg, recv->buf, wc->byte_len);
 	else
-		pr_err("%s: donor %s sent a malformed control message (type %u, %u bytes: %s); dropping the connection\n",
-		       donor->dev->name, donor->name,
-		       wc->byte_len ? recv->buf->hdr.type : 0, wc->byte_len,
-		       farswap_status_str(st));
+		farswap_donor_pr_err(donor, " sent a malformed control message (type %u, %u bytes: %s); dropping the connection\n",
+				     wc->byte_len ? recv->buf->hdr.type : 0,
+				     wc->byte_len, farswap_status_str(st));
 	/*
 	 * Reposted whatever it held, before any error is raised: the
 	 * receive ring stays full for as long as the session lives,
@@ -432,10 +430,9 @@ static int farswap_ctrl_request(struct farswap_donor *donor,
 	if (ret)
 		return ret;
 	if (reply->hdr.type != want) {
-		pr_err("%s: donor %s answered %s with %s; dropping the connection\n",
-		       donor->dev->name, donor->name,
-		       farswap_msg_type_str(req->hdr.type),
-		       farswap_msg_type_str(reply->hdr.type));
+		farswap_donor_pr_err(donor, " answered %s with %s; dropping the connection\n",
+				     farswap_msg_type_str(req->hdr.type),
+				     farswap_msg_type_str(reply->hdr.type));
 		farswap_donor_error(donor, "protocol violation");
 		return -EPROTO;
 	}
@@ -543,8 +540,8 @@ int farswap_donor_query_info(struct farswap_donor *donor)
 	memcpy(name, rep.info_rep.domain, n);
 	name[n] = '\0';
 	if (strcmp(name, donor->domain))
-		pr_info("%s: donor %s is in failure domain %s\n",
-			donor->dev->name, donor->name, name);
+		farswap_donor_pr_info(donor, " is in failure domain %s\n",
+				      name);
 	farswap_dev_set_domain(donor, name);
 	return 0;
 }

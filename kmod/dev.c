@@ -11,6 +11,7 @@
 
 #include "compat.h"
 #include "farswap.h"
+#include "log.h"
 #include "trace.h"
 
 /*
@@ -696,8 +697,8 @@ static void farswap_warn_overcommit(struct farswap_dev *dev)
 		offered += (u64)READ_ONCE(dev->donors[i]->slabs_free);
 	if (offered >= dev->geo.nr_slabs)
 		return;
-	pr_warn("%s: its %u slabs exceed the %llu the donors have free now: writes to slabs beyond those will fail until donors offer more\n",
-		dev->name, dev->geo.nr_slabs, offered);
+	farswap_dev_pr_warn(dev, "its %u slabs exceed the %llu the donors have free now: writes to slabs beyond those will fail until donors offer more\n",
+			    dev->geo.nr_slabs, offered);
 }
 
 /*
@@ -711,8 +712,8 @@ static void farswap_attach_pause(struct farswap_dev *dev)
 
 	if (!ms)
 		return;
-	pr_info("%s: donors connected; attach pauses %u ms (debugfs attach_pause_ms)\n",
-		dev->name, ms);
+	farswap_dev_pr_info(dev, "donors connected; attach pauses %u ms (debugfs attach_pause_ms)\n",
+			    ms);
 	msleep(ms);
 }
 
@@ -841,19 +842,21 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 
 	strscpy(name_out, dev->name, FARSWAP_NAME_LEN);
 	farswap_warn_overcommit(dev);
-	pr_info("%s: attached: %llu MiB, donors' slabs of %llu MiB, over %u donor%s, %u replica%s, %u read and %u write queues of depth %u%s, integrity %s%s, auth %s\n",
-		dev->name, dev->geo.size >> 20, slab_size >> 20, dev->nr_donors, dev->nr_donors > 1 ? "s" : "",
-		dev->params.replicas, dev->params.replicas > 1 ? "s" : "",
-		dev->params.nr_queues, dev->params.nr_queues,
-		dev->params.queue_depth,
-		dev->params.sync_io ? ", synchronous swap-in" : "",
-		farswap_check_name(dev),
-		dev->params.encrypt ? ", pages encrypted" : "",
-		dev->auth_key.len ? "hmac-sha256" : "none");
+	farswap_dev_pr_info(dev, "attached: %llu MiB, donors' slabs of %llu MiB, over %u donor%s, %u replica%s, %u read and %u write queues of depth %u%s, integrity %s%s, auth %s\n",
+			    dev->geo.size >> 20, slab_size >> 20,
+			    dev->nr_donors, dev->nr_donors > 1 ? "s" : "",
+			    dev->params.replicas,
+			    dev->params.replicas > 1 ? "s" : "",
+			    dev->params.nr_queues, dev->params.nr_queues,
+			    dev->params.queue_depth,
+			    dev->params.sync_io ? ", synchronous swap-in" : "",
+			    farswap_check_name(dev),
+			    dev->params.encrypt ? ", pages encrypted" : "",
+			    dev->auth_key.len ? "hmac-sha256" : "none");
 	return 0;
 
 out_destroy:
-	pr_err("%s: attach failed: %s\n", dev->name, why->msg);
+	farswap_dev_pr_err(dev, "attach failed: %s\n", why->msg);
 	mutex_lock(&farswap_devs_mutex);
 	farswap_dev_unlist(dev);
 	mutex_unlock(&farswap_devs_mutex);
@@ -917,7 +920,7 @@ void farswap_dev_destroy_all(void)
 		mutex_unlock(&farswap_devs_mutex);
 		if (!dev)
 			break;
-		pr_info("%s: detached at module unload\n", dev->name);
+		farswap_dev_pr_info(dev, "detached at module unload\n");
 		farswap_dev_destroy_unlisted(dev);
 	}
 }

@@ -70,6 +70,7 @@
  *  - chunk.c: the chunk table (bind, release, loss, revoke); rslab.c: the
  *    remote slabs and their slots, donor choice, room ahead; move.c: the
  *    copy engine (migrate, repair, spread, heal, the reclaim queue).
+ *  - log.h: kernel log messages about a device or one of its donors.
  *  - Free of RDMA, KUnit-tested: chunkmap, slots, place, replica, state,
  *    stats, admit, args, tag, seal, auth.
  */

@@ -19,6 +19,7 @@
 
 #include "compat.h"
 #include "farswap.h"
+#include "log.h"
 #include "trace.h"
 
 static void farswap_io_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -257,10 +258,10 @@ static bool farswap_check_one(struct farswap_cmd *cmd, u32 i,
 		return true;
 	atomic64_inc(&dev->stats.mismatches);
 	cmd->bad_page = idx & (FARSWAP_CHUNK_PAGES - 1);
-	pr_err_ratelimited("%s: page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
-			   dev->name, idx << FARSWAP_PAGE_SHIFT,
-			   cmd->copy[0].place.donor->name,
-			   farswap_tag_alg_name(dev->tag_key.alg));
+	farswap_dev_pr_err_ratelimited(dev, "page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
+				       idx << FARSWAP_PAGE_SHIFT,
+				       cmd->copy[0].place.donor->name,
+				       farswap_tag_alg_name(dev->tag_key.alg));
 	return false;
 }
 
@@ -299,9 +300,9 @@ static bool farswap_for_each_page_sg(struct farswap_cmd *cmd,
 				nents = 0;
 			}
 			if (nents == FARSWAP_PAGE_PIECES) {
-				pr_err_ratelimited("%s: a page of a request at sector %llu comes in more than %u pieces\n",
-						   cmd->dev->name, blk_rq_pos(rq),
-						   FARSWAP_PAGE_PIECES);
+				farswap_dev_pr_err_ratelimited(cmd->dev, "a page of a request at sector %llu comes in more than %u pieces\n",
+							       blk_rq_pos(rq),
+							       FARSWAP_PAGE_PIECES);
 				return false;
 			}
 			sg_set_page(&cmd->seal_sg[nents++], bv.bv_page, n,
@@ -342,8 +343,8 @@ static bool farswap_seal_one(struct farswap_cmd *cmd, u32 i,
 			      dev->seal_tags, idx, cmd->seal_sg, &cmd->seal_tag,
 			      &version))
 		return true;
-	pr_err_ratelimited("%s: page at byte %llu was written %u times under this device's key: its writes fail until the device is attached anew\n",
-			   dev->name, idx << FARSWAP_PAGE_SHIFT, version);
+	farswap_dev_pr_err_ratelimited(dev, "page at byte %llu was written %u times under this device's key: its writes fail until the device is attached anew\n",
+				       idx << FARSWAP_PAGE_SHIFT, version);
 	return false;
 }
 
@@ -356,9 +357,9 @@ static bool farswap_seal_write(struct farswap_cmd *cmd, struct request *rq)
 	if (unlikely(blk_rq_bytes(rq) > sizeof(cmd->bounce) /
 					 sizeof(cmd->bounce[0]) *
 					 FARSWAP_PAGE_BYTES || !cmd->bounce[0])) {
-		pr_err_ratelimited("%s: write of %u bytes at sector %llu exceeds the bounce pages of encryption\n",
-				   cmd->dev->name, blk_rq_bytes(rq),
-				   blk_rq_pos(rq));
+		farswap_dev_pr_err_ratelimited(cmd->dev, "write of %u bytes at sector %llu exceeds the bounce pages of encryption\n",
+					       blk_rq_bytes(rq),
+					       blk_rq_pos(rq));
 		return false;
 	}
 	return farswap_for_each_page_sg(cmd, rq, farswap_seal_one);
@@ -382,9 +383,10 @@ static bool farswap_open_one(struct farswap_cmd *cmd, u32 i,
 		return true;
 	atomic64_inc(&dev->stats.mismatches);
 	cmd->bad_page = idx & (FARSWAP_CHUNK_PAGES - 1);
-	pr_err_ratelimited("%s: page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
-			   dev->name, idx << FARSWAP_PAGE_SHIFT,
-			   cmd->copy[0].place.donor->name, FARSWAP_SEAL_ALG);
+	farswap_dev_pr_err_ratelimited(dev, "page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
+				       idx << FARSWAP_PAGE_SHIFT,
+				       cmd->copy[0].place.donor->name,
+				       FARSWAP_SEAL_ALG);
 	return false;
 }
 
@@ -705,8 +707,8 @@ static unsigned int farswap_post_copy(struct farswap_cmd *cmd,
 	for (posted = 0; posted < nwr && &c->wr[posted].wr != bad; posted++)
 		;
 	atomic_sub(nwr - posted, &c->outstanding);
-	pr_err_ratelimited("%s: donor %s: posting %u work requests failed (%d)\n",
-			   cmd->dev->name, donor->name, nwr, ret);
+	farswap_donor_pr_err_ratelimited(donor, ": posting %u work requests failed (%d)\n",
+					 nwr, ret);
 	c->failed = true;
 	farswap_donor_error(donor, "posting a work request failed");
 	return posted;
@@ -739,9 +741,8 @@ static enum farswap_post_result farswap_post(struct farswap_cmd *cmd,
 		rcu_read_unlock();
 		farswap_cmd_unmap(cmd, write);
 		if (err == -EINVAL) {
-			pr_err_ratelimited("%s: request of %u segments exceeds the device limits\n",
-					   cmd->dev->name,
-					   blk_rq_nr_phys_segments(rq));
+			farswap_dev_pr_err_ratelimited(cmd->dev, "request of %u segments exceeds the device limits\n",
+						       blk_rq_nr_phys_segments(rq));
 			farswap_inflight_put(write ?
 				&farswap_chunk_of(cmd->dev, cmd->ext.chunk)->inflight_writes :
 				&farswap_chunk_of(cmd->dev, cmd->ext.chunk)->inflight_reads);
@@ -957,8 +958,8 @@ blk_status_t farswap_submit(struct farswap_cmd *cmd)
 
 	n = farswap_split(&dev->geo, pos, blk_rq_bytes(rq), &cmd->ext, 1);
 	if (unlikely(n != 1)) {
-		pr_err_ratelimited("%s: request at byte %llu, %u bytes, is misaligned or crosses a chunk\n",
-				   dev->name, pos, blk_rq_bytes(rq));
+		farswap_dev_pr_err_ratelimited(dev, "request at byte %llu, %u bytes, is misaligned or crosses a chunk\n",
+					       pos, blk_rq_bytes(rq));
 		farswap_cmd_complete(cmd, BLK_STS_IOERR);
 		return BLK_STS_OK;
 	}
@@ -987,12 +988,11 @@ again:
 						     &chunk->inflight_reads);
 			if (farswap_nomap_give_up(&cmd->nomap, jiffies,
 						  msecs_to_jiffies(dev->params.io_timeout_ms))) {
-				pr_err_ratelimited("%s: %s of %u bytes at sector %llu: DMA mapping failed %u times in a row: failing it\n",
-						   dev->name,
-						   write ? "write" : "read",
-						   blk_rq_bytes(rq),
-						   blk_rq_pos(rq),
-						   cmd->nomap.tries);
+				farswap_dev_pr_err_ratelimited(dev, "%s of %u bytes at sector %llu: DMA mapping failed %u times in a row: failing it\n",
+							       write ? "write" : "read",
+							       blk_rq_bytes(rq),
+							       blk_rq_pos(rq),
+							       cmd->nomap.tries);
 				farswap_cmd_complete(cmd, BLK_STS_IOERR);
 				return BLK_STS_OK;
 			}
@@ -1020,11 +1020,11 @@ again:
 			queue_work(dev->wq, &dev->loss_work);
 		break;
 	case FARSWAP_IO_FAIL:
-		pr_err_ratelimited("%s: read of chunk %u pages %u-%u failed: %s\n",
-				   dev->name, cmd->ext.chunk, cmd->ext.first_page,
-				   cmd->ext.first_page + cmd->ext.nr_pages - 1,
-				   cmd->tried ? "no replica could serve it" :
-						"their donor is gone");
+		farswap_dev_pr_err_ratelimited(dev, "read of chunk %u pages %u-%u failed: %s\n",
+					       cmd->ext.chunk,
+					       cmd->ext.first_page,
+					       cmd->ext.first_page + cmd->ext.nr_pages - 1,
+					       cmd->tried ? "no replica could serve it" : "their donor is gone");
 		farswap_cmd_complete(cmd, BLK_STS_IOERR);
 		break;
 	}

@@ -13,6 +13,7 @@
 #include <linux/wait_bit.h>
 
 #include "farswap.h"
+#include "log.h"
 
 /*
  * debugfs copy_pause_ms: tests stretch a move (before each piece of its
@@ -337,8 +338,8 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 		return r < 0 ? -ENOENT : -ENOLINK;
 	}
 	if (given_up)
-		pr_info_ratelimited("%s: chunk %u gives its replica on donor %s back with nowhere to move it: one replica fewer until repaired\n",
-				    dev->name, index, from.donor->name);
+		farswap_dev_pr_info_ratelimited(dev, "chunk %u gives its replica on donor %s back with nowhere to move it: one replica fewer until repaired\n",
+						index, from.donor->name);
 	if (empty) {
 		/* Nothing to move: let go; held writes rebind it. */
 		farswap_chunk_remove_locked(chunk, r);
@@ -366,11 +367,11 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 		farswap_slot_drop(dev, &from);
 
 	if (spread) {
-		pr_debug("%s: chunk %u: a replica moved from donor %s to %s, out of a failure domain it shared\n",
-			 dev->name, index, from.donor->name, to.donor->name);
+		farswap_dev_pr_debug(dev, "chunk %u: a replica moved from donor %s to %s, out of a failure domain it shared\n",
+				     index, from.donor->name, to.donor->name);
 	} else if (!empty) {
-		pr_debug("%s: chunk %u moved from donor %s to %s\n", dev->name,
-			 index, from.donor->name, to.donor->name);
+		farswap_dev_pr_debug(dev, "chunk %u moved from donor %s to %s\n",
+				     index, from.donor->name, to.donor->name);
 	} else if (!uptodate) {
 		queue_work(dev->wq, &dev->repair_work);
 	}
@@ -795,18 +796,18 @@ static int farswap_reclaim_one(struct farswap_dev *dev,
 
 	if (left && revoked) {
 		/* The loss work retires it, and drops the chunks left there. */
-		pr_warn("%s: donor %s revoked its slab %u while its chunks moved: %u moved, %u left there\n",
-			dev->name, donor->name, item->remote_id, moved, left);
+		farswap_donor_pr_warn(donor, " revoked its slab %u while its chunks moved: %u moved, %u left there\n",
+				      item->remote_id, moved, left);
 		return FARSWAP_ST_NO_SPACE;
 	}
 	if (left) {
-		pr_warn("%s: donor %s reclaims its slab %u, but %u of its chunks could not move (%d): keeping it\n",
-			dev->name, donor->name, item->remote_id, left, ret);
+		farswap_donor_pr_warn(donor, " reclaims its slab %u, but %u of its chunks could not move (%d): keeping it\n",
+				      item->remote_id, left, ret);
 		return FARSWAP_ST_NO_SPACE;
 	}
 	atomic64_inc(&donor->stats.migrated_out);
-	pr_info("%s: donor %s took back its slab %u: %u chunks moved to other donors\n",
-		dev->name, donor->name, item->remote_id, moved);
+	farswap_donor_pr_info(donor, " took back its slab %u: %u chunks moved to other donors\n",
+			      item->remote_id, moved);
 	/* The donor frees it on our answer: no SLAB_FREE_REQ. */
 	farswap_rslab_free(dev, rs);
 	return FARSWAP_ST_OK;
@@ -840,8 +841,7 @@ void farswap_reclaim_enqueue(struct farswap_donor *donor,
 	if (queued)
 		queue_work(donor->dev->wq, &donor->reclaim_work);
 	else
-		pr_warn_ratelimited("%s: donor %s sent more reclaim requests than the protocol allows; ignoring one\n",
-				    donor->dev->name, donor->name);
+		farswap_donor_pr_warn_ratelimited(donor, " sent more reclaim requests than the protocol allows; ignoring one\n");
 }
 
 static bool farswap_reclaim_pop(struct farswap_donor *donor,
@@ -931,12 +931,12 @@ void farswap_reclaim_work(struct work_struct *work)
 			continue;
 		/* A donor repeating a grant we hold must not make us drop it. */
 		if (farswap_rslab_held(dev, donor, gen, slab_id)) {
-			pr_warn_ratelimited("%s: donor %s repeated the grant of slab %u, which this host holds: ignored\n",
-					    dev->name, donor->name, slab_id);
+			farswap_donor_pr_warn_ratelimited(donor, " repeated the grant of slab %u, which this host holds: ignored\n",
+							  slab_id);
 			continue;
 		}
-		pr_info("%s: donor %s granted slab %u after the request timed out: giving it back\n",
-			dev->name, donor->name, slab_id);
+		farswap_donor_pr_info(donor, " granted slab %u after the request timed out: giving it back\n",
+				      slab_id);
 		farswap_donor_free_slab(donor, slab_id);
 	}
 
@@ -944,9 +944,8 @@ void farswap_reclaim_work(struct work_struct *work)
 		union farswap_msg rep;
 		int st;
 
-		pr_info("%s: donor %s reclaims its slab %u (deadline %u ms)\n",
-			dev->name, donor->name, item.remote_id,
-			item.deadline_ms);
+		farswap_donor_pr_info(donor, " reclaims its slab %u (deadline %u ms)\n",
+				      item.remote_id, item.deadline_ms);
 		st = farswap_reclaim_one(dev, donor, &item);
 
 		/* The answer only means something to the session that asked. */

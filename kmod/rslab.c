@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 
 #include "farswap.h"
+#include "log.h"
 
 void farswap_rslab_free(struct farswap_dev *dev,
 			struct farswap_rslab *rs)
@@ -42,8 +43,8 @@ farswap_slot_drop(struct farswap_dev *dev,
 		farswap_rslab_free(dev, rs);
 		break;
 	case FARSWAP_SLOTS_BAD:
-		pr_err("%s: slot %u of donor %s's slab %u was not in use; left alone\n",
-		       dev->name, place->slot, rs->donor->name, rs->remote_id);
+		farswap_dev_pr_err(dev, "slot %u of donor %s's slab %u was not in use; left alone\n",
+				   place->slot, rs->donor->name, rs->remote_id);
 		break;
 	default:
 		break;
@@ -401,9 +402,8 @@ void farswap_release_work(struct work_struct *work)
 			ret = farswap_donor_free_slab(rs->donor, rs->remote_id);
 			/* NO_ENTRY: it was reclaimed as we gave it back. */
 			if (ret && ret != -ENOTCONN && ret != -ENOENT)
-				pr_warn("%s: donor %s: freeing slab %u failed (%d)\n",
-					dev->name, rs->donor->name,
-					rs->remote_id, ret);
+				farswap_donor_pr_warn(rs->donor, ": freeing slab %u failed (%d)\n",
+						      rs->remote_id, ret);
 		}
 		atomic64_inc(&dev->stats.releases);
 		farswap_rslab_free(dev, rs);
