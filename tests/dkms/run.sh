@@ -53,7 +53,7 @@ for series in 6.1 6.12; do
 			continue
 		fi
 		ko=$(ls "$work/tree/farswap/$version/$kver/x86_64/module/"farswap.ko* 2>/dev/null | head -n1)
-		if [ -z "$ko" ] || ! modinfo -F vermagic "$ko" | grep -q "^$kver "; then
+		if [ -z "$ko" ] || ! grep -q "^$kver " <<<"$(modinfo -F vermagic "$ko")"; then
 			fail "build-$kver" "no farswap.ko for $kver after dkms build"
 			continue
 		fi
@@ -197,7 +197,7 @@ else
 	elif ! dpkg-deb --fsys-tarfile "$dkms_deb" |
 	     tar -xO ".$src/dkms.conf" | cmp -s - dkms.conf; then
 		fail deb-dkms-contents "farswap-dkms's dkms.conf is not the checkout's"
-	elif ! dpkg-deb -I "$dkms_deb" postinst 2>/dev/null | grep -q 'common.postinst'; then
+	elif ! grep -q 'common.postinst' <<<"$(dpkg-deb -I "$dkms_deb" postinst 2>/dev/null)"; then
 		fail deb-dkms-contents "farswap-dkms's postinst does not register the module with DKMS"
 	else
 		pass deb-dkms-contents
@@ -227,7 +227,7 @@ else
 		fail deb-tools-contents "farswap-tools lacks $missing"
 	elif ! grep -q '^ExecStart=/usr/sbin/farswapd' "$unpacked$units/farswapd.service"; then
 		fail deb-tools-contents "farswapd.service does not run /usr/sbin/farswapd: $(grep ExecStart "$unpacked$units/farswapd.service")"
-	elif ! "$unpacked/usr/sbin/farswapctl" --version | grep -qx "farswapctl $version"; then
+	elif ! grep -qx "farswapctl $version" <<<"$("$unpacked/usr/sbin/farswapctl" --version)"; then
 		fail deb-tools-contents "the packaged farswapctl --version does not say $version"
 	elif ! "$unpacked/usr/sbin/farswapd" --help >/dev/null 2>&1; then
 		fail deb-tools-contents "the packaged farswapd --help failed"

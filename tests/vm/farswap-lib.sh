@@ -92,8 +92,8 @@ fs_no_host_left() {
 
 	# Connections a host gave up on while they were being made hold
 	# nothing; only sessions that are up, and slabs, count.
-	until ! "$FS_FARSWAPD" --stats | grep -q '^host .* state up$' &&
-	      "$FS_FARSWAPD" --stats | grep -qx 'slabs_used 0'; do
+	until ! "$FS_FARSWAPD" --stats | bed_grep '^host .* state up$' &&
+	      "$FS_FARSWAPD" --stats | bed_grep -x 'slabs_used 0'; do
 		[ $SECONDS -lt $end ] || bed_fail "host sessions or slabs left 60 s after detach: $("$FS_FARSWAPD" --stats | grep -E '^(host|slabs_used) ' | tr '\n' ';')"
 		sleep 1
 	done
@@ -282,7 +282,7 @@ fs_workload_wait_hold() {
 		sleep 1
 	done
 	if grep -q 'MISMATCH\|bad=[1-9]' "$FS_WL_LOG"; then
-		grep 'MISMATCH\|bad=[1-9]' "$FS_WL_LOG" | head -n 20
+		grep -m 20 'MISMATCH\|bad=[1-9]' "$FS_WL_LOG"
 		bed_fail "pageverify found corrupted pages"
 	fi
 	if grep -q 'phase=verify-random' "$FS_WL_LOG"; then
@@ -307,7 +307,7 @@ fs_workload_release() {
 	done
 	wait "$FS_WL_PID" || rc=$?
 	sed -n 's/^RESULT /  /p' "$FS_WL_LOG"
-	grep 'MISMATCH' "$FS_WL_LOG" | head -n 20 || true
+	grep -m 20 'MISMATCH' "$FS_WL_LOG" || true
 	[ "$rc" -eq 0 ] || bed_fail "pageverify failed (exit $rc)"
 	grep -q 'phase=verify-after-hold.*bad=0' "$FS_WL_LOG" ||
 		bed_fail "pageverify did not verify after the hold"
@@ -351,7 +351,7 @@ fs_doomed_end() {
 	wait "$FS_WL_PID" || rc=$?
 	echo max >"$FS_CGROUP/memory.high"
 	if grep -q MISMATCH "$FS_WL_LOG"; then
-		grep MISMATCH "$FS_WL_LOG" | head -n 10
+		grep -m 10 MISMATCH "$FS_WL_LOG"
 		bed_fail "a process saw a wrong page after its donor failed"
 	fi
 	bed_log "the workload that lost its donor ended (exit $rc), no wrong page seen"
@@ -367,7 +367,7 @@ fs_workload_release_doomed() {
 	done
 	wait "$FS_WL_PID" || rc=$?
 	if grep -q MISMATCH "$FS_WL_LOG"; then
-		grep MISMATCH "$FS_WL_LOG" | head -n 10
+		grep -m 10 MISMATCH "$FS_WL_LOG"
 		bed_fail "a process saw a wrong page after its donors failed"
 	fi
 	bed_log "the held workload whose pages were lost or damaged ended (exit $rc), no wrong page seen"

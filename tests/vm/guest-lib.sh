@@ -24,6 +24,10 @@
 #   bed_link_dark IF           every packet into and out of IF vanishes,
 #                              while IF stays up (a dead switch port)
 #   bed_link_light IF          IF carries packets again
+#   CMD | bed_grep GREP-ARGS   grep -q over the whole of CMD's output (a bare
+#                              "CMD | grep -q" fails under pipefail when grep,
+#                              done at its first match, leaves CMD to die of
+#                              SIGPIPE on its next write)
 #   bed_result KEY VALUE       report a measurement: appended to
 #                              $BED/results, printed by bed.py at the end
 #   bed_wait_rdma_listen PORT [SECS [PID]]
@@ -51,6 +55,12 @@ bed_fail() {
 		bed_on_fail || true
 	fi
 	exit 1
+}
+
+bed_grep() {
+	local text
+	text=$(cat)
+	grep -q "$@" <<<"$text"
 }
 
 bed_signal() {

@@ -16,14 +16,14 @@ echo 20000 >/sys/kernel/debug/farswap/attach_pause_ms
 "$FS_CTL" attach --donor "$d" --size 32M "${key[@]}" >/run/attach.out 2>&1 &
 attach=$!
 end=$((SECONDS + 60))
-until dmesg | grep -q "attach pauses"; do
+until dmesg | bed_grep "attach pauses"; do
 	[ $SECONDS -lt $end ] || bed_fail "the attach did not reach its pause in 60 s: $(cat /run/attach.out)"
 	sleep 0.2
 done
 bed_signal paused
 bed_wait donor killed 60
 end=$((SECONDS + 30))
-until dmesg | grep -q "donor $d:7471 failed"; do
+until dmesg | bed_grep "donor $d:7471 failed"; do
 	[ $SECONDS -lt $end ] || bed_fail "the host did not see the donor fail in 30 s"
 	sleep 0.2
 done
@@ -34,8 +34,8 @@ dev=$(cat /run/attach.out)
 name=${dev#/dev/}
 # The fault happened in the window, not after it.
 dmesg | grep -E "attach pauses|donor $d:7471 failed|$name: attached" | sed 's/^/  /'
-failed_at=$(dmesg | grep -n "donor $d:7471 failed" | head -n 1 | cut -d: -f1)
-attached_at=$(dmesg | grep -n "$name: attached" | head -n 1 | cut -d: -f1)
+failed_at=$(dmesg | grep -m1 -n "donor $d:7471 failed" | cut -d: -f1)
+attached_at=$(dmesg | grep -m1 -n "$name: attached" | cut -d: -f1)
 [ "$failed_at" -lt "$attached_at" ] || bed_fail "the donor failed after the attach, not in its window"
 bed_signal attached
 

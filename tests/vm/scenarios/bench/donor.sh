@@ -150,7 +150,7 @@ setup_nbd() {
 	EOF
 	nbd-server -C "$nbd_conf" -p "$nbd_pid"
 	for _ in $(seq 100); do
-		ss -Hltn "sport = :10809" | grep -q . && return 0
+		ss -Hltn "sport = :10809" | bed_grep . && return 0
 		sleep 0.1
 	done
 	bed_fail "nbd-server is not listening on port 10809"

@@ -468,7 +468,7 @@ run_swap() {
 	sed -n 's/^RESULT all /  /p' "$BENCH_OUT/$run/pageverify.log"
 	if [ "$rc" -ne 0 ] || grep -q MISMATCH "$BENCH_OUT/$run/pageverify.log" ||
 		! grep -q '^RESULT all phase=verify-random pass=1 .* bad=0 ' "$BENCH_OUT/$run/pageverify.log"; then
-		grep -v '^RESULT worker' "$BENCH_OUT/$run/pageverify.log" | head -n 20
+		grep -m 20 -v '^RESULT worker' "$BENCH_OUT/$run/pageverify.log"
 		bed_fail "$run: pageverify failed (exit $rc): pages lost or corrupted"
 	fi
 	# The pages really went through the device: at least three quarters

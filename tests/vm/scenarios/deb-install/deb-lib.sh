@@ -30,7 +30,7 @@ deb_install() {
 	DEBIAN_FRONTEND=noninteractive dpkg -i "${debs[@]}" >>"$log" 2>&1 ||
 		{ tail -n 30 "$log"; bed_fail "dpkg -i $* failed (log: $log)"; }
 	for p in "$@"; do
-		dpkg-query -W -f='${Status}\n' "$p" | grep -qx 'install ok installed' ||
+		dpkg-query -W -f='${Status}\n' "$p" | bed_grep -x 'install ok installed' ||
 			bed_fail "$p is not installed after dpkg -i"
 	done
 }

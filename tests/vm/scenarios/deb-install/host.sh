@@ -30,7 +30,7 @@ t0=$SECONDS
 deb_install farswap-dkms farswap-tools
 bed_result deb.install_seconds $((SECONDS - t0))
 dkms status farswap | sed 's/^/  dkms: /'
-dkms status farswap -k "$kver" | grep -q ': installed' ||
+dkms status farswap -k "$kver" | bed_grep ': installed' ||
 	bed_fail "DKMS did not install farswap for $kver: $(dkms status farswap)"
 ko=$(modinfo -n farswap) || bed_fail "modinfo finds no farswap module"
 case $ko in
@@ -91,7 +91,7 @@ fs_workload_release
 [ ! -e "/sys/block/$name" ] || bed_fail "$name still there after detach"
 rmmod farswap
 deb_remove farswap-tools farswap-dkms
-if find /lib/modules/"$kver" -name 'farswap.ko*' | grep -q .; then
+if find /lib/modules/"$kver" -name 'farswap.ko*' | bed_grep .; then
 	bed_fail "farswap.ko left in /lib/modules/$kver after purging farswap-dkms"
 fi
 check_kernel_log

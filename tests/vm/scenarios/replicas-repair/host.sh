@@ -93,7 +93,7 @@ bed_result repair_cut.verify_pswpin $(($(fs_vmstat pswpin) - in0))
 [ $(($(fs_vmstat pswpin) - in0)) -gt 1000 ] || bed_fail "the verify swapped in too little"
 no_loss
 "$FS_CTL" status "$name" | sed 's/^/  /'
-"$FS_CTL" status "$name" | grep -q "$(rep degraded) chunks degraded" ||
+"$FS_CTL" status "$name" | bed_grep "$(rep degraded) chunks degraded" ||
 	bed_fail "farswapctl status does not show the degraded chunks"
 bed_result repair_cut.repair_failures "$(rep repair_failures)"
 

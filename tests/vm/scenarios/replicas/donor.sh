@@ -12,9 +12,9 @@ fs_start_donor --donate 160M --slab-size 16M --headroom 32M --hysteresis 16M \
 	--failure-domain "${1:-rackA}"
 bed_signal ready
 # farswapd tells its domain in --stats and --stats --json.
-"$FS_FARSWAPD" --stats | grep -qx "failure_domain ${1:-rackA}" ||
+"$FS_FARSWAPD" --stats | bed_grep -x "failure_domain ${1:-rackA}" ||
 	bed_fail "farswapd --stats does not show failure domain ${1:-rackA}"
-"$FS_FARSWAPD" --stats --json | grep -q "\"failure_domain\": \"${1:-rackA}\"" ||
+"$FS_FARSWAPD" --stats --json | bed_grep "\"failure_domain\": \"${1:-rackA}\"" ||
 	bed_fail "farswapd --stats --json does not show failure domain ${1:-rackA}"
 if [ "${2:-}" = pause ]; then
 	bed_wait host stop-farswapd 600

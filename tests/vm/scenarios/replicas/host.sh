@@ -62,7 +62,7 @@ w1_log=$FS_WL_LOG
 colocated=$(rep colocated)
 bed_result replicas.colocated_rackB_away "$colocated"
 [ "$colocated" -gt 0 ] || bed_fail "rackB away, yet no chunk has both replicas in rackA"
-"$FS_CTL" status "$name" | grep -q "$colocated chunks have replicas in one failure domain" ||
+"$FS_CTL" status "$name" | bed_grep "$colocated chunks have replicas in one failure domain" ||
 	bed_fail "farswapctl status does not warn of the $colocated colocated chunks"
 t0=$SECONDS
 bed_signal cont-farswapd
@@ -94,15 +94,15 @@ done
 [ "$(rep colocated)" = 0 ] ||
 	bed_fail "$(rep colocated) chunks have both replicas in one failure domain (rackA): not every chunk has one on $d3"
 bed_result replicas.colocated_before_cuts "$(rep colocated)"
-"$FS_CTL" status "$name" | grep -q "replicas: 2 per chunk, 2 failure domains" ||
+"$FS_CTL" status "$name" | bed_grep "replicas: 2 per chunk, 2 failure domains" ||
 	bed_fail "farswapctl status does not show the failure domains"
-"$FS_CTL" status "$name" | grep -q "domain rackB," ||
+"$FS_CTL" status "$name" | bed_grep "domain rackB," ||
 	bed_fail "farswapctl status does not show $d3's domain"
-! "$FS_CTL" status "$name" | grep -q "replicas in one failure domain" ||
+! "$FS_CTL" status "$name" | bed_grep "replicas in one failure domain" ||
 	bed_fail "farswapctl status warns of colocated chunks"
-"$FS_CTL" status "$name" --json | grep -q '"domain": "rackB"' ||
+"$FS_CTL" status "$name" --json | bed_grep '"domain": "rackB"' ||
 	bed_fail "farswapctl status --json does not show $d3's domain"
-"$FS_CTL" status "$name" --json | grep -q '"colocated": 0' ||
+"$FS_CTL" status "$name" --json | bed_grep '"colocated": 0' ||
 	bed_fail "farswapctl status --json does not show colocated 0"
 
 # The second workload starts filling; the cut comes once it has swapped

@@ -10,7 +10,7 @@ insmod "$BED_TEST_KO" mode=slab || bed_fail "insmod $BED_TEST_KO mode=slab faile
 validate=/sys/kernel/slab/memdebug_selftest/validate
 [ -e "$validate" ] || bed_fail "no $validate"
 if ! echo 1 2>/dev/null >"$validate"; then
-	dmesg | grep -q "KASAN: slab-use-after-free" ||
+	dmesg | bed_grep "KASAN: slab-use-after-free" ||
 		bed_fail "the cache cannot be validated (no slub_debug) and KASAN saw nothing"
 fi
 rmmod memdebug_selftest || bed_fail "rmmod memdebug_selftest failed"

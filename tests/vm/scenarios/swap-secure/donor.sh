@@ -19,7 +19,7 @@ cp "$FS_KEY_FILE" "$BED/shared.key"
 install -d -m 0700 /run/hosts.d
 fs_start_donor --donate 160M --slab-size 16M --headroom 32M --hysteresis 16M \
 	--host-keys /run/hosts.d
-"$FS_FARSWAPD" --stats | grep -qx 'auth hmac-sha256' || bed_fail "farswapd --stats does not say auth hmac-sha256"
+"$FS_FARSWAPD" --stats | bed_grep -x 'auth hmac-sha256' || bed_fail "farswapd --stats does not say auth hmac-sha256"
 bed_signal ready
 
 bed_wait host refused 600

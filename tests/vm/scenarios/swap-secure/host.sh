@@ -100,7 +100,7 @@ cryptsetup close "$map"
 # device: the donor looks for it in the memory it lends.
 marker=farswap-plaintext-marker
 head -c $((64 * 4096)) < <(yes "$marker") >/run/marker
-"$FS_CTL" status "$name" | grep -q 'encryption: off' || bed_fail "status does not say encryption is off"
+"$FS_CTL" status "$name" | bed_grep 'encryption: off' || bed_fail "status does not say encryption is off"
 # put_marker: 64 pages of it at 64 MiB, read back whole through farswap.
 put_marker() {
 	dd if=/run/marker of="$dev" bs=4096 seek=16384 oflag=direct conv=fsync status=none ||

@@ -29,7 +29,7 @@ echo 20000 >"$pause"
 bed_signal written
 
 end=$((SECONDS + 400))
-until dmesg | grep -q "donor $d1:7471 reclaims its slab"; do
+until dmesg | bed_grep "donor $d1:7471 reclaims its slab"; do
 	[ $SECONDS -lt $end ] || bed_fail "$d1 asked for no slab back"
 	sleep 0.5
 done
@@ -39,7 +39,7 @@ fs_wait_donor_state "$name" "$d2" '!live' 60
 given=$(dmesg | grep -c "gives its replica on donor $d1:7471 back" || true)
 [ "$given" = 0 ] || bed_fail "a switch gave a replica up before $d2 died: the window was missed, nothing was tested"
 end=$((SECONDS + 120))
-until dmesg | grep -q "donor $d1:7471 reclaims its slab [0-9]*, but"; do
+until dmesg | bed_grep "donor $d1:7471 reclaims its slab [0-9]*, but"; do
 	[ $SECONDS -lt $end ] || bed_fail "the reclaim did not end 120 s after $d2 died"
 	sleep 0.5
 done
