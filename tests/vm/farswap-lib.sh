@@ -88,13 +88,14 @@ fs_start_donor() {
 
 # The host's sessions ended and every slab they held is free again.
 fs_no_host_left() {
-	local end=$((SECONDS + 60))
+	local secs=$((60 * ${BED_TIME_SCALE:-1})) end
 
+	end=$((SECONDS + secs))
 	# Connections a host gave up on while they were being made hold
 	# nothing; only sessions that are up, and slabs, count.
 	until ! "$FS_FARSWAPD" --stats | bed_grep '^host .* state up$' &&
 	      "$FS_FARSWAPD" --stats | bed_grep -x 'slabs_used 0'; do
-		[ $SECONDS -lt $end ] || bed_fail "host sessions or slabs left 60 s after detach: $("$FS_FARSWAPD" --stats | grep -E '^(host|slabs_used) ' | tr '\n' ';')"
+		[ $SECONDS -lt $end ] || bed_fail "host sessions or slabs left $secs s after detach: $("$FS_FARSWAPD" --stats | grep -E '^(host|slabs_used) ' | tr '\n' ';')"
 		sleep 1
 	done
 	bed_log "no host session or held slab left"
@@ -218,7 +219,10 @@ fs_donor_field() {
 }
 
 fs_wait_donor_state() {
-	local want=$3 end=$((SECONDS + $4)) now
+	# BED_TIME_SCALE: a debug kernel's farswapd takes minutes to start.
+	local want=$3 secs=$(($4 * ${BED_TIME_SCALE:-1})) end now
+
+	end=$((SECONDS + secs))
 
 	while :; do
 		now=$(fs_donor_field "$1" "$2" state)
@@ -228,7 +232,7 @@ fs_wait_donor_state() {
 			return 0
 		fi
 		[ $SECONDS -lt $end ] ||
-			bed_fail "donor $2: state $now after $4 s, waiting for $want"
+			bed_fail "donor $2: state $now after $secs s, waiting for $want"
 		sleep 0.5
 	done
 }
@@ -268,8 +272,9 @@ fs_workload_start() {
 }
 
 fs_workload_wait_hold() {
-	local n=$1 secs=${2:-600} end=$((SECONDS + ${2:-600}))
+	local n=$1 secs=$((${2:-600} * ${BED_TIME_SCALE:-1})) end
 
+	end=$((SECONDS + secs))
 	while [ "$(grep -c '^HOLD ' "$FS_WL_LOG" || true)" -lt "$n" ]; do
 		if ! kill -0 "$FS_WL_PID" 2>/dev/null; then
 			sed 's/^/  pageverify: /' "$FS_WL_LOG" | tail -n 30
@@ -331,7 +336,7 @@ fs_doomed_start() {
 
 # Until the doomed workload swapped in 2000 pages (it must still run).
 fs_wait_swapping() {
-	local end=$((SECONDS + 300)) in0
+	local end=$((SECONDS + 300 * ${BED_TIME_SCALE:-1})) in0
 
 	in0=$(fs_vmstat pswpin)
 	until [ $(($(fs_vmstat pswpin) - in0)) -ge 2000 ]; do
