@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What donor.c lends the files that hold the rest of the donor logic
+ * (handshake.c): not part of the interface donor.h gives the daemon, the
+ * tests and the fuzzer, so nothing else includes this.
+ */
+#ifndef FSD_DONOR_INTERNAL_H
+#define FSD_DONOR_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "donor.h"
+
+/* Post @m on @s's control QP; a failure closes @s.  0 or -errno. */
+int send_msg(struct fsd_donor *d, struct fsd_session *s,
+	     const union farswap_msg *m, unsigned int flags);
+uint32_t live_sessions(const struct fsd_donor *d, bool authenticated);
+
+/* ms since @then, 0 if the clock says it is in the future. */
+static inline uint64_t ms_since(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
+#endif /* FSD_DONOR_INTERNAL_H */

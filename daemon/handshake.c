@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A session's way in: the authentication handshake (AUTH_REQ, AUTH_CHAL,
+ * AUTH_PROOF, AUTH_REP; docs/protocol.md, Authentication), the secret
+ * each host must prove, and the handshake-timeout that bounds how long a
+ * session may take to be set up and authenticated.  Free of verbs calls,
+ * as donor.c is: everything goes through struct fsd_ops.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "donor.h"
+#include "donor_internal.h"
+#include "handshake.h"
+#include "log.h"
+
+void fsd_donor_set_key(struct fsd_donor *d, const struct fsd_auth_key *key)
+{
+	d->key = *key;
+}
+
+void fsd_donor_set_host_keys(struct fsd_donor *d, const char *dir)
+{
+	snprintf(d->host_keys, sizeof(d->host_keys), "%s", dir ? dir : "");
+}
+
+/* Hosts must prove a secret: key-file, host-keys, or both. */
+bool fsd_donor_auth_required(const struct fsd_donor *d)
+{
+	return d->key.len || d->host_keys[0];
+}
+
+/* May the session's host use the donor: authenticated, or no key asked. */
+bool fsd_session_authenticated(const struct fsd_session *s)
+{
+	return s->auth == FSD_AUTH_NONE || s->auth == FSD_AUTH_OK;
+}
+
+/*
+ * Close sessions whose connections were accepted but did not come up
+ * within handshake-timeout: a connect that stops half way holds a
+ * protection domain, queue pairs and buffers for nothing.
+ */
+void fsd_donor_handshakes(struct fsd_donor *d, uint64_t now_ms)
+{
+	uint32_t limit = d->lim.handshake_timeout_ms;
+	struct fsd_session *s;
+
+	if (!limit)
+		return;
+	for (s = d->sessions; s; s = s->next) {
+		uint64_t pending;
+		unsigned int q;
+
+		if (s->closing)
+			continue;
+		if (s->refused) {
+			if (ms_since(now_ms, s->created) >= limit)
+				fsd_session_close(d, s, s->refusal_level,
+						  "%s (the reply was not acknowledged within handshake-timeout)",
+						  s->refusal);
+			continue;
+		}
+		if (!s->established) {
+			if (ms_since(now_ms, s->created) < limit)
+				continue;
+			d->cnt.handshake_timeouts++;
+			fsd_session_close(d, s, FSD_LOG_WARN,
+					  "control QP not established within %u ms (handshake-timeout)",
+					  limit);
+			continue;
+		}
+		if (!fsd_session_authenticated(s)) {
+			if (ms_since(now_ms, s->created) < limit)
+				continue;
+			d->cnt.handshake_timeouts++;
+			d->cnt.auth_timeouts++;
+			fsd_session_close(d, s, FSD_LOG_WARN,
+					  "not authenticated within %u ms (handshake-timeout)",
+					  limit);
+			continue;
+		}
+		pending = s->io_attached & ~s->io_up;
+		for (q = 1; pending && q <= 64; q++, pending >>= 1) {
+			if (!(pending & 1) ||
+			    ms_since(now_ms, s->io_since[q - 1]) < limit)
+				continue;
+			d->cnt.handshake_timeouts++;
+			fsd_session_close(d, s, FSD_LOG_WARN,
+					  "I/O queue %u not established within %u ms (handshake-timeout)",
+					  q, limit);
+			break;
+		}
+	}
+}
+
+/* An answer to a request of @s that is not allowed: an AUTH_REP of @st. */
+static int send_auth_rep(struct fsd_donor *d, struct fsd_session *s,
+			 uint64_t cookie, unsigned int st)
+{
+	union farswap_msg r;
+
+	farswap_msg_init(&r, FARSWAP_MSG_AUTH_REP, s->version, cookie);
+	r.auth_rep.status = cpu_to_le16((uint16_t)st);
+	return send_msg(d, s, &r, 0);
+}
+
+/*
+ * Refuse @s with an AUTH_REP of @st (@cookie echoed), and close it for
+ * @why once that reply is out.  Closing at once moves the queue pair to
+ * the error state, which can flush the reply before it leaves: the host
+ * would see a disconnect instead of the reason.  The session takes no
+ * more messages meanwhile, and handshake-timeout bounds the wait (it is
+ * not authenticated).
+ */
+static int refuse_session(struct fsd_donor *d, struct fsd_session *s,
+			  uint64_t cookie, unsigned int st, int level,
+			  const char *why)
+{
+	int ret = send_auth_rep(d, s, cookie, st);
+
+	if (ret)
+		return ret;	/* closed by send_msg() */
+	s->refused = true;
+	s->refusal_level = level;
+	snprintf(s->refusal, sizeof(s->refusal), "%s", why);
+	return -EACCES;
+}
+
+/* Every send of @s completed: a refused session's reply is out. */
+void fsd_sends_done(struct fsd_donor *d, struct fsd_session *s)
+{
+	if (s->refused)
+		fsd_session_close(d, s, s->refusal_level, "%s", s->refusal);
+}
+
+/* Log an authentication failure of @s, at most so often. */
+static void auth_log(struct fsd_donor *d, struct fsd_session *s,
+		     uint64_t now_ms, const char *why)
+{
+	uint32_t missed = 0;
+
+	if (!fsd_ratelimit_pass(&d->auth_log, now_ms, FSD_REFUSE_LOG_MS,
+				FSD_REFUSE_LOG_BURST, &missed))
+		return;
+	if (missed)
+		pr_warn("%u more authentication failures were not logged",
+			missed);
+	pr_warn("host %u (%s, %s): authentication failed: %s", s->nr,
+		s->name, s->peer, why);
+}
+
+/*
+ * The host id as a UUID with dashes (as the host's sysfs host_id shows
+ * it), for an id farswapd names in hex; false for any other id.
+ */
+static bool host_uuid_name(const struct fsd_session *s, char *out,
+			   size_t len)
+{
+	static const unsigned int dash[] = { 8, 12, 16, 20 };
+	size_t i, at = 0, k = 0;
+
+	if (strlen(s->name) != 2 * FARSWAP_ID_LEN || len < 2 * FARSWAP_ID_LEN + 5)
+		return false;
+	for (i = 0; i < 2 * FARSWAP_ID_LEN; i++) {
+		if (k < 4 && i == dash[k]) {
+			out[at++] = '-';
+			k++;
+		}
+		out[at++] = s->name[i];
+	}
+	out[at] = '\0';
+	return true;
+}
+
+/*
+ * The secret @s must prove: the host's own file in host-keys (named by
+ * its id as logged, or as a dashed UUID), else key-file.  Returns 0 with
+ * s->key set, or -errno with why in @why (never a byte of a secret).
+ */
+static int pick_host_key(struct fsd_donor *d, struct fsd_session *s,
+			 char *why, size_t whylen)
+{
+	char uuid[2 * FARSWAP_ID_LEN + 5];
+	int ret = -ENOENT;
+
+	if (d->host_keys[0] && fsd_auth_host_key_name_ok(s->name))
+		ret = fsd_auth_load_host_key(d->host_keys, s->name, &s->key,
+					     why, whylen);
+	if (ret == -ENOENT && d->host_keys[0] &&
+	    host_uuid_name(s, uuid, sizeof(uuid)))
+		ret = fsd_auth_load_host_key(d->host_keys, uuid, &s->key, why,
+					     whylen);
+	if (ret != -ENOENT)
+		return ret;
+	if (!d->key.len) {
+		snprintf(why, whylen,
+			 "no key for this host in host-keys %.160s, and no key-file",
+			 d->host_keys);
+		return -ENOKEY;
+	}
+	s->key = d->key;
+	return 0;
+}
+
+/* AUTH_REQ: answer the host's nonce with ours and the donor's MAC. */
+int handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
+			   const union farswap_msg *m, uint64_t now_ms)
+{
+	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
+	char why[256];
+	union farswap_msg r;
+	int ret;
+
+	if (s->auth == FSD_AUTH_NONE) {
+		/* No key here: nothing to prove, and the host asked anyway. */
+		auth_log(d, s, now_ms,
+			 "the host asks to authenticate, and this donor has no key-file");
+		return send_auth_rep(d, s, cookie, FARSWAP_ST_DENIED);
+	}
+	if (s->auth != FSD_AUTH_WAIT_REQ) {
+		d->cnt.bad_msgs++;
+		fsd_session_close(d, s, FSD_LOG_WARN,
+				  "bad message: AUTH_REQ out of turn");
+		return -EPROTO;
+	}
+	if (pick_host_key(d, s, why, sizeof(why))) {
+		s->auth = FSD_AUTH_FAILED;
+		d->cnt.auth_failed++;
+		auth_log(d, s, now_ms, why);
+		return refuse_session(d, s, cookie, FARSWAP_ST_DENIED,
+				      FSD_LOG_INFO, "no key for this host");
+	}
+	memcpy(s->host_nonce, m->auth_req.host_nonce, FARSWAP_AUTH_NONCE_LEN);
+	do {
+		ret = d->ops->random(d, s->donor_nonce, FARSWAP_AUTH_NONCE_LEN);
+	} while (!ret && farswap_is_zero(s->donor_nonce, FARSWAP_AUTH_NONCE_LEN));
+	farswap_msg_init(&r, FARSWAP_MSG_AUTH_CHAL, s->version, cookie);
+	memcpy(r.auth_chal.donor_nonce, s->donor_nonce, FARSWAP_AUTH_NONCE_LEN);
+	if (!ret)
+		ret = fsd_auth_mac(&s->key, FARSWAP_AUTH_DONOR, s->host_nonce,
+				   s->donor_nonce, s->token, s->host_id,
+				   d->donor_id, r.auth_chal.donor_mac);
+	if (ret) {
+		fsd_session_close(d, s, FSD_LOG_ERR,
+				  "cannot compute the authentication challenge: %s",
+				  strerror(-ret));
+		return ret;
+	}
+	s->auth = FSD_AUTH_WAIT_PROOF;
+	return send_msg(d, s, &r, 0);
+}
+
+/* AUTH_PROOF: the host's MAC decides. */
+int handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
+			     const union farswap_msg *m, uint64_t now_ms)
+{
+	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
+	uint8_t want[FARSWAP_AUTH_MAC_LEN];
+	int ret;
+
+	if (s->auth != FSD_AUTH_WAIT_PROOF) {
+		d->cnt.bad_msgs++;
+		fsd_session_close(d, s, FSD_LOG_WARN,
+				  "bad message: AUTH_PROOF out of turn");
+		return -EPROTO;
+	}
+	ret = fsd_auth_mac(&s->key, FARSWAP_AUTH_HOST, s->host_nonce,
+			   s->donor_nonce, s->token, s->host_id, d->donor_id,
+			   want);
+	if (ret) {
+		fsd_session_close(d, s, FSD_LOG_ERR,
+				  "cannot check the authentication proof: %s",
+				  strerror(-ret));
+		return ret;
+	}
+	if (!fsd_auth_mac_equal(want, m->auth_proof.host_mac)) {
+		explicit_bzero(want, sizeof(want));
+		s->auth = FSD_AUTH_FAILED;
+		d->cnt.auth_failed++;
+		auth_log(d, s, now_ms,
+			 "wrong proof (not the secret this donor holds for the host)");
+		return refuse_session(d, s, cookie, FARSWAP_ST_DENIED,
+				      FSD_LOG_INFO, "authentication failed");
+	}
+	explicit_bzero(want, sizeof(want));
+	/*
+	 * max-hosts counts authenticated sessions only, and this one was
+	 * let in (decide_ctrl()) before it was one: others may have proved
+	 * the key since and taken the last places.  Refused as a connect
+	 * over max-hosts is, with BUSY: the donor is full, not the key
+	 * wrong.
+	 */
+	if (live_sessions(d, true) >= d->max_hosts) {
+		d->cnt.rejects++;
+		d->cnt.refused[FSD_REFUSED_MAX_HOSTS]++;
+		refuse_session(d, s, cookie, FARSWAP_ST_BUSY, FSD_LOG_NOTICE,
+			       "right proof, but too many hosts (max-hosts)");
+		return -EBUSY;
+	}
+	s->auth = FSD_AUTH_OK;
+	d->cnt.auth_ok++;
+	pr_info("host %u (%s, %s): authenticated (hmac-sha256)", s->nr,
+		s->name, s->peer);
+	ret = send_auth_rep(d, s, cookie, FARSWAP_ST_OK);
+	/* Only a host that proved its id may have its old session probed. */
+	if (!ret)
+		fsd_probe_host(d, s->host_id, s, now_ms);
+	return ret;
+}
+
+/*
+ * A request of a session not authenticated yet: DENIED, in an AUTH_REP
+ * that echoes its cookie.  The session stays until handshake-timeout, so
+ * a host that sent too early (or a stray message) can still authenticate.
+ */
+int deny_unauthenticated(struct fsd_donor *d, struct fsd_session *s,
+				const union farswap_msg *m, uint64_t now_ms)
+{
+	char why[96];
+
+	d->cnt.auth_denied_msgs++;
+	d->cnt.denied++;
+	snprintf(why, sizeof(why), "%s before authentication: denied",
+		 farswap_msg_type_str(m->hdr.type));
+	auth_log(d, s, now_ms, why);
+	return send_auth_rep(d, s, le64_to_cpu(m->hdr.cookie),
+			     FARSWAP_ST_DENIED);
+}
