@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What donor.c lends the files that hold the rest of the donor logic
- * (handshake.c): not part of the interface donor.h gives the daemon, the
+ * (handshake.c, reclaim.c): not part of the interface donor.h gives the daemon, the
  * tests and the fuzzer, so nothing else includes this.
  */
 #ifndef FSD_DONOR_INTERNAL_H
@@ -16,6 +16,9 @@
 int send_msg(struct fsd_donor *d, struct fsd_session *s,
 	     const union farswap_msg *m, unsigned int flags);
 uint32_t live_sessions(const struct fsd_donor *d, bool authenticated);
+bool unregister_slab(struct fsd_donor *d, struct fsd_slab *slab);
+void slab_leaves(struct fsd_session *s, struct fsd_slab *slab);
+void send_notices(struct fsd_donor *d, uint64_t now);
 
 /* ms since @then, 0 if the clock says it is in the future. */
 static inline uint64_t ms_since(uint64_t now, uint64_t then)
