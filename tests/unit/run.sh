@@ -16,7 +16,7 @@ CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$top/include -I$
 D=$top/daemon
 T=$top/tools
 C=$top/common
-core="$D/log.c $D/access.c $D/config.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/handshake.c $D/reclaim.c"
+core="$D/log.c $D/access.c $D/config.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/handshake.c $D/reclaim.c $D/report.c $C/json.c $C/metrics.c"
 
 declare -A srcs=(
 	[proto]="test_proto.c"
@@ -31,7 +31,7 @@ declare -A srcs=(
 	[stats]="test_stats.c $D/stats.c $D/log.c"
 	[json]="test_json.c json_check.c $C/json.c"
 	[metrics]="test_metrics.c prom_check.c $C/metrics.c"
-	[report]="test_report.c fake_ops.c json_check.c prom_check.c $core $D/report.c $C/json.c $C/metrics.c $D/stats.c"
+	[report]="test_report.c fake_ops.c json_check.c prom_check.c $core $D/stats.c"
 	[devstat]="test_devstat.c json_check.c prom_check.c $T/devstat.c $C/json.c $C/metrics.c"
 	[worker]="test_worker.c $D/worker.c -pthread"
 )
