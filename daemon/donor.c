@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The donor's logic, free of verbs calls: sessions, connect decisions,
- * control messages and the response to memory pressure.
+ * slab grants and frees, and the dispatch of control messages.  The
+ * authentication handshake is handshake.c's, the response to memory
+ * pressure reclaim.c's.
  */
 #include <errno.h>
 #include <inttypes.h>

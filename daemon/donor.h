@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The donor's logic: sessions, connect decisions, control message
- * handling and the pressure response.  Everything that touches memory or
- * RDMA goes through struct fsd_ops, so this file runs unchanged under the
- * unit tests and the fuzzer with fake ops.
+ * handling, the authentication handshake and the pressure response
+ * (donor.c, handshake.c, reclaim.c).  Everything that touches memory or
+ * RDMA goes through struct fsd_ops, so these files run unchanged under
+ * the unit tests and the fuzzer with fake ops.
  */
 #ifndef FSD_DONOR_H
 #define FSD_DONOR_H
@@ -306,6 +307,5 @@ uint32_t fsd_slabs_offered(const struct fsd_donor *d);
 
 void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 		    uint64_t now_ms);
-int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len);
 
 #endif /* FSD_DONOR_H */

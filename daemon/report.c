@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The donor's stats as JSON and Prometheus metrics (report.h).  The
- * counters are listed once, with the metric each becomes; their JSON
+ * The donor's stats as text, JSON and Prometheus metrics (report.h).
+ * The counters are listed once, with the metric each becomes; their JSON
  * names are those of the text's "counters" line.
  */
 #include <errno.h>
@@ -387,10 +387,7 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 		     " reclaiming %u io_queues %u/%u state %s granting %u\n",
 		     s->nr, s->name, s->peer, s->nr_slabs,
 		     (uint64_t)s->nr_slabs * p->slab_size, s->nr_reclaiming,
-		     (unsigned int)__builtin_popcountll(s->io_attached),
-		     s->nr_io_queues,
-		     s->closing ? "closing" :
-		     s->established ? "up" : "connecting",
+		     io_attached(s), s->nr_io_queues, session_state(s),
 		     s->grants_in_flight);
 	return o.full ? -ENOSPC : (int)o.off;
 }

@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "fake_ops.h"
+#include "report.h"
 
 #define NR 8
 #define SLAB (2ull << 20)

@@ -18,6 +18,7 @@
 
 #include "fake_ops.h"
 #include "log.h"
+#include "report.h"
 
 #define MiB (1ull << 20)
 #define SLAB (4 * MiB)
