@@ -12,7 +12,7 @@
 
 #include "config.h"
 #include "donor.h"
-#include "host.h"
+#include "verbs.h"
 #include "worker.h"
 
 struct fsd_server {

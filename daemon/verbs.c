@@ -26,7 +26,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "host.h"
+#include "verbs.h"
 #include "log.h"
 #include "server.h"
 #include "slabmem.h"
