@@ -32,7 +32,7 @@
 #include "report.h"
 #include "server.h"
 #include "slabmem.h"
-#include "stats.h"
+#include "statsock.h"
 
 #define MEMINFO "/proc/meminfo"
 #define PSI_MEMORY "/proc/pressure/memory"

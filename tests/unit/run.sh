@@ -28,10 +28,10 @@ declare -A srcs=(
 	[donor]="test_donor.c fake_ops.c $core"
 	[auth]="test_auth.c fake_ops.c $core"
 	[slabmem]="test_slabmem.c $D/slabmem.c"
-	[stats]="test_stats.c $D/stats.c $D/log.c"
+	[stats]="test_stats.c $D/statsock.c $D/log.c"
 	[json]="test_json.c json_check.c $C/json.c"
 	[metrics]="test_metrics.c prom_check.c $C/metrics.c"
-	[report]="test_report.c fake_ops.c json_check.c prom_check.c $core $D/stats.c"
+	[report]="test_report.c fake_ops.c json_check.c prom_check.c $core $D/statsock.c"
 	[devstat]="test_devstat.c json_check.c prom_check.c $T/devstat.c $C/json.c $C/metrics.c"
 	[worker]="test_worker.c $D/worker.c -pthread"
 )

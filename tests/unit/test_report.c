@@ -20,7 +20,7 @@
 #include "log.h"
 #include "prom_check.h"
 #include "report.h"
-#include "stats.h"
+#include "statsock.h"
 
 #define SLAB (4ull << 20)
 

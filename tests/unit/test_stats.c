@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "log.h"
-#include "stats.h"
+#include "statsock.h"
 
 static char dir[] = "/tmp/fsd-stats-XXXXXX";
 static char path[128];

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "stats.h"
+#include "statsock.h"
 
 static int fill_addr(struct sockaddr_un *sun, const char *path)
 {
