@@ -124,7 +124,7 @@ struct fsd_session {
 	uint8_t donor_nonce[FARSWAP_AUTH_NONCE_LEN];
 	/* The secret this host proves: its host-keys file, or key-file. */
 	struct fsd_auth_key key;
-	void *rdma;			/* host.c's verbs state */
+	void *rdma;			/* verbs.c's state */
 };
 
 struct fsd_donor;

@@ -2,7 +2,7 @@
 /*
  * Slab pool accounting: which slab is free, held by which host, or
  * released to the OS.  No memory or RDMA calls here: slabmem.c backs
- * slabs with memory, host.c registers them.
+ * slabs with memory, verbs.c registers them.
  *
  *   RELEASED --populate--> FREE --take--> HELD --put--> FREE (dirty)
  *   FREE --release--> RELEASED           HELD --release (reclaimed)--> RELEASED

@@ -6,8 +6,8 @@
  * same stats as JSON (report.h), so that neither kind of client has to
  * say what it wants and old ones keep working.
  */
-#ifndef FSD_STATS_H
-#define FSD_STATS_H
+#ifndef FSD_STATSOCK_H
+#define FSD_STATSOCK_H
 
 #include <stddef.h>
 
@@ -17,4 +17,4 @@ void fsd_stats_serve(int fd, const char *text, size_t len);
 int fsd_stats_query(const char *path, char *err, size_t errlen);
 int fsd_stats_json_path(const char *path, char *out, size_t len);
 
-#endif /* FSD_STATS_H */
+#endif /* FSD_STATSOCK_H */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Per-host RDMA state: the session's protection domain, its completion
- * queue and channel, the control QP's message buffers, and one rdma_cm
- * id per queue pair.
+ * The verbs layer (verbs.c): per-host RDMA state (the session's
+ * protection domain, its completion queue and channel, the control QP's
+ * message buffers, and one rdma_cm id per queue pair), and the fsd_ops
+ * the donor logic reaches memory and the fabric through.
  */
-#ifndef FSD_HOST_H
-#define FSD_HOST_H
+#ifndef FSD_VERBS_H
+#define FSD_VERBS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -85,4 +86,4 @@ void fsd_host_grant_reaped(struct fsd_server *srv, struct fsd_job *job);
 
 extern const struct fsd_ops fsd_verbs_ops;
 
-#endif /* FSD_HOST_H */
+#endif /* FSD_VERBS_H */

@@ -140,7 +140,7 @@ static void check(const struct fsd_donor *d)
 	}
 }
 
-/* The fsd_addr of a CM event's peer, the way host.c gets it. */
+/* The fsd_addr of a CM event's peer, the way verbs.c gets it. */
 static const struct fsd_addr *peer_of(struct cursor *c, struct fsd_addr *a)
 {
 	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host authentication on the donor (daemon/auth.c, the AUTH_* handling of
- * daemon/donor.c), with fake ops: the MAC against a known answer, the key
+ * daemon/handshake.c), with fake ops: the MAC against a known answer, the key
  * file's checks, and the handshake's state machine.
  */
 #include <setjmp.h>
