@@ -39,14 +39,6 @@
 #define ZONEINFO "/proc/zoneinfo"
 #define STATS_MAX (64 * 1024)
 
-uint64_t fsd_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void die(const char *fmt, const char *arg)
 {
 	char msg[512];

@@ -7,6 +7,8 @@
 #define FSD_SERVER_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
 
 #include <rdma/rdma_cma.h>
 
@@ -45,6 +47,19 @@ struct fsd_server {
 	int exit_code;
 };
 
-uint64_t fsd_now_ms(void);
+/*
+ * The clock the donor logic is handed its now_ms from, by the event loop
+ * (farswapd.c) and by the verbs layer's completions (verbs.c).  Here, not
+ * in farswapd.c: the loop calls into the verbs layer, and the verbs layer
+ * must need nothing back from the loop, or the two would depend on each
+ * other.
+ */
+static inline uint64_t fsd_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 #endif /* FSD_SERVER_H */
