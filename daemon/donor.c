@@ -43,6 +43,18 @@ void fsd_donor_exit(struct fsd_donor *d)
 	fsd_auth_key_clear(&d->key);
 }
 
+/* Hosts must prove a secret: key-file, host-keys, or both. */
+bool fsd_donor_auth_required(const struct fsd_donor *d)
+{
+	return d->key.len || d->host_keys[0];
+}
+
+/* May the session's host use the donor: authenticated, or no key asked. */
+bool fsd_session_authenticated(const struct fsd_session *s)
+{
+	return s->auth == FSD_AUTH_NONE || s->auth == FSD_AUTH_OK;
+}
+
 /* Slabs a host may get right now: none while short of memory. */
 uint32_t fsd_slabs_offered(const struct fsd_donor *d)
 {

@@ -25,18 +25,6 @@ void fsd_donor_set_host_keys(struct fsd_donor *d, const char *dir)
 	snprintf(d->host_keys, sizeof(d->host_keys), "%s", dir ? dir : "");
 }
 
-/* Hosts must prove a secret: key-file, host-keys, or both. */
-bool fsd_donor_auth_required(const struct fsd_donor *d)
-{
-	return d->key.len || d->host_keys[0];
-}
-
-/* May the session's host use the donor: authenticated, or no key asked. */
-bool fsd_session_authenticated(const struct fsd_session *s)
-{
-	return s->auth == FSD_AUTH_NONE || s->auth == FSD_AUTH_OK;
-}
-
 /*
  * Close sessions whose connections were accepted but did not come up
  * within handshake-timeout: a connect that stops half way holds a
