@@ -15,9 +15,7 @@
 #include "config.h"
 #include "donor.h"
 #include "donor_internal.h"
-#include "handshake.h"
 #include "log.h"
-#include "reclaim.h"
 
 int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
 		   const struct fsd_ops *ops, void *priv)
@@ -618,42 +616,6 @@ void fsd_session_free(struct fsd_donor *d, struct fsd_session *s)
 	free(s);
 }
 
-/* Why farswap_msg_check() refused @buf, in words, for the log. */
-const char *fsd_msg_problem(const void *buf, size_t len, unsigned int version,
-			    char *out, size_t outlen)
-{
-	const struct farswap_msg_hdr *h = buf;
-	unsigned int want = 0;
-
-	if (len >= sizeof(*h))
-		want = farswap_msg_size(h->type);
-	if (len < sizeof(*h) || len > FARSWAP_MSG_MAX) {
-		snprintf(out, outlen, "length %zu outside %zu..%u", len,
-			 sizeof(*h), FARSWAP_MSG_MAX);
-	} else if (le32_to_cpu(h->magic) != FARSWAP_MAGIC) {
-		snprintf(out, outlen, "bad magic 0x%08x",
-			 le32_to_cpu(h->magic));
-	} else if (h->version != version) {
-		snprintf(out, outlen, "version %u, session speaks %u",
-			 h->version, version);
-	} else if (!want) {
-		snprintf(out, outlen, "unknown message type %u", h->type);
-	} else if (len != want || le16_to_cpu(h->length) != want) {
-		snprintf(out, outlen,
-			 "%s of %zu bytes, length field %u (wants %u)",
-			 farswap_msg_type_str(h->type), len,
-			 le16_to_cpu(h->length), want);
-	} else if (farswap_msg_check(buf, len, version) != FARSWAP_ST_OK) {
-		snprintf(out, outlen,
-			 "%s with reserved bytes set or a field out of range",
-			 farswap_msg_type_str(h->type));
-	} else {
-		snprintf(out, outlen, "valid %s",
-			 farswap_msg_type_str(h->type));
-	}
-	return out;
-}
-
 int send_msg(struct fsd_donor *d, struct fsd_session *s,
 	     const union farswap_msg *m, unsigned int flags)
 {
@@ -767,8 +729,8 @@ int fsd_grant_done(struct fsd_donor *d, struct fsd_slab *slab, int ret)
 	return send_alloc_rep(d, s, slab->grant_cookie, FARSWAP_ST_OK, slab);
 }
 
-static int handle_alloc(struct fsd_donor *d, struct fsd_session *s,
-			const union farswap_msg *m, uint64_t now)
+int handle_alloc(struct fsd_donor *d, struct fsd_session *s,
+		 const union farswap_msg *m, uint64_t now)
 {
 	const struct farswap_slab_alloc_req *req = &m->alloc_req;
 	uint64_t cookie = le64_to_cpu(req->hdr.cookie);
@@ -797,8 +759,8 @@ static int handle_alloc(struct fsd_donor *d, struct fsd_session *s,
 	return fsd_grant_done(d, slab, ret);
 }
 
-static int handle_free(struct fsd_donor *d, struct fsd_session *s,
-		       const union farswap_msg *m)
+int handle_free(struct fsd_donor *d, struct fsd_session *s,
+		const union farswap_msg *m)
 {
 	uint32_t id = le32_to_cpu(m->free_req.slab_id);
 	struct fsd_slab *slab = fsd_pool_get(&d->pool, id);
@@ -831,8 +793,8 @@ static int handle_free(struct fsd_donor *d, struct fsd_session *s,
 	return send_msg(d, s, &r, 0);
 }
 
-static void fill_stats(const struct fsd_donor *d, const struct fsd_session *s,
-		       union farswap_msg *r)
+void fill_stats(const struct fsd_donor *d, const struct fsd_session *s,
+		union farswap_msg *r)
 {
 	struct farswap_stats_rep *rep = &r->stats_rep;
 
@@ -875,71 +837,6 @@ void fsd_info_rep_build(const struct fsd_donor *d, const struct fsd_session *s,
 	format_name(d->donor_id, id);
 	if (farswap_info_rep_set_domain(&r->info_rep, id))
 		farswap_info_rep_set_domain(&r->info_rep, "donor");
-}
-
-/*
- * One received control message.  Returns 0, or a negative errno when the
- * session was closed because of it (a malformed message, a message only
- * a donor sends, a reply that could not be posted).
- */
-int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
-		   size_t len, uint64_t now_ms)
-{
-	union farswap_msg m, r;
-	char why[128];
-
-	/* A refused session only waits for its reply to leave. */
-	if (s->closing || s->refused)
-		return -ESHUTDOWN;
-	if (farswap_msg_check(buf, len, s->version) != FARSWAP_ST_OK) {
-		d->cnt.bad_msgs++;
-		fsd_session_close(d, s, FSD_LOG_WARN, "bad message: %s",
-				  fsd_msg_problem(buf, len, s->version, why,
-						  sizeof(why)));
-		return -EPROTO;
-	}
-	memset(&m, 0, sizeof(m));
-	memcpy(&m, buf, len);
-	s->msgs_in++;
-	s->last_active = now_ms;
-	switch (m.hdr.type) {
-	case FARSWAP_MSG_AUTH_REQ:
-		return handle_auth_req(d, s, &m, now_ms);
-	case FARSWAP_MSG_AUTH_PROOF:
-		return handle_auth_proof(d, s, &m, now_ms);
-	case FARSWAP_MSG_SLAB_ALLOC_REQ:
-	case FARSWAP_MSG_SLAB_FREE_REQ:
-	case FARSWAP_MSG_RECLAIM_REP:
-	case FARSWAP_MSG_STATS_REQ:
-	case FARSWAP_MSG_INFO_REQ:
-		if (!fsd_session_authenticated(s))
-			return deny_unauthenticated(d, s, &m, now_ms);
-		break;
-	default:
-		break;
-	}
-	switch (m.hdr.type) {
-	case FARSWAP_MSG_SLAB_ALLOC_REQ:
-		return handle_alloc(d, s, &m, now_ms);
-	case FARSWAP_MSG_SLAB_FREE_REQ:
-		return handle_free(d, s, &m);
-	case FARSWAP_MSG_RECLAIM_REP:
-		return handle_reclaim_rep(d, s, &m, now_ms);
-	case FARSWAP_MSG_STATS_REQ:
-		farswap_msg_init(&r, FARSWAP_MSG_STATS_REP, s->version,
-				 le64_to_cpu(m.hdr.cookie));
-		fill_stats(d, s, &r);
-		return send_msg(d, s, &r, 0);
-	case FARSWAP_MSG_INFO_REQ:
-		fsd_info_rep_build(d, s, le64_to_cpu(m.hdr.cookie), &r);
-		return send_msg(d, s, &r, 0);
-	default:
-		d->cnt.bad_msgs++;
-		fsd_session_close(d, s, FSD_LOG_WARN,
-				  "bad message: %s is only sent by a donor",
-				  farswap_msg_type_str(m.hdr.type));
-		return -EPROTO;
-	}
 }
 
 static int send_notice(struct fsd_donor *d, struct fsd_session *s,

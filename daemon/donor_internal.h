@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What donor.c lends the files that hold the rest of the donor logic
- * (handshake.c, reclaim.c): not part of the interface donor.h gives the daemon, the
- * tests and the fuzzer, so nothing else includes this.
+ * (dispatch.c, handshake.c, reclaim.c): not part of the interface donor.h
+ * gives the daemon, the tests and the fuzzer, so nothing else includes
+ * this.  donor.c calls none of those files: they stand on it.
  */
 #ifndef FSD_DONOR_INTERNAL_H
 #define FSD_DONOR_INTERNAL_H
@@ -19,6 +20,13 @@ uint32_t live_sessions(const struct fsd_donor *d, bool authenticated);
 bool unregister_slab(struct fsd_donor *d, struct fsd_slab *slab);
 void slab_leaves(struct fsd_session *s, struct fsd_slab *slab);
 void send_notices(struct fsd_donor *d, uint64_t now);
+/* The requests donor.c answers, for dispatch.c. */
+int handle_alloc(struct fsd_donor *d, struct fsd_session *s,
+		 const union farswap_msg *m, uint64_t now);
+int handle_free(struct fsd_donor *d, struct fsd_session *s,
+		const union farswap_msg *m);
+void fill_stats(const struct fsd_donor *d, const struct fsd_session *s,
+		union farswap_msg *r);
 
 /* ms since @then, 0 if the clock says it is in the future. */
 static inline uint64_t ms_since(uint64_t now, uint64_t then)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The authentication messages, for donor.c's message dispatch alone
- * (handshake.c): nothing else includes this.  Each returns 0, or a
+ * The authentication messages (handshake.c), for the message dispatch
+ * alone (dispatch.c): nothing else includes this.  Each returns 0, or a
  * negative errno when the session was refused or closed because of the
  * message.
  */

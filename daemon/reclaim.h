@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A host's answer to a RECLAIM_REQ, for donor.c's message dispatch alone
- * (reclaim.c): nothing else includes this.  Returns 0: a refusal or an
+ * A host's answer to a RECLAIM_REQ (reclaim.c), for the message dispatch
+ * alone (dispatch.c): nothing else includes this.  Returns 0: a refusal or an
  * answer to no request is logged, not held against the session.
  */
 #ifndef FSD_RECLAIM_H
