@@ -80,35 +80,35 @@ int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 	s->last_active = now_ms;
 	switch (m.hdr.type) {
 	case FARSWAP_MSG_AUTH_REQ:
-		return handle_auth_req(d, s, &m, now_ms);
+		return fsd_handle_auth_req(d, s, &m, now_ms);
 	case FARSWAP_MSG_AUTH_PROOF:
-		return handle_auth_proof(d, s, &m, now_ms);
+		return fsd_handle_auth_proof(d, s, &m, now_ms);
 	case FARSWAP_MSG_SLAB_ALLOC_REQ:
 	case FARSWAP_MSG_SLAB_FREE_REQ:
 	case FARSWAP_MSG_RECLAIM_REP:
 	case FARSWAP_MSG_STATS_REQ:
 	case FARSWAP_MSG_INFO_REQ:
 		if (!fsd_session_authenticated(s))
-			return deny_unauthenticated(d, s, &m, now_ms);
+			return fsd_deny_unauthenticated(d, s, &m, now_ms);
 		break;
 	default:
 		break;
 	}
 	switch (m.hdr.type) {
 	case FARSWAP_MSG_SLAB_ALLOC_REQ:
-		return handle_alloc(d, s, &m, now_ms);
+		return fsd_handle_alloc(d, s, &m, now_ms);
 	case FARSWAP_MSG_SLAB_FREE_REQ:
-		return handle_free(d, s, &m);
+		return fsd_handle_free(d, s, &m);
 	case FARSWAP_MSG_RECLAIM_REP:
-		return handle_reclaim_rep(d, s, &m, now_ms);
+		return fsd_handle_reclaim_rep(d, s, &m, now_ms);
 	case FARSWAP_MSG_STATS_REQ:
 		farswap_msg_init(&r, FARSWAP_MSG_STATS_REP, s->version,
 				 le64_to_cpu(m.hdr.cookie));
-		fill_stats(d, s, &r);
-		return send_msg(d, s, &r, 0);
+		fsd_fill_stats(d, s, &r);
+		return fsd_send_msg(d, s, &r, 0);
 	case FARSWAP_MSG_INFO_REQ:
 		fsd_info_rep_build(d, s, le64_to_cpu(m.hdr.cookie), &r);
-		return send_msg(d, s, &r, 0);
+		return fsd_send_msg(d, s, &r, 0);
 	default:
 		d->cnt.bad_msgs++;
 		fsd_session_close(d, s, FSD_LOG_WARN,

@@ -150,7 +150,7 @@ static unsigned int sessions_from(const struct fsd_donor *d,
  * yet: what max-hosts and max-unauthenticated count.  A closing session
  * counts for neither.
  */
-uint32_t live_sessions(const struct fsd_donor *d, bool authenticated)
+uint32_t fsd_live_sessions(const struct fsd_donor *d, bool authenticated)
 {
 	const struct fsd_session *s;
 	uint32_t n = 0;
@@ -217,11 +217,11 @@ static void decide_ctrl(struct fsd_donor *d, struct fsd_conn_decision *dec)
 			 name);
 	} else if (access_refused(d, dec, req->host_id)) {
 		return;
-	} else if (live_sessions(d, true) >= d->max_hosts) {
+	} else if (fsd_live_sessions(d, true) >= d->max_hosts) {
 		refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_MAX_HOSTS,
 		       "too many hosts (max-hosts)");
 	} else if (fsd_donor_auth_required(d) &&
-		   live_sessions(d, false) >= d->max_unauthenticated) {
+		   fsd_live_sessions(d, false) >= d->max_unauthenticated) {
 		/*
 		 * Only sessions whose host proved the key count toward
 		 * max-hosts, so that a machine without the key cannot fill
@@ -539,7 +539,7 @@ void fsd_session_close(struct fsd_donor *d, struct fsd_session *s, int level,
  * handed out, zeroed or given back again), counted and logged, and the
  * caller must leave it alone.
  */
-bool unregister_slab(struct fsd_donor *d, struct fsd_slab *slab)
+bool fsd_unregister_slab(struct fsd_donor *d, struct fsd_slab *slab)
 {
 	int ret = d->ops->slab_revoke(d, slab);
 
@@ -553,7 +553,7 @@ bool unregister_slab(struct fsd_donor *d, struct fsd_slab *slab)
 }
 
 /* A held slab leaves @s: its reclaim or revoke, if any, is over. */
-void slab_leaves(struct fsd_session *s, struct fsd_slab *slab)
+void fsd_slab_leaves(struct fsd_session *s, struct fsd_slab *slab)
 {
 	if (slab->reclaiming) {
 		s->nr_reclaiming--;
@@ -577,8 +577,8 @@ void fsd_session_drop_slabs(struct fsd_donor *d, struct fsd_session *s)
 		if (slab->state != FSD_SLAB_HELD || slab->owner != s ||
 		    slab->granting)
 			continue;
-		slab_leaves(s, slab);
-		if (unregister_slab(d, slab))
+		fsd_slab_leaves(s, slab);
+		if (fsd_unregister_slab(d, slab))
 			fsd_pool_put(&d->pool, slab);
 		n++;
 	}
@@ -616,8 +616,8 @@ void fsd_session_free(struct fsd_donor *d, struct fsd_session *s)
 	free(s);
 }
 
-int send_msg(struct fsd_donor *d, struct fsd_session *s,
-	     const union farswap_msg *m, unsigned int flags)
+int fsd_send_msg(struct fsd_donor *d, struct fsd_session *s,
+		 const union farswap_msg *m, unsigned int flags)
 {
 	int ret = d->ops->send(d, s, m, flags);
 
@@ -691,7 +691,7 @@ static int send_alloc_rep(struct fsd_donor *d, struct fsd_session *s,
 		rep->rkey = cpu_to_le32(slab->rkey);
 	}
 	rep->slabs_free = cpu_to_le32(slabs_offered_to(d, s));
-	return send_msg(d, s, &r, 0);
+	return fsd_send_msg(d, s, &r, 0);
 }
 
 /*
@@ -710,7 +710,7 @@ int fsd_grant_done(struct fsd_donor *d, struct fsd_slab *slab, int ret)
 	s->grants_in_flight--;
 	if (s->closing) {
 		s->nr_slabs--;
-		if (!ret && !unregister_slab(d, slab))
+		if (!ret && !fsd_unregister_slab(d, slab))
 			return -ESHUTDOWN;
 		fsd_pool_put(&d->pool, slab);
 		return -ESHUTDOWN;
@@ -729,8 +729,8 @@ int fsd_grant_done(struct fsd_donor *d, struct fsd_slab *slab, int ret)
 	return send_alloc_rep(d, s, slab->grant_cookie, FARSWAP_ST_OK, slab);
 }
 
-int handle_alloc(struct fsd_donor *d, struct fsd_session *s,
-		 const union farswap_msg *m, uint64_t now)
+int fsd_handle_alloc(struct fsd_donor *d, struct fsd_session *s,
+		     const union farswap_msg *m, uint64_t now)
 {
 	const struct farswap_slab_alloc_req *req = &m->alloc_req;
 	uint64_t cookie = le64_to_cpu(req->hdr.cookie);
@@ -759,8 +759,8 @@ int handle_alloc(struct fsd_donor *d, struct fsd_session *s,
 	return fsd_grant_done(d, slab, ret);
 }
 
-int handle_free(struct fsd_donor *d, struct fsd_session *s,
-		const union farswap_msg *m)
+int fsd_handle_free(struct fsd_donor *d, struct fsd_session *s,
+		    const union farswap_msg *m)
 {
 	uint32_t id = le32_to_cpu(m->free_req.slab_id);
 	struct fsd_slab *slab = fsd_pool_get(&d->pool, id);
@@ -778,8 +778,8 @@ int handle_free(struct fsd_donor *d, struct fsd_session *s,
 		pr_notice("host %u (%s, %s): SLAB_FREE_REQ for slab %u of another host denied",
 			  s->nr, s->name, s->peer, id);
 	} else {
-		slab_leaves(s, slab);
-		if (unregister_slab(d, slab))
+		fsd_slab_leaves(s, slab);
+		if (fsd_unregister_slab(d, slab))
 			fsd_pool_put(&d->pool, slab);
 		d->cnt.frees++;
 		pr_info("host %u (%s): slab %u freed, %u free", s->nr, s->name,
@@ -790,11 +790,11 @@ int handle_free(struct fsd_donor *d, struct fsd_session *s,
 	r.free_rep.status = cpu_to_le16((uint16_t)st);
 	r.free_rep.slab_id = cpu_to_le32(id);
 	r.free_rep.slabs_free = cpu_to_le32(slabs_offered_to(d, s));
-	return send_msg(d, s, &r, 0);
+	return fsd_send_msg(d, s, &r, 0);
 }
 
-void fill_stats(const struct fsd_donor *d, const struct fsd_session *s,
-		union farswap_msg *r)
+void fsd_fill_stats(const struct fsd_donor *d, const struct fsd_session *s,
+		    union farswap_msg *r)
 {
 	struct farswap_stats_rep *rep = &r->stats_rep;
 
@@ -921,8 +921,8 @@ static int send_notice(struct fsd_donor *d, struct fsd_session *s,
 	int ret;
 
 	farswap_msg_init(&m, FARSWAP_MSG_STATS_REP, s->version, 0);
-	fill_stats(d, s, &m);
-	ret = send_msg(d, s, &m, FSD_SEND_NOTICE);
+	fsd_fill_stats(d, s, &m);
+	ret = fsd_send_msg(d, s, &m, FSD_SEND_NOTICE);
 	if (ret)
 		return ret;
 	s->notice_in_flight = true;
@@ -946,7 +946,7 @@ static bool notice_ok(const struct fsd_session *s)
 }
 
 /* Tell hosts there are slabs again; after the notice in flight, if any. */
-void send_notices(struct fsd_donor *d, uint64_t now)
+void fsd_send_notices(struct fsd_donor *d, uint64_t now)
 {
 	struct fsd_session *s;
 

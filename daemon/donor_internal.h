@@ -14,19 +14,19 @@
 #include "donor.h"
 
 /* Post @m on @s's control QP; a failure closes @s.  0 or -errno. */
-int send_msg(struct fsd_donor *d, struct fsd_session *s,
-	     const union farswap_msg *m, unsigned int flags);
-uint32_t live_sessions(const struct fsd_donor *d, bool authenticated);
-bool unregister_slab(struct fsd_donor *d, struct fsd_slab *slab);
-void slab_leaves(struct fsd_session *s, struct fsd_slab *slab);
-void send_notices(struct fsd_donor *d, uint64_t now);
+int fsd_send_msg(struct fsd_donor *d, struct fsd_session *s,
+		 const union farswap_msg *m, unsigned int flags);
+uint32_t fsd_live_sessions(const struct fsd_donor *d, bool authenticated);
+bool fsd_unregister_slab(struct fsd_donor *d, struct fsd_slab *slab);
+void fsd_slab_leaves(struct fsd_session *s, struct fsd_slab *slab);
+void fsd_send_notices(struct fsd_donor *d, uint64_t now);
 /* The requests donor.c answers, for dispatch.c. */
-int handle_alloc(struct fsd_donor *d, struct fsd_session *s,
-		 const union farswap_msg *m, uint64_t now);
-int handle_free(struct fsd_donor *d, struct fsd_session *s,
-		const union farswap_msg *m);
-void fill_stats(const struct fsd_donor *d, const struct fsd_session *s,
-		union farswap_msg *r);
+int fsd_handle_alloc(struct fsd_donor *d, struct fsd_session *s,
+		     const union farswap_msg *m, uint64_t now);
+int fsd_handle_free(struct fsd_donor *d, struct fsd_session *s,
+		    const union farswap_msg *m);
+void fsd_fill_stats(const struct fsd_donor *d, const struct fsd_session *s,
+		    union farswap_msg *r);
 
 /* ms since @then, 0 if the clock says it is in the future. */
 static inline uint64_t ms_since(uint64_t now, uint64_t then)

@@ -91,7 +91,7 @@ static int send_auth_rep(struct fsd_donor *d, struct fsd_session *s,
 
 	farswap_msg_init(&r, FARSWAP_MSG_AUTH_REP, s->version, cookie);
 	r.auth_rep.status = cpu_to_le16((uint16_t)st);
-	return send_msg(d, s, &r, 0);
+	return fsd_send_msg(d, s, &r, 0);
 }
 
 /*
@@ -109,7 +109,7 @@ static int refuse_session(struct fsd_donor *d, struct fsd_session *s,
 	int ret = send_auth_rep(d, s, cookie, st);
 
 	if (ret)
-		return ret;	/* closed by send_msg() */
+		return ret;	/* closed by fsd_send_msg() */
 	s->refused = true;
 	s->refusal_level = level;
 	snprintf(s->refusal, sizeof(s->refusal), "%s", why);
@@ -193,8 +193,8 @@ static int pick_host_key(struct fsd_donor *d, struct fsd_session *s,
 }
 
 /* AUTH_REQ: answer the host's nonce with ours and the donor's MAC. */
-int handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
-			   const union farswap_msg *m, uint64_t now_ms)
+int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
+			const union farswap_msg *m, uint64_t now_ms)
 {
 	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
 	char why[256];
@@ -237,12 +237,12 @@ int handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 		return ret;
 	}
 	s->auth = FSD_AUTH_WAIT_PROOF;
-	return send_msg(d, s, &r, 0);
+	return fsd_send_msg(d, s, &r, 0);
 }
 
 /* AUTH_PROOF: the host's MAC decides. */
-int handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
-			     const union farswap_msg *m, uint64_t now_ms)
+int fsd_handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
+			  const union farswap_msg *m, uint64_t now_ms)
 {
 	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
 	uint8_t want[FARSWAP_AUTH_MAC_LEN];
@@ -280,7 +280,7 @@ int handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
 	 * over max-hosts is, with BUSY: the donor is full, not the key
 	 * wrong.
 	 */
-	if (live_sessions(d, true) >= d->max_hosts) {
+	if (fsd_live_sessions(d, true) >= d->max_hosts) {
 		d->cnt.rejects++;
 		d->cnt.refused[FSD_REFUSED_MAX_HOSTS]++;
 		refuse_session(d, s, cookie, FARSWAP_ST_BUSY, FSD_LOG_NOTICE,
@@ -303,8 +303,8 @@ int handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
  * that echoes its cookie.  The session stays until handshake-timeout, so
  * a host that sent too early (or a stray message) can still authenticate.
  */
-int deny_unauthenticated(struct fsd_donor *d, struct fsd_session *s,
-				const union farswap_msg *m, uint64_t now_ms)
+int fsd_deny_unauthenticated(struct fsd_donor *d, struct fsd_session *s,
+			     const union farswap_msg *m, uint64_t now_ms)
 {
 	char why[96];
 

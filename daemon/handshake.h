@@ -12,11 +12,11 @@
 
 #include "donor.h"
 
-int handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
-		    const union farswap_msg *m, uint64_t now_ms);
-int handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
-		      const union farswap_msg *m, uint64_t now_ms);
-int deny_unauthenticated(struct fsd_donor *d, struct fsd_session *s,
-			 const union farswap_msg *m, uint64_t now_ms);
+int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
+			const union farswap_msg *m, uint64_t now_ms);
+int fsd_handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
+			  const union farswap_msg *m, uint64_t now_ms);
+int fsd_deny_unauthenticated(struct fsd_donor *d, struct fsd_session *s,
+			     const union farswap_msg *m, uint64_t now_ms);
 
 #endif /* FSD_HANDSHAKE_H */

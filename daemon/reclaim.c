@@ -26,8 +26,8 @@ static void release_slab(struct fsd_donor *d, struct fsd_slab *slab)
 		fsd_pool_put(&d->pool, slab);
 }
 
-int handle_reclaim_rep(struct fsd_donor *d, struct fsd_session *s,
-		       const union farswap_msg *m, uint64_t now)
+int fsd_handle_reclaim_rep(struct fsd_donor *d, struct fsd_session *s,
+			   const union farswap_msg *m, uint64_t now)
 {
 	const struct farswap_reclaim_rep *rep = &m->reclaim_rep;
 	uint32_t id = le32_to_cpu(rep->slab_id);
@@ -53,7 +53,7 @@ int handle_reclaim_rep(struct fsd_donor *d, struct fsd_session *s,
 	}
 	s->nr_slabs--;
 	d->cnt.reclaim_ok++;
-	if (!unregister_slab(d, slab))
+	if (!fsd_unregister_slab(d, slab))
 		return 0;
 	if (d->under_pressure) {
 		pr_info("host %u (%s, %s): gave back slab %u; memory returned to the OS",
@@ -95,7 +95,7 @@ static void send_reclaims(struct fsd_donor *d, struct fsd_session *s,
 				 cookie);
 		m.reclaim_req.slab_id = cpu_to_le32(slab->id);
 		m.reclaim_req.deadline_ms = cpu_to_le32(d->reclaim_deadline_ms);
-		if (send_msg(d, s, &m, 0))
+		if (fsd_send_msg(d, s, &m, 0))
 			return;
 		fsd_pool_reclaim_start(&d->pool, slab, cookie,
 				       now + d->reclaim_deadline_ms);
@@ -182,8 +182,8 @@ static void zero_some(struct fsd_donor *d)
  */
 static void revoke_finish(struct fsd_donor *d, struct fsd_slab *slab)
 {
-	slab_leaves(slab->owner, slab);
-	if (unregister_slab(d, slab))
+	fsd_slab_leaves(slab->owner, slab);
+	if (fsd_unregister_slab(d, slab))
 		release_slab(d, slab);
 }
 
@@ -205,7 +205,7 @@ static bool revoke_notify(struct fsd_donor *d, struct fsd_slab *slab,
 			 ++s->next_cookie);
 	m.slab_revoke.slab_id = cpu_to_le32(slab->id);
 	m.slab_revoke.grace_ms = cpu_to_le32(d->reclaim_deadline_ms);
-	if (send_msg(d, s, &m, 0))
+	if (fsd_send_msg(d, s, &m, 0))
 		return false;
 	slab->revoke_at = now + d->reclaim_deadline_ms;
 	d->cnt.revoke_notices++;
@@ -233,7 +233,10 @@ static void revoke_slab(struct fsd_donor *d, struct fsd_slab *slab,
 		d->reclaim_deadline_ms,
 		told ? "the host is told, and its memory goes back to the OS after one more deadline" :
 		       "its memory goes back to the OS now");
-	/* send_msg() closes a session it cannot send on, freeing its slabs. */
+	/*
+	 * fsd_send_msg() closes a session it cannot send on, freeing its
+	 * slabs.
+	 */
 	if (!told && slab->state == FSD_SLAB_HELD && slab->owner == s)
 		revoke_finish(d, slab);
 }
@@ -417,7 +420,7 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 	if (n)
 		pr_info("took %u slabs back from the OS", n);
 	if ((n || (was && !out.under)) && fsd_slabs_offered(d))
-		send_notices(d, now);
+		fsd_send_notices(d, now);
 	check_deadlines(d, now);
 	zero_some(d);
 }

@@ -11,7 +11,7 @@
 
 #include "donor.h"
 
-int handle_reclaim_rep(struct fsd_donor *d, struct fsd_session *s,
-		       const union farswap_msg *m, uint64_t now);
+int fsd_handle_reclaim_rep(struct fsd_donor *d, struct fsd_session *s,
+			   const union farswap_msg *m, uint64_t now);
 
 #endif /* FSD_RECLAIM_H */
