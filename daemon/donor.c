@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The donor's logic, free of verbs calls: sessions, connect decisions,
- * slab grants and frees, and the dispatch of control messages.  The
- * authentication handshake is handshake.c's, the response to memory
- * pressure reclaim.c's.
+ * slab grants and frees, stats notices and keepalive probes.  The files
+ * that hold the rest stand on this one (donor_internal.h): the dispatch
+ * of control messages (dispatch.c), the authentication handshake
+ * (handshake.c) and the response to memory pressure (reclaim.c).
  */
 #include <errno.h>
 #include <inttypes.h>

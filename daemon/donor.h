@@ -2,9 +2,9 @@
 /*
  * The donor's logic: sessions, connect decisions, control message
  * handling, the authentication handshake and the pressure response
- * (donor.c, handshake.c, reclaim.c).  Everything that touches memory or
- * RDMA goes through struct fsd_ops, so these files run unchanged under
- * the unit tests and the fuzzer with fake ops.
+ * (donor.c, dispatch.c, handshake.c, reclaim.c).  Everything that touches
+ * memory or RDMA goes through struct fsd_ops, so these files run
+ * unchanged under the unit tests and the fuzzer with fake ops.
  */
 #ifndef FSD_DONOR_H
 #define FSD_DONOR_H
