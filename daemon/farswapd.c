@@ -33,6 +33,7 @@
 #include "server.h"
 #include "slabmem.h"
 #include "statsock.h"
+#include "verbs.h"
 
 #define MEMINFO "/proc/meminfo"
 #define PSI_MEMORY "/proc/pressure/memory"

@@ -14,8 +14,23 @@
 
 #include "config.h"
 #include "donor.h"
-#include "verbs.h"
 #include "worker.h"
+
+/* What an epoll event points at. */
+enum fsd_watch_type {
+	FSD_W_CM,
+	FSD_W_CQ,
+	FSD_W_SIGNAL,
+	FSD_W_TIMER,
+	FSD_W_KEEPALIVE,
+	FSD_W_STATS,
+	FSD_W_WORKER,
+};
+
+struct fsd_watch {
+	enum fsd_watch_type type;
+	void *ptr;
+};
 
 struct fsd_server {
 	struct fsd_config cfg;

@@ -15,23 +15,8 @@
 #include <rdma/rdma_cma.h>
 
 #include "donor.h"
+#include "server.h"
 #include "worker.h"
-
-/* What an epoll event points at. */
-enum fsd_watch_type {
-	FSD_W_CM,
-	FSD_W_CQ,
-	FSD_W_SIGNAL,
-	FSD_W_TIMER,
-	FSD_W_KEEPALIVE,
-	FSD_W_STATS,
-	FSD_W_WORKER,
-};
-
-struct fsd_watch {
-	enum fsd_watch_type type;
-	void *ptr;
-};
 
 #define FSD_SEND_SLOTS (2 * FARSWAP_CTRL_DEPTH)
 #define FSD_RECV_BUF 128	/* twice FARSWAP_MSG_MAX: oversize messages are logged */
@@ -62,8 +47,6 @@ struct fsd_rdma {
 	uint64_t send_busy;	/* one bit per send slot */
 	uint64_t send_notice;	/* slots carrying an unsolicited notice */
 };
-
-struct fsd_server;
 
 struct fsd_conn_params {
 	uint8_t initiator_depth;
