@@ -243,33 +243,114 @@ static int ctl_dev_run(int fd, const char *cmd, char *name, size_t namelen,
 	return err ?: EPROTO;
 }
 
-static void usage(FILE *out)
+/*
+ * A command of farswapctl: its name, what runs it, a line for the list of
+ * commands, and its usage and help for "farswapctl NAME --help".
+ */
+struct ctl_command {
+	const char *name;
+	int (*run)(const struct ctl_command *cmd, int argc, char **argv);
+	const char *summary;
+	/* What follows "farswapctl NAME"; '\n' starts an indented line. */
+	const char *usage;
+	/* More about it, after the usage; NULL: nothing more. */
+	const char *help;
+	/* It prints status, as JSON with the global -j/--json. */
+	bool has_json;
+};
+
+/* -j/--json before the command: the status commands print JSON. */
+static bool json_output;
+
+/*
+ * The root below which devstat.c reads /sys, /proc and debugfs: "/" but
+ * for the unit tests, which point it at a fake tree.
+ */
+static const char *sys_root = "/";
+
+/*
+ * "usage: farswapctl NAME ARGS", each further line of ARGS indented to
+ * stand under the first.
+ */
+static void print_command_usage(FILE *out, const struct ctl_command *cmd)
 {
-	fprintf(out,
-		"usage: farswapctl attach --donor ADDR[:PORT] [--donor ...] --size SIZE\n"
-		"                         [--slab-size SIZE] [--name farswapN] [--queues N]\n"
-		"                         [--queue-depth N] [--io-timeout MS] [--sync-io]\n"
-		"                         [--integrity siphash|crc32c|off | --encrypt] [--replicas N]\n"
-		"                         [--read-policy fastest|round-robin] [--key PREFIX:NAME]\n"
-		"       farswapctl detach farswapN\n"
-		"       farswapctl status [farswapN] [--json]\n"
-		"       farswapctl list\n"
-		"       farswapctl metrics [--output FILE]\n"
-		"       farswapctl --version\n"
-		"\n"
-		"attach creates /dev/farswapN, swapping to the donors' memory (farswapd\n"
-		"runs there), and prints its name; then: mkswap /dev/farswapN; swapon it.\n"
-		"SIZE takes K, M, G or T.  ADDR is IPv4, or [IPv6] when a port follows.\n"
-		"detach is refused while the device is in use (swapoff first).\n"
-		"--encrypt seals every page on this host (ChaCha20-Poly1305, a key made at\n"
-		"attach that never leaves the kernel): donors hold ciphertext only.\n"
-		"--key names a logon key in your keyrings holding the secret the donors'\n"
-		"key-file holds; donors are then authenticated (and this host to them):\n"
-		"  keyctl add logon farswap:pool \"$(cat KEYFILE)\" @u\n"
-		"status --json prints every device as JSON (docs/json.md); metrics\n"
-		"prints Prometheus metrics, or replaces FILE atomically with them\n"
-		"(for node_exporter's textfile collector; docs/metrics.md).\n");
+	int indent = fprintf(out, "usage: %s %s", prog, cmd->name);
+	const char *line = cmd->usage;
+
+	if (!*line) {
+		fputc('\n', out);
+		return;
+	}
+	indent += fprintf(out, " ");
+	for (;;) {
+		size_t len = strcspn(line, "\n");
+
+		fprintf(out, "%.*s\n", (int)len, line);
+		if (!line[len])
+			break;
+		line += len + 1;
+		fprintf(out, "%*s", indent, "");
+	}
 }
+
+/* "farswapctl NAME --help": the usage, what more there is to say. */
+static void print_command_help(const struct ctl_command *cmd)
+{
+	print_command_usage(stdout, cmd);
+	printf("\n%s.\n", cmd->summary);
+	if (cmd->help)
+		printf("\n%s", cmd->help);
+	printf("\n  -h, --help  show this help\n");
+}
+
+/*
+ * getopt_long() for a command whose options @opts, @shortopts must hold
+ * "h" and {"help"}: prints the command's help and exits 0 on --help, and
+ * exits 2 on an option it does not know or that lacks its argument
+ * (getopt_long() has said which, prefixed with argv[0]: "farswapctl
+ * NAME", set by main()).  Returns the next option, or -1.
+ */
+static int command_getopt(const struct ctl_command *cmd, int argc,
+			  char **argv, const char *shortopts,
+			  const struct option *opts)
+{
+	int c = getopt_long(argc, argv, shortopts, opts, NULL);
+
+	if (c == 'h') {
+		print_command_help(cmd);
+		exit(0);
+	}
+	if (c == '?' || c == ':') {
+		fprintf(stderr, "Try '%s %s --help'.\n", prog, cmd->name);
+		exit(EXIT_USAGE);
+	}
+	return c;
+}
+
+/*
+ * The operands after a command's options: at least @min, at most @max;
+ * else a usage error.  Returns how many.
+ */
+static int command_operands(const struct ctl_command *cmd, int argc,
+			    char **argv, int min, int max)
+{
+	int n = argc - optind;
+
+	if (n > max)
+		usage_error("%s: unexpected argument '%s' (see '%s %s --help')",
+			    cmd->name, argv[optind + max], prog, cmd->name);
+	if (n < min)
+		usage_error("%s: too few arguments (see '%s %s --help')",
+			    cmd->name, prog, cmd->name);
+	return n;
+}
+
+/* The options of a command with no option but --help. */
+static const char help_shortopts[] = "h";
+static const struct option help_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
 /*
  * A module without /dev/farswap-ctl names a device only when asked to:
@@ -288,7 +369,7 @@ static int attach_via_sysfs(const char *name, const char *base)
 		if (!try) {
 			for (n = 0; n < 10000; n++) {
 				snprintf(pick, sizeof(pick), "farswap%d", n);
-				if (!fsh_device_exists("/", pick))
+				if (!fsh_device_exists(sys_root, pick))
 					break;
 			}
 			try = pick;
@@ -299,14 +380,15 @@ static int attach_via_sysfs(const char *name, const char *base)
 			printf("/dev/%s\n", try);
 			return 0;
 		}
-		if (err == EEXIST && !name && fsh_device_exists("/", try))
+		if (err == EEXIST && !name && fsh_device_exists(sys_root, try))
 			continue;
 		die("attach failed: %s (%s)", last_error(), strerror(err));
 	}
 	die("attach failed: no free device name");
 }
 
-static int cmd_attach(int argc, char **argv)
+static int cmd_attach(const struct ctl_command *cmd, int argc,
+		      char **argv)
 {
 	static const struct option opts[] = {
 		{ "donor", required_argument, NULL, 'd' },
@@ -328,10 +410,11 @@ static int cmd_attach(int argc, char **argv)
 	static char base[MAX_CMD];
 	const char *name = NULL;
 	bool have_donor = false, have_size = false;
-	char cmd[MAX_CMD + 64], made[64], reason[MAX_RESULT];
+	char line[MAX_CMD + 64], made[64], reason[MAX_RESULT];
 	int c, fd, err;
 
-	while ((c = getopt_long(argc, argv, "d:s:S:n:q:D:t:yi:er:p:k:h", opts, NULL)) != -1) {
+	while ((c = command_getopt(cmd, argc, argv, "d:s:S:n:q:D:t:yi:er:p:k:h",
+				   opts)) != -1) {
 		switch (c) {
 		case 'd':
 			append(base, " donor=%s", optarg);
@@ -375,16 +458,9 @@ static int cmd_attach(int argc, char **argv)
 			/* The key's name only: the kernel reads the secret. */
 			append(base, " key=%s", optarg);
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc)
-		usage_error("attach: unexpected argument '%s'", argv[optind]);
+	command_operands(cmd, argc, argv, 0, 0);
 	if (!have_donor || !have_size)
 		usage_error("attach needs --donor and --size (see --help)");
 	ensure_module();
@@ -392,9 +468,9 @@ static int cmd_attach(int argc, char **argv)
 	if (fd < 0)
 		return attach_via_sysfs(name, base);
 
-	snprintf(cmd, sizeof(cmd), "attach%s%s%s", base, name ? " name=" : "",
-		 name ?: "");
-	err = ctl_dev_run(fd, cmd, made, sizeof(made), reason, sizeof(reason));
+	snprintf(line, sizeof(line), "attach%s%s%s", base,
+		 name ? " name=" : "", name ?: "");
+	err = ctl_dev_run(fd, line, made, sizeof(made), reason, sizeof(reason));
 	close(fd);
 	if (err)
 		die("attach failed: %s (%s)", reason, strerror(err));
@@ -402,15 +478,17 @@ static int cmd_attach(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_detach(int argc, char **argv)
+static int cmd_detach(const struct ctl_command *cmd, int argc,
+		      char **argv)
 {
-	char cmd[128], done[64], reason[MAX_RESULT];
+	char line[128], done[64], reason[MAX_RESULT];
 	const char *name;
 	int fd, err;
 
-	if (argc != 2)
-		usage_error("usage: farswapctl detach farswapN");
-	name = device_name(argv[1]);
+	while (command_getopt(cmd, argc, argv, help_shortopts, help_opts) != -1)
+		;
+	command_operands(cmd, argc, argv, 1, 1);
+	name = device_name(argv[optind]);
 	ensure_module();
 	fd = open_ctl_dev();
 	if (fd < 0) {
@@ -420,8 +498,8 @@ static int cmd_detach(int argc, char **argv)
 			    strerror(err));
 		return 0;
 	}
-	snprintf(cmd, sizeof(cmd), "detach name=%s", name);
-	err = ctl_dev_run(fd, cmd, done, sizeof(done), reason, sizeof(reason));
+	snprintf(line, sizeof(line), "detach name=%s", name);
+	err = ctl_dev_run(fd, line, done, sizeof(done), reason, sizeof(reason));
 	close(fd);
 	if (err)
 		die("detach %s failed: %s (%s)", name, reason, strerror(err));
@@ -651,7 +729,7 @@ static int print_status_text(const char *only)
 	size_t i;
 	int ret = 0;
 
-	if (fsh_read(&h, "/", only, err, sizeof(err))) {
+	if (fsh_read(&h, sys_root, only, err, sizeof(err))) {
 		fsh_free(&h);
 		die("%s", err);
 	}
@@ -673,7 +751,7 @@ static int print_status_json(const char *only)
 	size_t len;
 	int ret;
 
-	ret = fsh_read(&h, "/", only, err, sizeof(err));
+	ret = fsh_read(&h, sys_root, only, err, sizeof(err));
 	if (ret) {
 		fsh_free(&h);
 		die("%s", err);
@@ -691,27 +769,29 @@ static int print_status_json(const char *only)
 	return fflush(stdout) ? 1 : 0;
 }
 
-static int cmd_status(int argc, char **argv)
+/* status [-j|--json] [farswapN]: JSON also with the global -j. */
+static int cmd_status(const struct ctl_command *cmd, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *only = NULL;
-	bool json = false;
-	int i;
+	bool json = json_output;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
-			json = true;
-		else if (argv[i][0] == '-' || only)
-			usage_error("usage: farswapctl status [farswapN] [--json]");
-		else
-			only = device_name(argv[i]);
-	}
+	while (command_getopt(cmd, argc, argv, "jh", opts) != -1)
+		json = true;	/* -j, the only option that returns */
+	if (command_operands(cmd, argc, argv, 0, 1))
+		only = device_name(argv[optind]);
 	if (json)
 		return print_status_json(only);
 	return print_status_text(only);
 }
 
 /* metrics [--output FILE]: Prometheus text, to stdout or atomically to FILE. */
-static int cmd_metrics(int argc, char **argv)
+static int cmd_metrics(const struct ctl_command *cmd, int argc,
+		       char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -723,24 +803,12 @@ static int cmd_metrics(int argc, char **argv)
 	struct fsm m;
 	char err[512];
 	size_t len;
-	int c, ret;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc)
-		usage_error("metrics: unexpected argument '%s'", argv[optind]);
-	if (fsh_read(&h, "/", NULL, err, sizeof(err))) {
+	while (command_getopt(cmd, argc, argv, "o:h", opts) != -1)
+		output = optarg;	/* -o, the only option that returns */
+	command_operands(cmd, argc, argv, 0, 0);
+	if (fsh_read(&h, sys_root, NULL, err, sizeof(err))) {
 		fsh_free(&h);
 		die("%s", err);
 	}
@@ -764,11 +832,15 @@ static int cmd_metrics(int argc, char **argv)
 	return fflush(stdout) ? 1 : 0;
 }
 
-/* --version: ours, and the loaded module's if there is one. */
-static int cmd_version(void)
+/* version, --version: ours, and the loaded module's if there is one. */
+static int cmd_version(const struct ctl_command *cmd, int argc, char **argv)
 {
-	char *v = read_file(CTL_DIR "/version");
+	char *v;
 
+	while (command_getopt(cmd, argc, argv, help_shortopts, help_opts) != -1)
+		;
+	command_operands(cmd, argc, argv, 0, 0);
+	v = read_file(CTL_DIR "/version");
 	printf("farswapctl %s\n", FARSWAP_VERSION);
 	if (v) {
 		chomp(v);
@@ -781,13 +853,16 @@ static int cmd_version(void)
 }
 
 /* The names of every farswap device, in number order, as status lists them. */
-static int cmd_list(void)
+static int cmd_list(const struct ctl_command *cmd, int argc, char **argv)
 {
 	struct fsh_host h;
 	char err[256];
 	size_t i;
 
-	if (fsh_read(&h, "/", NULL, err, sizeof(err))) {
+	while (command_getopt(cmd, argc, argv, help_shortopts, help_opts) != -1)
+		;
+	command_operands(cmd, argc, argv, 0, 0);
+	if (fsh_read(&h, sys_root, NULL, err, sizeof(err))) {
 		fsh_free(&h);
 		die("%s", err);
 	}
@@ -797,30 +872,185 @@ static int cmd_list(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int cmd_help(const struct ctl_command *cmd, int argc, char **argv);
+
+static const struct ctl_command commands[] = {
+	{
+		.name = "attach",
+		.run = cmd_attach,
+		.summary = "create a device on donors' memory and print its path",
+		.usage = "--donor ADDR[:PORT] [--donor ...] --size SIZE\n"
+			 "[--slab-size SIZE] [--name farswapN] [--queues N]\n"
+			 "[--queue-depth N] [--io-timeout MS] [--sync-io]\n"
+			 "[--integrity siphash|crc32c|off | --encrypt]\n"
+			 "[--replicas N] [--read-policy fastest|round-robin]\n"
+			 "[--key PREFIX:NAME]",
+		.help = "attach creates /dev/farswapN, swapping to the donors' memory (farswapd\n"
+			"runs there), and prints its name; then: mkswap /dev/farswapN; swapon it.\n"
+			"SIZE takes K, M, G or T.  ADDR is IPv4, or [IPv6] when a port follows.\n"
+			"--encrypt seals every page on this host (ChaCha20-Poly1305, a key made at\n"
+			"attach that never leaves the kernel): donors hold ciphertext only.\n"
+			"--key names a logon key in your keyrings holding the secret the donors'\n"
+			"key-file holds; donors are then authenticated (and this host to them):\n"
+			"  keyctl add logon farswap:pool \"$(cat KEYFILE)\" @u\n",
+	},
+	{
+		.name = "detach",
+		.run = cmd_detach,
+		.summary = "remove a device",
+		.usage = "farswapN",
+		.help = "detach is refused while the device is in use (swapoff first).\n",
+	},
+	{
+		.name = "status",
+		.run = cmd_status,
+		.summary = "show every device, or one, as text or JSON",
+		.usage = "[-j|--json] [farswapN]",
+		.help = "-j, --json (here or before the command) prints every device as one\n"
+			"JSON document (docs/json.md).\n",
+		.has_json = true,
+	},
+	{
+		.name = "list",
+		.run = cmd_list,
+		.summary = "print the name of every device, one a line",
+		.usage = "",
+	},
+	{
+		.name = "metrics",
+		.run = cmd_metrics,
+		.summary = "print the host's Prometheus metrics",
+		.usage = "[--output FILE]",
+		.help = "metrics prints Prometheus metrics, or with --output replaces FILE\n"
+			"atomically with them (for node_exporter's textfile collector;\n"
+			"docs/metrics.md).\n",
+	},
+	{
+		.name = "version",
+		.run = cmd_version,
+		.summary = "print farswapctl's version and the loaded module's",
+		.usage = "",
+	},
+	{
+		.name = "help",
+		.run = cmd_help,
+		.summary = "list the commands, or show one's usage and options",
+		.usage = "[COMMAND]",
+	},
+	{ NULL },
+};
+
+/* "farswapctl --help": the global options and the table of commands. */
+static void print_commands(FILE *out)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "attach"))
-		return cmd_attach(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "detach"))
-		return cmd_detach(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "status"))
-		return cmd_status(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "list"))
-		return cmd_list();
-	if (!strcmp(argv[1], "metrics"))
-		return cmd_metrics(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
-		return cmd_version();
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
-		usage(stdout);
+	const struct ctl_command *cmd;
+
+	fprintf(out,
+		"usage: %s [-j|--json] COMMAND [ARGS]\n"
+		"       %s --version\n"
+		"       %s --help | help [COMMAND]\n"
+		"\n"
+		"commands:\n", prog, prog, prog);
+	for (cmd = commands; cmd->name; cmd++)
+		fprintf(out, "  %-8s  %s\n", cmd->name, cmd->summary);
+	fprintf(out,
+		"\n"
+		"options (before the command):\n"
+		"  -j, --json  print JSON (docs/json.md):");
+	for (cmd = commands; cmd->name; cmd++)
+		if (cmd->has_json)
+			fprintf(out, " %s", cmd->name);
+	fprintf(out,
+		"\n"
+		"  -h, --help  show this help\n"
+		"  --version   same as the version command\n"
+		"\n"
+		"'%s COMMAND --help' shows a command's usage and options.\n",
+		prog);
+}
+
+static const struct ctl_command *find_command(const char *name)
+{
+	const struct ctl_command *cmd;
+
+	for (cmd = commands; cmd->name; cmd++)
+		if (!strcmp(cmd->name, name))
+			return cmd;
+	return NULL;
+}
+
+/* help [COMMAND]: the list of commands, or one command's help. */
+static int cmd_help(const struct ctl_command *cmd, int argc, char **argv)
+{
+	const struct ctl_command *about;
+
+	while (command_getopt(cmd, argc, argv, help_shortopts, help_opts) != -1)
+		;
+	if (!command_operands(cmd, argc, argv, 0, 1)) {
+		print_commands(stdout);
 		return 0;
 	}
-	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[1]);
-	usage(stderr);
-	return EXIT_USAGE;
+	about = find_command(argv[optind]);
+	if (!about)
+		usage_error("help: unknown command '%s' (see '%s --help')",
+			    argv[optind], prog);
+	print_command_help(about);
+	return 0;
+}
+
+/*
+ * farswapctl [-j|--json] [--help] [--version] COMMAND [ARGS]: the global
+ * options up to the first operand, the command; then the command's own,
+ * parsed afresh with argv[0] "farswapctl COMMAND" so that getopt_long()'s
+ * complaints name it.
+ */
+int main(int argc, char **argv)
+{
+	enum { OPT_VERSION = 0x100 };
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char cmd_argv0[64];
+	const struct ctl_command *cmd;
+	int c;
+
+	argv[0] = (char *)prog;
+	/* '+': stop at the command, whose options are its own. */
+	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json_output = true;
+			break;
+		case 'h':
+			print_commands(stdout);
+			return 0;
+		case OPT_VERSION:
+			/* Just "--version", as before: a command of its own. */
+			optind = 0;
+			return cmd_version(find_command("version"), 1, argv);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", prog);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind == argc) {
+		print_commands(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = find_command(argv[optind]);
+	if (!cmd)
+		usage_error("unknown command '%s' (see '%s --help')",
+			    argv[optind], prog);
+	if (json_output && !cmd->has_json)
+		usage_error("%s prints no status: -j/--json is for status",
+			    cmd->name);
+	snprintf(cmd_argv0, sizeof(cmd_argv0), "%s %s", prog, cmd->name);
+	argv += optind;
+	argc -= optind;
+	argv[0] = cmd_argv0;
+	optind = 0;	/* glibc: start afresh, with a new argv */
+	return cmd->run(cmd, argc, argv);
 }
