@@ -33,6 +33,7 @@ declare -A srcs=(
 	[metrics]="test_metrics.c prom_check.c $C/metrics.c"
 	[report]="test_report.c fake_ops.c json_check.c prom_check.c $core $D/statsock.c"
 	[devstat]="test_devstat.c json_check.c prom_check.c $T/devstat.c $C/json.c $C/metrics.c"
+	[farswapctl]="test_farswapctl.c json_check.c $T/devstat.c $C/json.c $C/metrics.c"
 	[worker]="test_worker.c $D/worker.c -pthread"
 )
 
@@ -79,7 +80,7 @@ for variant in plain asan; do
 		extra=""
 		prefix=unit
 	fi
-	for suite in proto access config pool pressure keepalive donor auth slabmem stats worker json metrics devstat report; do
+	for suite in proto access config pool pressure keepalive donor auth slabmem stats worker json metrics devstat farswapctl report; do
 		bin=$out/test_${suite}_$variant
 		# shellcheck disable=SC2086
 		if ! (cd "$here" && $CC $CFLAGS $extra -o "$bin" ${srcs[$suite]} -lcmocka -lcrypto) \

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * farswapctl's command line: its main() runs in a child process, as if
+ * from a shell, with what it prints and its exit status kept.  Every
+ * command of the table is listed by --help and has its own --help (exit
+ * 0, on stdout); the global -j/--json makes status print JSON and is
+ * refused by the commands that print no status; every usage error exits
+ * 2 and says so on stderr.  Nothing here reaches the module: the usage
+ * errors are caught before farswapctl looks for it, and status reads a
+ * fake sysfs tree without devices.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "json_check.h"
+
+/* farswapctl.c whole, its statics in reach; its main() renamed. */
+#define FARSWAP_VERSION "unit-test"
+#define main farswapctl_main
+#include "farswapctl.c"
+#undef main
+
+static char root[] = "/tmp/fsctl-test-XXXXXX";
+
+struct run {
+	int status;		/* the exit status */
+	char *out, *err;	/* what went to stdout and stderr */
+};
+
+static char *slurp(FILE *f)
+{
+	char *text;
+	long len;
+
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	assert_true(len >= 0);
+	rewind(f);
+	text = calloc(1, len + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, len, f), (size_t)len);
+	fclose(f);
+	return text;
+}
+
+/* farswapctl ARGS..., in a child: a usage error exit()s. */
+static struct run run_ctl(const char *arg, ...)
+{
+	char *argv[16] = { "farswapctl" };
+	FILE *out = tmpfile(), *err = tmpfile();
+	struct run r = { 0 };
+	int argc = 1, status;
+	va_list ap;
+	pid_t pid;
+
+	assert_non_null(out);
+	assert_non_null(err);
+	va_start(ap, arg);
+	for (; arg; arg = va_arg(ap, const char *)) {
+		assert_true(argc < 15);
+		argv[argc++] = (char *)arg;
+	}
+	va_end(ap);
+
+	fflush(NULL);	/* or the child prints the parent's buffered lines */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fileno(out), STDOUT_FILENO);
+		dup2(fileno(err), STDERR_FILENO);
+		exit(farswapctl_main(argc, argv));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	r.status = WEXITSTATUS(status);
+	r.out = slurp(out);
+	r.err = slurp(err);
+	return r;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* @r exited 0 and printed @want on stdout, nothing on stderr. */
+static void assert_prints(struct run r, const char *want)
+{
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	assert_string_equal(r.out, want);
+	run_free(&r);
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* --help and help: every command of the table, with its summary. */
+static void test_help_lists_commands(void **state)
+{
+	const struct ctl_command *cmd;
+	struct run help = run_ctl("--help", NULL);
+
+	(void)state;
+	assert_int_equal(help.status, 0);
+	assert_string_equal(help.err, "");
+	assert_true(starts_with(help.out, "usage: farswapctl [-j|--json] COMMAND"));
+	for (cmd = commands; cmd->name; cmd++) {
+		char line[256];
+
+		snprintf(line, sizeof(line), "  %-8s  %s\n", cmd->name,
+			 cmd->summary);
+		assert_non_null(strstr(help.out, line));
+	}
+	assert_prints(run_ctl("help", NULL), help.out);
+	assert_prints(run_ctl("-h", NULL), help.out);
+	run_free(&help);
+}
+
+/* No command: the list of commands, on stderr, and exit 2. */
+static void test_no_command(void **state)
+{
+	struct run r = run_ctl(NULL);
+
+	(void)state;
+	assert_int_equal(r.status, EXIT_USAGE);
+	assert_string_equal(r.out, "");
+	assert_true(starts_with(r.err, "usage: farswapctl [-j|--json] COMMAND"));
+	run_free(&r);
+}
+
+/* NAME --help, NAME -h and help NAME: that command's usage, exit 0. */
+static void test_command_help(void **state)
+{
+	const struct ctl_command *cmd;
+
+	(void)state;
+	for (cmd = commands; cmd->name; cmd++) {
+		struct run help = run_ctl(cmd->name, "--help", NULL);
+		char usage[64];
+
+		snprintf(usage, sizeof(usage), "usage: farswapctl %s", cmd->name);
+		assert_int_equal(help.status, 0);
+		assert_string_equal(help.err, "");
+		assert_true(starts_with(help.out, usage));
+		assert_non_null(strstr(help.out, cmd->summary));
+		assert_non_null(strstr(help.out, "--help"));
+		assert_prints(run_ctl(cmd->name, "-h", NULL), help.out);
+		assert_prints(run_ctl("help", cmd->name, NULL), help.out);
+		run_free(&help);
+	}
+}
+
+/* attach's usage lines stand under its first. */
+static void test_attach_usage_aligned(void **state)
+{
+	struct run r = run_ctl("attach", "--help", NULL);
+
+	(void)state;
+	assert_true(starts_with(r.out,
+		"usage: farswapctl attach --donor ADDR[:PORT] [--donor ...] --size SIZE\n"
+		"                         [--slab-size SIZE] [--name farswapN] [--queues N]\n"));
+	run_free(&r);
+}
+
+static int make_root(void **state)
+{
+	char path[64];
+
+	(void)state;
+	if (!mkdtemp(root))
+		return -1;
+	snprintf(path, sizeof(path), "%s/sys", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/sys/block", root);
+	mkdir(path, 0755);
+	sys_root = root;
+	return 0;
+}
+
+static int remove_root(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) ? -1 : 0;
+}
+
+/* -j before status, or --json/-j after it: the same JSON document. */
+static void test_global_json(void **state)
+{
+	struct run global = run_ctl("-j", "status", NULL);
+
+	(void)state;
+	assert_prints(run_ctl("status", NULL), "no farswap devices\n");
+	assert_int_equal(global.status, 0);
+	assert_string_equal(global.err, "");
+	assert_true(json_valid(global.out, strlen(global.out)));
+	assert_non_null(strstr(global.out, "\"farswapctl_version\": \"unit-test\""));
+	assert_non_null(strstr(global.out, "\"devices\": []"));
+	assert_prints(run_ctl("--json", "status", NULL), global.out);
+	assert_prints(run_ctl("status", "--json", NULL), global.out);
+	assert_prints(run_ctl("status", "-j", NULL), global.out);
+	run_free(&global);
+}
+
+/* A device status is asked of must be one: exit 1, not a usage error. */
+static void test_status_no_such_device(void **state)
+{
+	struct run r = run_ctl("-j", "status", "farswap3", NULL);
+
+	(void)state;
+	assert_int_equal(r.status, EXIT_FAILED);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "farswap3: not a farswap device"));
+	run_free(&r);
+}
+
+/* Command lines farswapctl must refuse with exit 2, before doing anything. */
+static void test_usage_errors(void **state)
+{
+	static const char *const lines[][6] = {
+		{ "bogus" },
+		{ "-x", "status" },
+		{ "--bogus" },
+		{ "-j" },
+		{ "-j", "list" },
+		{ "-j", "attach", "--donor", "10.0.0.2", "--size", "1G" },
+		{ "-j", "metrics" },
+		{ "attach", "--bogus" },
+		{ "attach", "--size" },
+		{ "attach", "--size", "1G" },
+		{ "attach", "--donor", "10.0.0.2" },
+		{ "attach", "--donor", "10.0.0.2", "--size", "1G", "extra" },
+		{ "attach", "--name", "sda", "--donor", "10.0.0.2" },
+		{ "detach" },
+		{ "detach", "farswap0", "farswap1" },
+		{ "detach", "sda" },
+		{ "detach", "--force", "farswap0" },
+		{ "status", "farswap0", "farswap1" },
+		{ "status", "sda" },
+		{ "status", "--jsn" },
+		{ "list", "farswap0" },
+		{ "list", "--json" },
+		{ "metrics", "--output" },
+		{ "metrics", "extra" },
+		{ "version", "extra" },
+		{ "help", "bogus" },
+		{ "help", "attach", "detach" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		const char *const *l = lines[i];
+		struct run r = run_ctl(l[0], l[1], l[2], l[3], l[4], l[5], NULL);
+
+		if (r.status != EXIT_USAGE)
+			fail_msg("farswapctl %s %s ...: exit %d, not 2 (%s)",
+				 l[0], l[1] ?: "", r.status, r.err);
+		assert_string_equal(r.out, "");
+		assert_string_not_equal(r.err, "");
+		run_free(&r);
+	}
+}
+
+/* getopt_long()'s own complaints name the command, and how to get help. */
+static void test_unknown_option_names_command(void **state)
+{
+	struct run r = run_ctl("metrics", "--bogus", NULL);
+
+	(void)state;
+	assert_int_equal(r.status, EXIT_USAGE);
+	assert_true(starts_with(r.err, "farswapctl metrics: "));
+	assert_non_null(strstr(r.err, "Try 'farswapctl metrics --help'."));
+	run_free(&r);
+}
+
+/* --version and version: the same, farswapctl's own version first. */
+static void test_version(void **state)
+{
+	struct run opt = run_ctl("--version", NULL);
+
+	(void)state;
+	assert_int_equal(opt.status, 0);
+	assert_true(starts_with(opt.out, "farswapctl unit-test\n"));
+	assert_prints(run_ctl("version", NULL), opt.out);
+	run_free(&opt);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_help_lists_commands),
+		cmocka_unit_test(test_no_command),
+		cmocka_unit_test(test_command_help),
+		cmocka_unit_test(test_attach_usage_aligned),
+		cmocka_unit_test(test_global_json),
+		cmocka_unit_test(test_status_no_such_device),
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_unknown_option_names_command),
+		cmocka_unit_test(test_version),
+	};
+
+	return cmocka_run_group_tests_name("farswapctl", tests, make_root,
+					   remove_root);
+}
