@@ -136,11 +136,12 @@ if make -s install DESTDIR="$dest" PREFIX=/usr >"$work/make-install.log" 2>&1 &&
    [ -f "$dest/usr/lib/systemd/system/farswap-metrics.timer" ] &&
    [ -f "$dest/usr/share/man/man4/farswap.4" ] && [ -f "$dest/usr/share/man/man5/farswapd.conf.5" ] &&
    [ -f "$dest/usr/share/man/man8/farswapctl.8" ] && [ -f "$dest/usr/share/man/man8/farswapd.8" ] &&
+   [ -f "$dest/usr/share/bash-completion/completions/farswapctl" ] &&
    ! grep -q '@SBINDIR@' "$dest/usr/lib/systemd/system/farswapd.service" \
 	"$dest/usr/lib/systemd/system/farswap-metrics.service"; then
 	pass make-install
 else
-	fail make-install "make install did not install farswapd, farswapctl, the units, the man pages and the example config (log: $work/make-install.log)"
+	fail make-install "make install did not install farswapd, farswapctl, the units, the man pages, the bash completion and the example config (log: $work/make-install.log)"
 fi
 if make -s uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null 2>&1 &&
    [ -z "$(find "$dest" -type f)" ]; then
@@ -216,6 +217,7 @@ else
 		  /usr/share/man/man5/farswapd.conf.5.gz \
 		  /usr/share/man/man8/farswapctl.8.gz \
 		  /usr/share/man/man8/farswapd.8.gz \
+		  /usr/share/bash-completion/completions/farswapctl \
 		  /etc/farswap/farswapd.conf.example \
 		  /etc/farswap/swap.conf.example \
 		  /usr/lib/sysusers.d/farswap.conf \

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build and run the farswapd unit tests (cmocka), twice: plain, and under
 # AddressSanitizer + UndefinedBehaviorSanitizer; then the Python tools'
-# tests (test_*.py: tests/bench/tracebreak).  Prints one line per case:
+# tests (test_*.py: tests/bench/tracebreak) and farswapctl's bash completion
+# (test_completion.sh).  Prints one line per case:
 #   PASS: unit/<suite>.<case>        FAIL: unit/<suite>.<case>: why
 # (unit-asan/... for the sanitizer build) and exits non-zero on any failure.
 set -uo pipefail
@@ -98,5 +99,16 @@ done
 for suite in tracebreak; do
 	run_tap unit "$suite" "$here/test_$suite.py" "$out/test_${suite}_python.log" || failed=1
 done
+
+# farswapctl's bash completion, checked against the farswapctl built here.
+export FARSWAPCTL=$out/farswapctl
+# shellcheck disable=SC2086
+if $CC $CFLAGS -DFARSWAP_VERSION='"unit"' -o "$FARSWAPCTL" $T/farswapctl.c \
+	$T/devstat.c $C/json.c $C/metrics.c >"$out/build_farswapctl.log" 2>&1; then
+	run_tap unit completion "$here/test_completion.sh" "$out/test_completion.log" || failed=1
+else
+	echo "FAIL: unit/completion: farswapctl does not build: $(head -n1 "$out/build_farswapctl.log")"
+	failed=1
+fi
 
 exit $failed
