@@ -33,8 +33,8 @@ declare -A srcs=(
 	[json]="test_json.c json_check.c $C/json.c"
 	[metrics]="test_metrics.c prom_check.c $C/metrics.c"
 	[report]="test_report.c fake_ops.c json_check.c prom_check.c $core $D/statsock.c"
-	[devstat]="test_devstat.c json_check.c prom_check.c $T/devstat.c $C/json.c $C/metrics.c"
-	[farswapctl]="test_farswapctl.c json_check.c $T/devstat.c $C/json.c $C/metrics.c"
+	[devstat]="test_devstat.c fake_sysfs.c json_check.c prom_check.c $T/devstat.c $C/json.c $C/metrics.c"
+	[farswapctl]="test_farswapctl.c fake_sysfs.c json_check.c prom_check.c $T/devstat.c $C/json.c $C/metrics.c"
 	[worker]="test_worker.c $D/worker.c -pthread"
 )
 

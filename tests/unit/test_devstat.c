@@ -22,205 +22,9 @@
 #include <cmocka.h>
 
 #include "devstat.h"
+#include "fake_sysfs.h"
 #include "json_check.h"
 #include "prom_check.h"
-
-static char root[] = "/tmp/fsh-test-XXXXXX";
-
-/* Make the directories of @path below the root, up to its last '/'. */
-static void make_parents(char *path)
-{
-	char *slash;
-
-	for (slash = strchr(path + strlen(root) + 1, '/'); slash;
-	     slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-}
-
-/* Write @text to @rel under the root, making its directories. */
-static void put_file(const char *rel, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	make_parents(path);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-/* Make the directory @rel under the root, and its parents. */
-static void put_dir(const char *rel)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s/", root, rel);
-	make_parents(path);
-}
-
-static void remove_file(const char *rel)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	assert_int_equal(unlink(path), 0);
-}
-
-/* A donor's directory, donors/<i>/: a NULL member has no file. */
-struct fake_donor {
-	const char *address;
-	const char *state;
-	const char *domain;
-	const char *slabs;
-	const char *free_slabs;
-	const char *total_slabs;
-	const char *stat;
-};
-
-static void put_donor(const char *dev, unsigned int index,
-		      const struct fake_donor *d)
-{
-	char rel[160];
-
-#define DONOR_FILE(file, member)					\
-	do {								\
-		snprintf(rel, sizeof(rel), "sys/block/%s/donors/%u/%s",	\
-			 dev, index, file);				\
-		if (d->member)						\
-			put_file(rel, d->member);			\
-	} while (0)
-	snprintf(rel, sizeof(rel), "sys/block/%s/donors/%u", dev, index);
-	put_dir(rel);
-	DONOR_FILE("address", address);
-	DONOR_FILE("state", state);
-	DONOR_FILE("domain", domain);
-	DONOR_FILE("slabs", slabs);
-	DONOR_FILE("free_slabs", free_slabs);
-	DONOR_FILE("total_slabs", total_slabs);
-	DONOR_FILE("stat", stat);
-#undef DONOR_FILE
-}
-
-/* debugfs: /sys/kernel/debug/farswap/NAME/latency. */
-static void put_latency(const char *name, const char *text)
-{
-	char rel[128];
-
-	snprintf(rel, sizeof(rel), "sys/kernel/debug/farswap/%s/latency",
-		 name);
-	put_file(rel, text);
-}
-
-/*
- * /sys/block/NAME/stat as a 6.x kernel writes it, 17 columns: 100 reads
- * of 800 sectors, 200 writes of 1600 sectors, 3 discards.
- */
-static const char blk_stat[] =
-	"     100        0      800       50      200        0     1600       70        0       60      120        3        0       24        1        0        0\n";
-
-/*
- * The device's sysfs files (farswap/stat without requests and bytes,
- * which are the block layer's), and its donors/ directory with @donors.
- */
-static void put_device(const char *name, const struct fake_donor *donors,
-		       size_t nr_donors)
-{
-	char rel[128];
-	size_t i;
-
-#define DEV(file, text)							\
-	do {								\
-		snprintf(rel, sizeof(rel), "sys/block/%s/farswap/%s",	\
-			 name, file);					\
-		put_file(rel, text);					\
-	} while (0)
-	snprintf(rel, sizeof(rel), "sys/block/%s/size", name);
-	put_file(rel, "1048576\n");
-	snprintf(rel, sizeof(rel), "sys/block/%s/stat", name);
-	put_file(rel, blk_stat);
-	DEV("slab_size", "4194304\n");
-	DEV("slabs", "held=2 slots=4 used=3 reclaiming=1\n");
-	DEV("chunks", "total=256 unbound=250 binding=1 bound=3 migrating=2\n");
-	DEV("stat", "zero_reads=5 errors=0 binds=3 bind_failures=0 slab_allocs=2 releases=0 migrations=1 lost_pages=0 write_throttled=7 held=4 write_inflight_bytes=8192\n");
-	DEV("sync_io", "0\n");
-	DEV("io_timeout_ms", "10000\n");
-	DEV("read_policy", "round-robin\n");
-	DEV("integrity", "alg=chacha20poly1305 checked=300 mismatches=2 bytes_per_page=20 table_bytes=2621440\n");
-	DEV("encrypt", "alg=chacha20poly1305 bounce_bytes=8388608\n");
-	DEV("replicas", "replicas=2 degraded=1 repaired=4 repair_bytes=8192 repair_failures=0 failovers=5 heals=0 lost_pages=0 colocated=3 domains=2 spread=7 healed_pages=9\n");
-#undef DEV
-	snprintf(rel, sizeof(rel), "sys/block/%s/donors", name);
-	put_dir(rel);
-	for (i = 0; i < nr_donors; i++)
-		put_donor(name, i, &donors[i]);
-}
-
-static const struct fake_donor donors2[] = {
-	{ "10.0.0.2:7471\n", "live\n", "rackA\n", "1\n", "14\n", "16\n",
-	  "reads=4 writes=8 read_bytes=16384 write_bytes=32768 errors=0 reconnects=1 migrated_out=0 revoked=2\n" },
-	/* An empty domain: not told yet. */
-	{ "[fe80::1]:7471\n", "reconnecting\n", "\n", "1\n", "0\n", "0\n",
-	  "reads=6 writes=12 read_bytes=24576 write_bytes=49152 errors=2 reconnects=3 migrated_out=1 revoked=0\n" },
-};
-
-static const char latency_device[] =
-	"device read count=10 p50_us=600 p90_us=1500 p99_us=2000 p999_us=3000\n"
-	"device write count=20 p50_us=700 p90_us=1600 p99_us=2100 p999_us=3100\n";
-
-static const char latency2[] =
-	"device read count=10 p50_us=600 p90_us=1500 p99_us=2000 p999_us=3000\n"
-	"device write count=20 p50_us=700 p90_us=1600 p99_us=2100 p999_us=3100\n"
-	"10.0.0.2:7471 read count=4 p50_us=500 p90_us=800 p99_us=900 p999_us=950\n"
-	"10.0.0.2:7471 write count=8 p50_us=600 p90_us=900 p99_us=1000 p999_us=1100\n"
-	"[fe80::1]:7471 read count=6 p50_us=550 p90_us=850 p99_us=950 p999_us=990\n"
-	"[fe80::1]:7471 write count=12 p50_us=650 p90_us=950 p99_us=1050 p999_us=1200\n";
-static int setup(void **state)
-{
-	(void)state;
-	if (!mkdtemp(root))
-		return -1;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd) ? -1 : 0;
-}
-
-/* Start each test from an empty tree. */
-static int clean(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'/sys '%s'/proc", root, root);
-	return system(cmd) ? -1 : 0;
-}
-
-static void make_host(void)
-{
-	put_file("sys/kernel/farswap/version", "module=0.1 protocol=1-2\n");
-	put_file("sys/kernel/farswap/host_id",
-		 "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\n");
-	put_file("sys/block/sda/size", "100\n");	/* not ours */
-	put_device("farswap10", NULL, 0);
-	put_latency("farswap10", latency_device);
-	put_device("farswap2", donors2, 2);
-	put_latency("farswap2", latency2);
-	put_file("proc/swaps",
-		 "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
-		 "/dev/sda2                               partition\t1000\t\t0\t\t-2\n"
-		 "/dev/farswap2                           partition\t524284\t\t1024\t\t10\n");
-}
 
 /* The JSON document of the tree, validated; caller frees. */
 static char *status_json(const char *only, int *ret)
@@ -231,7 +35,7 @@ static char *status_json(const char *only, int *ret)
 	struct fsj j;
 	size_t len;
 
-	*ret = fsh_read(&h, root, only, err, sizeof(err));
+	*ret = fsh_read(&h, fake_root, only, err, sizeof(err));
 	if (*ret) {
 		fsh_free(&h);
 		return NULL;
@@ -254,7 +58,7 @@ static char *metrics_text(void)
 	char err[256], *copy;
 	struct fsm m;
 
-	assert_int_equal(fsh_read(&h, root, NULL, err, sizeof(err)), 0);
+	assert_int_equal(fsh_read(&h, fake_root, NULL, err, sizeof(err)), 0);
 	fsm_init(&m);
 	fsh_metrics(&h, "9.9", &m);
 	text = fsm_finish(&m, NULL);
@@ -318,10 +122,10 @@ static void test_device_exists(void **state)
 	put_device("farswap3", NULL, 0);
 	put_dir("sys/block/farswapx2");
 	put_dir("sys/block/sda/farswap");
-	assert_true(fsh_device_exists(root, "farswap3"));
-	assert_false(fsh_device_exists(root, "farswap4"));
-	assert_false(fsh_device_exists(root, "farswapx2"));
-	assert_false(fsh_device_exists(root, "sda"));
+	assert_true(fsh_device_exists(fake_root, "farswap3"));
+	assert_false(fsh_device_exists(fake_root, "farswap4"));
+	assert_false(fsh_device_exists(fake_root, "farswapx2"));
+	assert_false(fsh_device_exists(fake_root, "sda"));
 }
 
 static void test_json_document(void **state)
@@ -599,7 +403,7 @@ static void test_no_donors_dir(void **state)
 	(void)state;
 	put_device("farswap0", NULL, 0);
 	snprintf(cmd, sizeof(cmd), "rmdir '%s'/sys/block/farswap0/donors",
-		 root);
+		 fake_root);
 	assert_int_equal(system(cmd), 0);
 	doc = status_json(NULL, &ret);
 	assert_int_equal(ret, 0);
@@ -690,7 +494,7 @@ static void test_blk_columns(void **state)
 	/* 2^55 sectors are 2^64 bytes: too many to count. */
 	char huge[] = "1 0 36028797018963968 0 2 0 36028797018963967 0 0 0 0 0\n";
 	char tabs[] = "\t7\t0\t8\n", empty[] = "";
-	char copy[sizeof(blk_stat)];
+	char copy[256];
 	uint64_t v = 0;
 
 	(void)state;
@@ -698,7 +502,7 @@ static void test_blk_columns(void **state)
 	assert_false(fsh_stat_u64(&dev, "reads", &v));
 	assert_false(fsh_stat_u64(&dev, "zero_reads", &v));
 	dev.file[FSH_STAT] = farswap;
-	memcpy(copy, blk_stat, sizeof(copy));
+	snprintf(copy, sizeof(copy), "%s", blk_stat);
 	dev.blk_stat = copy;
 	assert_true(fsh_stat_u64(&dev, "reads", &v));
 	assert_int_equal(v, 100);
@@ -762,21 +566,22 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kv),
 		cmocka_unit_test(test_kv_word),
-		cmocka_unit_test_setup(test_device_exists, clean),
-		cmocka_unit_test_setup(test_json_document, clean),
-		cmocka_unit_test_setup(test_json_one_device, clean),
-		cmocka_unit_test_setup(test_json_missing_values, clean),
-		cmocka_unit_test_setup(test_json_module_not_loaded, clean),
-		cmocka_unit_test_setup(test_hostile_text, clean),
-		cmocka_unit_test_setup(test_metrics, clean),
-		cmocka_unit_test_setup(test_metrics_no_module, clean),
-		cmocka_unit_test_setup(test_no_latency_file, clean),
-		cmocka_unit_test_setup(test_donor_order, clean),
-		cmocka_unit_test_setup(test_no_donors_dir, clean),
-		cmocka_unit_test_setup(test_no_blk_stat, clean),
+		cmocka_unit_test_setup(test_device_exists, fake_root_clean),
+		cmocka_unit_test_setup(test_json_document, fake_root_clean),
+		cmocka_unit_test_setup(test_json_one_device, fake_root_clean),
+		cmocka_unit_test_setup(test_json_missing_values, fake_root_clean),
+		cmocka_unit_test_setup(test_json_module_not_loaded, fake_root_clean),
+		cmocka_unit_test_setup(test_hostile_text, fake_root_clean),
+		cmocka_unit_test_setup(test_metrics, fake_root_clean),
+		cmocka_unit_test_setup(test_metrics_no_module, fake_root_clean),
+		cmocka_unit_test_setup(test_no_latency_file, fake_root_clean),
+		cmocka_unit_test_setup(test_donor_order, fake_root_clean),
+		cmocka_unit_test_setup(test_no_donors_dir, fake_root_clean),
+		cmocka_unit_test_setup(test_no_blk_stat, fake_root_clean),
 		cmocka_unit_test(test_latency_lines),
 		cmocka_unit_test(test_blk_columns),
 	};
 
-	return cmocka_run_group_tests_name("devstat", tests, setup, teardown);
+	return cmocka_run_group_tests_name("devstat", tests, fake_root_make,
+					 fake_root_remove);
 }

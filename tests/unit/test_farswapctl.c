@@ -5,9 +5,11 @@
  * command of the table is listed by --help and has its own --help (exit
  * 0, on stdout); the global -j/--json makes status print JSON and is
  * refused by the commands that print no status; every usage error exits
- * 2 and says so on stderr.  Nothing here reaches the module: the usage
- * errors are caught before farswapctl looks for it, and status reads a
- * fake sysfs tree without devices.
+ * 2 and says so on stderr.  status's text and JSON and the metrics of a
+ * fake host (fake_sysfs.c) are pinned, byte for byte, by the files in
+ * golden/.  Nothing here reaches the module: the usage errors are caught
+ * before farswapctl looks for it, and status and metrics read the fake
+ * tree.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,15 +18,15 @@
 
 #include <cmocka.h>
 
+#include "fake_sysfs.h"
 #include "json_check.h"
+#include "prom_check.h"
 
 /* farswapctl.c whole, its statics in reach; its main() renamed. */
 #define FARSWAP_VERSION "unit-test"
 #define main farswapctl_main
 #include "farswapctl.c"
 #undef main
-
-static char root[] = "/tmp/fsctl-test-XXXXXX";
 
 struct run {
 	int status;		/* the exit status */
@@ -170,28 +172,70 @@ static void test_attach_usage_aligned(void **state)
 	run_free(&r);
 }
 
+/* status and metrics read the fake tree. */
 static int make_root(void **state)
 {
-	char path[64];
-
-	(void)state;
-	if (!mkdtemp(root))
-		return -1;
-	snprintf(path, sizeof(path), "%s/sys", root);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/sys/block", root);
-	mkdir(path, 0755);
-	sys_root = root;
-	return 0;
+	sys_root = fake_root;
+	return fake_root_make(state);
 }
 
-static int remove_root(void **state)
+/* The whole file @path, which must be there; caller frees. */
+static char *read_golden(const char *path)
 {
-	char cmd[128];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fail_msg("cannot open %s: %s", path, strerror(errno));
+	return slurp(f);
+}
+
+/*
+ * farswapctl @args prints what tests/unit/golden/@name holds, byte for
+ * byte: the text, JSON and metrics of make_host()'s tree, as they were
+ * when the file was written.  A change to any of them shows here first.
+ */
+static void assert_golden(const char *name, const char *arg, ...)
+{
+	char *argv[4] = { NULL };
+	char path[128], *want;
+	struct run r;
+	va_list ap;
+	int i;
+
+	va_start(ap, arg);
+	for (i = 0; arg && i < 3; arg = va_arg(ap, const char *))
+		argv[i++] = (char *)arg;
+	va_end(ap);
+	snprintf(path, sizeof(path), "golden/%s", name);
+	want = read_golden(path);
+	r = run_ctl(argv[0], argv[1], argv[2], NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	if (strcmp(r.out, want))
+		fail_msg("%s differs from farswapctl's output:\n%s", path,
+			 r.out);
+	run_free(&r);
+	free(want);
+}
+
+static void test_output_pinned(void **state)
+{
+	char *doc = read_golden("golden/status.json");
+	char *prom = read_golden("golden/metrics.prom");
+	char err[256];
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd) ? -1 : 0;
+	/* The golden files themselves are well-formed. */
+	assert_true(json_valid(doc, strlen(doc)));
+	if (!prom_valid(prom, err, sizeof(err)))
+		fail_msg("golden/metrics.prom: %s", err);
+	free(doc);
+	free(prom);
+
+	make_host();
+	assert_golden("status.txt", "status", NULL);
+	assert_golden("status.json", "-j", "status", NULL);
+	assert_golden("metrics.prom", "metrics", NULL);
 }
 
 /* -j before status, or --json/-j after it: the same JSON document. */
@@ -303,13 +347,15 @@ int main(void)
 		cmocka_unit_test(test_no_command),
 		cmocka_unit_test(test_command_help),
 		cmocka_unit_test(test_attach_usage_aligned),
-		cmocka_unit_test(test_global_json),
-		cmocka_unit_test(test_status_no_such_device),
+		cmocka_unit_test_setup(test_global_json, fake_root_clean),
+		cmocka_unit_test_setup(test_status_no_such_device,
+				       fake_root_clean),
+		cmocka_unit_test_setup(test_output_pinned, fake_root_clean),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_unknown_option_names_command),
 		cmocka_unit_test(test_version),
 	};
 
 	return cmocka_run_group_tests_name("farswapctl", tests, make_root,
-					   remove_root);
+					   fake_root_remove);
 }
