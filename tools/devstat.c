@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * farswap devices from sysfs (and debugfs, for latency) to JSON and
- * Prometheus metrics (devstat.h).
+ * farswap devices from sysfs (and debugfs, for latency) to farswapctl
+ * status's text, JSON and Prometheus metrics (devstat.h).
  *
  * The keys of the module's key=value files are listed once, in the
  * tables below, with the metric each one becomes: the JSON document and
@@ -1290,4 +1290,234 @@ void fsh_metrics(const struct fsh_host *h, const char *ctl_version,
 	metrics_fields(h, m, FSH_STAT, stat_fields, ARRAY_SIZE(stat_fields));
 	metrics_latency(h, m);
 	metrics_donors(h, m);
+}
+
+/* --- text (farswapctl status) --- */
+
+/*
+ * "key=value" of a line of space-separated pairs, 0 if absent.  The text
+ * shows what cannot be read as 0 (here, in donor_num() and in
+ * stat_num()); the readers above say whether they could, which the JSON
+ * document needs for its nulls.
+ */
+static unsigned long long kv_num(const char *line, const char *key)
+{
+	uint64_t v;
+
+	return fsh_kv_u64(line, key, &v) ? v : 0;
+}
+
+static void human_bytes(unsigned long long b, char *out, size_t len)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = b;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(out, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+static void human_us(unsigned long long us, char *out, size_t len)
+{
+	if (us >= 10000)
+		snprintf(out, len, "%.1f ms", us / 1000.0);
+	else
+		snprintf(out, len, "%llu us", us);
+}
+
+/* "yes, N used, priority P" if the device is an active swap area, else "no". */
+static void swap_state(const struct fsh_device *dev, char *out, size_t len)
+{
+	char u[32];
+
+	if (!dev->swap_active) {
+		snprintf(out, len, "no");
+		return;
+	}
+	human_bytes(dev->swap_used_bytes, u, sizeof(u));
+	snprintf(out, len, "yes, %s used, priority %d", u, dev->swap_priority);
+}
+
+/* One direction of a latency line ("count=N p50_us=N ..."), or " -". */
+static void text_latency(FILE *out, const char *label, const char *line)
+{
+	char a[32], b[32];
+
+	if (!kv_num(line, "count")) {
+		fprintf(out, " %s -", label);
+		return;
+	}
+	human_us(kv_num(line, "p50_us"), a, sizeof(a));
+	human_us(kv_num(line, "p99_us"), b, sizeof(b));
+	fprintf(out, " %s p50 %s p99 %s", label, a, b);
+}
+
+/* A donor's number, 0 if absent. */
+static unsigned long long donor_num(const struct fsh_donor *d,
+				    const char *key)
+{
+	uint64_t v;
+
+	return fsh_donor_u64(d, key, &v) ? v : 0;
+}
+
+/*
+ * A number of the device's stat, 0 if absent: requests and bytes are the
+ * block layer's, the rest farswap/stat's.
+ */
+static unsigned long long stat_num(const struct fsh_device *dev,
+				   const char *key)
+{
+	uint64_t v;
+
+	return fsh_stat_u64(dev, key, &v) ? v : 0;
+}
+
+static void text_donor(FILE *out, const struct fsh_device *dev,
+		       const struct fsh_donor *d)
+{
+	const char *addr = fsh_donor_text(d, FSH_DONOR_ADDRESS) ?: "?";
+	char rb[32], wb[32];
+
+	human_bytes(donor_num(d, "read_bytes"), rb, sizeof(rb));
+	human_bytes(donor_num(d, "write_bytes"), wb, sizeof(wb));
+	/* An empty domain: the donor has not told it yet. */
+	fprintf(out, "  donor %s: %s, domain %s, %llu slabs here (donor has %llu of %llu free); %llu reads (%s), %llu writes (%s), %llu errors, %llu reconnects\n",
+	       addr, fsh_donor_text(d, FSH_DONOR_STATE) ?: "?",
+	       d->file[FSH_DONOR_DOMAIN] ?
+			(fsh_donor_text(d, FSH_DONOR_DOMAIN) ?: "-") : "?",
+	       donor_num(d, "slabs"), donor_num(d, "free"),
+	       donor_num(d, "total"), donor_num(d, "reads"), rb,
+	       donor_num(d, "writes"), wb, donor_num(d, "errors"),
+	       donor_num(d, "reconnects"));
+	if (!dev->latency)
+		return;
+	fprintf(out, "   ");
+	text_latency(out, "read", fsh_latency(dev, addr, "read"));
+	text_latency(out, "write", fsh_latency(dev, addr, "write"));
+	fprintf(out, "\n");
+}
+
+/*
+ * The text of one device, from what fsh_read() read: the same as the
+ * JSON document's and the metrics'.  Latency is in debugfs, which only root
+ * reads and which may not be mounted: without it the rest is shown, and
+ * the latency lines are left out.
+ */
+static int text_device(FILE *out, const struct fsh_device *dev)
+{
+	const char *const *f = (const char *const *)dev->file;
+	const char *stat = f[FSH_STAT], *slabs = f[FSH_SLABS];
+	const char *chunks = f[FSH_CHUNKS], *slab_size = f[FSH_SLAB_SIZE];
+	const char *sync_io = f[FSH_SYNC_IO], *integrity = f[FSH_INTEGRITY];
+	const char *encrypt = f[FSH_ENCRYPT], *auth = f[FSH_AUTH];
+	const char *replicas = f[FSH_REPLICAS];
+	char sz[32], ss[32], rb[32], wb[32], swap[96], policy[32];
+	const char *name = dev->name;
+	uint64_t sectors, slab_bytes;
+	size_t i;
+
+	if (!stat || !slabs || !chunks || !slab_size || !dev->size) {
+		fprintf(stderr, "farswapctl: %s: not a farswap device\n", name);
+		return 1;
+	}
+	if (!fsh_file_u64(dev->size, &sectors))
+		sectors = 0;
+	if (!fsh_file_u64(slab_size, &slab_bytes))
+		slab_bytes = 0;
+	human_bytes(sectors * 512, sz, sizeof(sz));
+	human_bytes(slab_bytes, ss, sizeof(ss));
+	swap_state(dev, swap, sizeof(swap));
+	fprintf(out, "%s: %s, %llu of %llu chunks (2 MiB) bound in %llu donor slabs of %s; swap: %s; sync_io %s\n",
+	       name, sz, kv_num(chunks, "bound"), kv_num(chunks, "total"),
+	       kv_num(slabs, "held"), ss, swap,
+	       sync_io && sync_io[0] == '1' ? "on" : "off");
+	human_bytes(stat_num(dev, "read_bytes"), rb, sizeof(rb));
+	human_bytes(stat_num(dev, "write_bytes"), wb, sizeof(wb));
+	fprintf(out, "  I/O: %llu reads (%s), %llu writes (%s), %llu zero-fill reads, %llu discards, %llu errors\n",
+	       stat_num(dev, "reads"), rb, stat_num(dev, "writes"), wb,
+	       stat_num(dev, "zero_reads"), stat_num(dev, "discards"),
+	       stat_num(dev, "errors"));
+	fprintf(out, "  placement: %llu chunks bound, %llu moved on reclaim, %llu bind failures; %llu donor slabs taken, %llu given back; %llu pages lost\n",
+	       stat_num(dev, "binds"), stat_num(dev, "migrations"),
+	       stat_num(dev, "bind_failures"), stat_num(dev, "slab_allocs"),
+	       stat_num(dev, "releases"), stat_num(dev, "lost_pages"));
+	if (replicas && kv_num(replicas, "replicas") <= 1) {
+		fprintf(out, "  replicas: 1: no redundancy, a donor that dies takes its pages (%llu lost so far)\n",
+		       kv_num(replicas, "lost_pages"));
+	} else if (replicas) {
+		char copied[32];
+
+		human_bytes(kv_num(replicas, "repair_bytes"), copied,
+			    sizeof(copied));
+		unsigned long long doms = kv_num(replicas, "domains");
+
+		snprintf(policy, sizeof(policy), "%.*s",
+			 (int)strcspn(f[FSH_READ_POLICY] ?: "", "\n"),
+			 f[FSH_READ_POLICY] ?: "");
+		fprintf(out, "  replicas: %llu per chunk, %llu failure domain%s, reads %s; %llu chunks degraded; %llu repaired (%s), %llu repairs failed; %llu reads failed over, %llu damaged replicas healed; %llu pages lost\n",
+		       kv_num(replicas, "replicas"), doms, doms == 1 ? "" : "s",
+		       *policy ? policy : "?",
+		       kv_num(replicas, "degraded"),
+		       kv_num(replicas, "repaired"), copied,
+		       kv_num(replicas, "repair_failures"),
+		       kv_num(replicas, "failovers"), kv_num(replicas, "heals"),
+		       kv_num(replicas, "lost_pages"));
+		if (kv_num(replicas, "colocated"))
+			fprintf(out, "  warning: %llu chunks have replicas in one failure domain (one moves out when another domain has room; %llu moved so far)\n",
+			       kv_num(replicas, "colocated"),
+			       kv_num(replicas, "spread"));
+	}
+	if (integrity) {
+		char alg[32], tb[32];
+
+		human_bytes(kv_num(integrity, "table_bytes"), tb, sizeof(tb));
+		fprintf(out, "  integrity: %s, %llu pages checked, %llu failed their check; %s of host memory (%llu bytes per page)\n",
+		       fsh_kv_word(integrity, "alg", alg, sizeof(alg)) ?: "?",
+		       kv_num(integrity, "checked"),
+		       kv_num(integrity, "mismatches"), tb,
+		       kv_num(integrity, "bytes_per_page"));
+	}
+	if (encrypt) {
+		char buf[32], bb[32];
+		const char *alg = fsh_kv_word(encrypt, "alg", buf,
+					      sizeof(buf)) ?: "off";
+
+		human_bytes(kv_num(encrypt, "bounce_bytes"), bb, sizeof(bb));
+		if (strcmp(alg, "off"))
+			fprintf(out, "  encryption: %s, pages sealed on this host, donors hold ciphertext; %s of write bounce buffers\n",
+			       alg, bb);
+		else
+			fprintf(out, "  encryption: off: donors hold what is written to the device as it is written (--encrypt, or dm-crypt over the device, keeps it from them)\n");
+	}
+	if (auth) {
+		char alg[32];
+
+		fprintf(out, "  auth: %s\n",
+		       fsh_kv_word(auth, "auth", alg, sizeof(alg)) ?: "?");
+	}
+	if (dev->latency) {
+		fprintf(out, "  latency:");
+		text_latency(out, "read", fsh_latency(dev, "device", "read"));
+		text_latency(out, "write", fsh_latency(dev, "device", "write"));
+		fprintf(out, "\n");
+	}
+	for (i = 0; i < dev->nr_donors; i++)
+		text_donor(out, dev, &dev->donors[i]);
+	return 0;
+}
+
+int fsh_text(const struct fsh_host *h, FILE *out)
+{
+	size_t i;
+	int ret = 0;
+
+	if (!h->nr_devices)
+		fprintf(out, "no farswap devices\n");
+	for (i = 0; i < h->nr_devices; i++)
+		ret |= text_device(out, &h->devices[i]);
+	return ret;
 }

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "json.h"
 #include "metrics.h"
@@ -104,6 +105,12 @@ void fsh_free(struct fsh_host *h);
  */
 bool fsh_device_exists(const char *root, const char *name);
 
+/*
+ * farswapctl status's text of every device in @h to @out ("no farswap
+ * devices" when there is none).  Returns 0, or 1 if a device lacked the
+ * files that make it one (said on stderr).
+ */
+int fsh_text(const struct fsh_host *h, FILE *out);
 /* The status document of docs/json.md. */
 void fsh_json(const struct fsh_host *h, const char *ctl_version,
 	      struct fsj *j);
