@@ -4,10 +4,11 @@
  * status's text, JSON and Prometheus metrics (devstat.h).
  *
  * The keys of the module's key=value files are listed once, in the
- * tables below, with the metric each one becomes: the JSON document and
- * the metrics cannot drift apart, and a key the module stops printing
- * shows up as null (JSON) or a missing sample (metrics), never as a
- * made-up zero.  The device's requests and bytes keep their keys and
+ * tables below, with the metric each one becomes and the words status's
+ * text shows it with: the text, the JSON document and the metrics cannot
+ * drift apart.  A key the module stops printing shows up as null (JSON)
+ * or a missing sample (metrics), never as a made-up zero; the text, for
+ * people, shows 0.  The device's requests and bytes keep their keys and
  * metrics, but come from the block layer's stat file (blk_columns).
  */
 #include <ctype.h>
@@ -25,12 +26,20 @@
 #define FSH_PATH_LEN 4096
 #define FSH_SCHEMA_VERSION 1
 
+/*
+ * How farswapctl status's text shows a number: "N words", or for
+ * TEXT_BYTES "(1.5 MiB)", after the count it goes with; NULL: not at all.
+ * Where in which line is the text's own layout (the text_items below).
+ */
+#define TEXT_BYTES "(bytes)"
+
 struct fsh_field {
 	const char *key;	/* in sysfs and in the JSON document */
 	const char *metric;	/* consecutive fields may share a family */
 	const char *state;	/* the family's "state" label, if it has one */
 	enum fsm_type type;
 	const char *help;
+	const char *text;	/* as above */
 };
 
 static const char *const file_names[FSH_NR_FILES] = {
@@ -75,23 +84,23 @@ static const char *const replicas_keys[] = {
 
 static const struct fsh_field slabs_fields[] = {
 	{ "held", "farswap_host_slabs_held", NULL, FSM_GAUGE,
-	  "Donor slabs the device holds." },
+	  "Donor slabs the device holds.", NULL },
 	{ "slots", "farswap_host_slab_slots", NULL, FSM_GAUGE,
-	  "2 MiB chunk slots in the donor slabs held." },
+	  "2 MiB chunk slots in the donor slabs held.", NULL },
 	{ "used", "farswap_host_slab_slots_used", NULL, FSM_GAUGE,
-	  "Chunk slots in use in the donor slabs held." },
+	  "Chunk slots in use in the donor slabs held.", NULL },
 	{ "reclaiming", "farswap_host_slabs_reclaiming", NULL, FSM_GAUGE,
-	  "Donor slabs the donors asked back, being moved." },
+	  "Donor slabs the donors asked back, being moved.", NULL },
 };
 
 static const struct fsh_field chunks_fields[] = {
 	{ "total", "farswap_host_device_chunks", NULL, FSM_GAUGE,
-	  "2 MiB chunks of the device." },
+	  "2 MiB chunks of the device.", NULL },
 	{ "unbound", "farswap_host_chunks", "unbound", FSM_GAUGE,
-	  "The device's 2 MiB chunks by state." },
-	{ "binding", "farswap_host_chunks", "binding", FSM_GAUGE, NULL },
-	{ "bound", "farswap_host_chunks", "bound", FSM_GAUGE, NULL },
-	{ "migrating", "farswap_host_chunks", "migrating", FSM_GAUGE, NULL },
+	  "The device's 2 MiB chunks by state.", NULL },
+	{ "binding", "farswap_host_chunks", "binding", FSM_GAUGE, NULL, NULL },
+	{ "bound", "farswap_host_chunks", "bound", FSM_GAUGE, NULL, NULL },
+	{ "migrating", "farswap_host_chunks", "migrating", FSM_GAUGE, NULL, NULL },
 };
 
 /*
@@ -100,37 +109,40 @@ static const struct fsh_field chunks_fields[] = {
  */
 static const struct fsh_field stat_fields[] = {
 	{ "reads", "farswap_host_reads_total", NULL, FSM_COUNTER,
-	  "Read requests." },
+	  "Read requests.", "reads" },
 	{ "writes", "farswap_host_writes_total", NULL, FSM_COUNTER,
-	  "Write requests." },
+	  "Write requests.", "writes" },
 	{ "discards", "farswap_host_discards_total", NULL, FSM_COUNTER,
-	  "Discard requests." },
+	  "Discard requests.", "discards" },
 	{ "read_bytes", "farswap_host_read_bytes_total", NULL, FSM_COUNTER,
-	  "Bytes read (swapped in)." },
+	  "Bytes read (swapped in).", TEXT_BYTES },
 	{ "write_bytes", "farswap_host_write_bytes_total", NULL, FSM_COUNTER,
-	  "Bytes written (swapped out)." },
+	  "Bytes written (swapped out).", TEXT_BYTES },
 	{ "zero_reads", "farswap_host_zero_reads_total", NULL, FSM_COUNTER,
-	  "Reads of never-written pages, zero-filled without the network." },
+	  "Reads of never-written pages, zero-filled without the network.",
+	  "zero-fill reads" },
 	{ "errors", "farswap_host_errors_total", NULL, FSM_COUNTER,
-	  "Requests failed with an I/O error." },
+	  "Requests failed with an I/O error.", "errors" },
 	{ "binds", "farswap_host_chunk_binds_total", NULL, FSM_COUNTER,
-	  "Chunks bound to a slot in a donor slab." },
+	  "Chunks bound to a slot in a donor slab.", "chunks bound" },
 	{ "bind_failures", "farswap_host_chunk_bind_failures_total", NULL,
-	  FSM_COUNTER, "Chunk binds that failed." },
+	  FSM_COUNTER, "Chunk binds that failed.", "bind failures" },
 	{ "slab_allocs", "farswap_host_slab_allocs_total", NULL, FSM_COUNTER,
-	  "Donor slabs taken." },
+	  "Donor slabs taken.", "donor slabs taken" },
 	{ "releases", "farswap_host_slab_releases_total", NULL, FSM_COUNTER,
-	  "Donor slabs given back." },
+	  "Donor slabs given back.", "given back" },
 	{ "migrations", "farswap_host_chunk_migrations_total", NULL,
-	  FSM_COUNTER, "Chunks moved to another donor on reclaim." },
+	  FSM_COUNTER, "Chunks moved to another donor on reclaim.",
+	  "moved on reclaim" },
 	{ "lost_pages", "farswap_host_lost_pages_total", NULL, FSM_COUNTER,
-	  "Pages lost with a failed donor." },
+	  "Pages lost with a failed donor.", "pages lost" },
 	{ "write_throttled", "farswap_host_write_throttled_total", NULL,
-	  FSM_COUNTER, "Writes that waited for the in-flight cap (write_inflight_kb)." },
+	  FSM_COUNTER, "Writes that waited for the in-flight cap (write_inflight_kb).",
+	  NULL },
 	{ "held", "farswap_host_held_requests_total", NULL, FSM_COUNTER,
-	  "Requests that waited for a chunk bind or move." },
+	  "Requests that waited for a chunk bind or move.", NULL },
 	{ "write_inflight_bytes", "farswap_host_write_inflight_bytes", NULL,
-	  FSM_GAUGE, "Swap-out bytes posted and not yet completed." },
+	  FSM_GAUGE, "Swap-out bytes posted and not yet completed.", NULL },
 };
 
 /*
@@ -165,33 +177,35 @@ struct fsh_donor_field {
 	const char *metric;
 	enum fsm_type type;
 	const char *help;
+	const char *text;		/* as struct fsh_field's */
 };
 
 static const struct fsh_donor_field donor_fields[] = {
 	{ "slabs", FSH_DONOR_SLABS, "farswap_host_donor_slabs", FSM_GAUGE,
-	  "Slabs of this donor the device holds." },
+	  "Slabs of this donor the device holds.", NULL },
 	{ "free", FSH_DONOR_FREE_SLABS, "farswap_host_donor_free_slabs",
-	  FSM_GAUGE, "Free slabs the donor last reported." },
+	  FSM_GAUGE, "Free slabs the donor last reported.", NULL },
 	{ "total", FSH_DONOR_TOTAL_SLABS, "farswap_host_donor_total_slabs",
-	  FSM_GAUGE, "Slabs the donor last reported in all." },
+	  FSM_GAUGE, "Slabs the donor last reported in all.", NULL },
 	{ "reads", FSH_DONOR_STAT, "farswap_host_donor_reads_total",
-	  FSM_COUNTER, "Reads from this donor." },
+	  FSM_COUNTER, "Reads from this donor.", "reads" },
 	{ "writes", FSH_DONOR_STAT, "farswap_host_donor_writes_total",
-	  FSM_COUNTER, "Writes to this donor." },
+	  FSM_COUNTER, "Writes to this donor.", "writes" },
 	{ "read_bytes", FSH_DONOR_STAT, "farswap_host_donor_read_bytes_total",
-	  FSM_COUNTER, "Bytes read from this donor." },
+	  FSM_COUNTER, "Bytes read from this donor.", TEXT_BYTES },
 	{ "write_bytes", FSH_DONOR_STAT,
 	  "farswap_host_donor_write_bytes_total", FSM_COUNTER,
-	  "Bytes written to this donor." },
+	  "Bytes written to this donor.", TEXT_BYTES },
 	{ "errors", FSH_DONOR_STAT, "farswap_host_donor_errors_total",
-	  FSM_COUNTER, "Failed work requests on this donor's queues." },
+	  FSM_COUNTER, "Failed work requests on this donor's queues.",
+	  "errors" },
 	{ "reconnects", FSH_DONOR_STAT, "farswap_host_donor_reconnects_total",
-	  FSM_COUNTER, "Reconnections to this donor." },
+	  FSM_COUNTER, "Reconnections to this donor.", "reconnects" },
 	{ "migrated_out", FSH_DONOR_STAT,
 	  "farswap_host_donor_migrated_out_total", FSM_COUNTER,
-	  "Chunks moved off this donor." },
+	  "Chunks moved off this donor.", NULL },
 	{ "revoked", FSH_DONOR_STAT, "farswap_host_donor_revoked_slabs_total",
-	  FSM_COUNTER, "Slabs this donor took back by force (SLAB_REVOKE)." },
+	  FSM_COUNTER, "Slabs this donor took back by force (SLAB_REVOKE).", NULL },
 };
 
 /*
@@ -1376,23 +1390,89 @@ static unsigned long long stat_num(const struct fsh_device *dev,
 	return fsh_stat_u64(dev, key, &v) ? v : 0;
 }
 
+/*
+ * A run of numbers of a text line: each field by its key, in the order
+ * shown, with what goes before it; the words come from the field.
+ */
+struct text_item {
+	const char *sep;
+	const char *key;
+};
+
+static const struct text_item io_items[] = {
+	{ "", "reads" }, { " ", "read_bytes" }, { ", ", "writes" },
+	{ " ", "write_bytes" }, { ", ", "zero_reads" }, { ", ", "discards" },
+	{ ", ", "errors" },
+};
+
+static const struct text_item placement_items[] = {
+	{ "", "binds" }, { ", ", "migrations" }, { ", ", "bind_failures" },
+	{ "; ", "slab_allocs" }, { ", ", "releases" }, { "; ", "lost_pages" },
+};
+
+static const struct text_item donor_items[] = {
+	{ "", "reads" }, { " ", "read_bytes" }, { ", ", "writes" },
+	{ " ", "write_bytes" }, { ", ", "errors" }, { ", ", "reconnects" },
+};
+
+/* @sep, then "@v @text", or "(@v as bytes)" for TEXT_BYTES. */
+static void text_number(FILE *out, const char *sep, const char *text,
+			unsigned long long v)
+{
+	char bytes[32];
+
+	fputs(sep, out);
+	if (!text) {
+		fputs("?", out);	/* a field the text has no words for */
+	} else if (!strcmp(text, TEXT_BYTES)) {
+		human_bytes(v, bytes, sizeof(bytes));
+		fprintf(out, "(%s)", bytes);
+	} else {
+		fprintf(out, "%llu %s", v, text);
+	}
+}
+
+/*
+ * @items of @d's donor_fields, or of @dev's stat_fields when @d is NULL.
+ * An item whose key is not in the table shows as "?", never silently.
+ */
+static void text_items(FILE *out, const struct fsh_device *dev,
+		       const struct fsh_donor *d,
+		       const struct text_item *items, size_t n)
+{
+	size_t i, f;
+
+	for (i = 0; i < n; i++) {
+		const char *key = items[i].key, *words = NULL;
+
+		if (d) {
+			for (f = 0; f < ARRAY_SIZE(donor_fields); f++)
+				if (!strcmp(donor_fields[f].key, key))
+					words = donor_fields[f].text;
+		} else {
+			for (f = 0; f < ARRAY_SIZE(stat_fields); f++)
+				if (!strcmp(stat_fields[f].key, key))
+					words = stat_fields[f].text;
+		}
+		text_number(out, items[i].sep, words,
+			    d ? donor_num(d, key) : stat_num(dev, key));
+	}
+}
+
 static void text_donor(FILE *out, const struct fsh_device *dev,
 		       const struct fsh_donor *d)
 {
 	const char *addr = fsh_donor_text(d, FSH_DONOR_ADDRESS) ?: "?";
-	char rb[32], wb[32];
 
-	human_bytes(donor_num(d, "read_bytes"), rb, sizeof(rb));
-	human_bytes(donor_num(d, "write_bytes"), wb, sizeof(wb));
 	/* An empty domain: the donor has not told it yet. */
-	fprintf(out, "  donor %s: %s, domain %s, %llu slabs here (donor has %llu of %llu free); %llu reads (%s), %llu writes (%s), %llu errors, %llu reconnects\n",
-	       addr, fsh_donor_text(d, FSH_DONOR_STATE) ?: "?",
-	       d->file[FSH_DONOR_DOMAIN] ?
+	fprintf(out, "  donor %s: %s, domain %s, %llu slabs here (donor has %llu of %llu free); ",
+		addr, fsh_donor_text(d, FSH_DONOR_STATE) ?: "?",
+		d->file[FSH_DONOR_DOMAIN] ?
 			(fsh_donor_text(d, FSH_DONOR_DOMAIN) ?: "-") : "?",
-	       donor_num(d, "slabs"), donor_num(d, "free"),
-	       donor_num(d, "total"), donor_num(d, "reads"), rb,
-	       donor_num(d, "writes"), wb, donor_num(d, "errors"),
-	       donor_num(d, "reconnects"));
+		donor_num(d, "slabs"), donor_num(d, "free"),
+		donor_num(d, "total"));
+	text_items(out, dev, d, donor_items, ARRAY_SIZE(donor_items));
+	fputc('\n', out);
 	if (!dev->latency)
 		return;
 	fprintf(out, "   ");
@@ -1415,7 +1495,7 @@ static int text_device(FILE *out, const struct fsh_device *dev)
 	const char *sync_io = f[FSH_SYNC_IO], *integrity = f[FSH_INTEGRITY];
 	const char *encrypt = f[FSH_ENCRYPT], *auth = f[FSH_AUTH];
 	const char *replicas = f[FSH_REPLICAS];
-	char sz[32], ss[32], rb[32], wb[32], swap[96], policy[32];
+	char sz[32], ss[32], swap[96], policy[32];
 	const char *name = dev->name;
 	uint64_t sectors, slab_bytes;
 	size_t i;
@@ -1432,22 +1512,18 @@ static int text_device(FILE *out, const struct fsh_device *dev)
 	human_bytes(slab_bytes, ss, sizeof(ss));
 	swap_state(dev, swap, sizeof(swap));
 	fprintf(out, "%s: %s, %llu of %llu chunks (2 MiB) bound in %llu donor slabs of %s; swap: %s; sync_io %s\n",
-	       name, sz, kv_num(chunks, "bound"), kv_num(chunks, "total"),
-	       kv_num(slabs, "held"), ss, swap,
-	       sync_io && sync_io[0] == '1' ? "on" : "off");
-	human_bytes(stat_num(dev, "read_bytes"), rb, sizeof(rb));
-	human_bytes(stat_num(dev, "write_bytes"), wb, sizeof(wb));
-	fprintf(out, "  I/O: %llu reads (%s), %llu writes (%s), %llu zero-fill reads, %llu discards, %llu errors\n",
-	       stat_num(dev, "reads"), rb, stat_num(dev, "writes"), wb,
-	       stat_num(dev, "zero_reads"), stat_num(dev, "discards"),
-	       stat_num(dev, "errors"));
-	fprintf(out, "  placement: %llu chunks bound, %llu moved on reclaim, %llu bind failures; %llu donor slabs taken, %llu given back; %llu pages lost\n",
-	       stat_num(dev, "binds"), stat_num(dev, "migrations"),
-	       stat_num(dev, "bind_failures"), stat_num(dev, "slab_allocs"),
-	       stat_num(dev, "releases"), stat_num(dev, "lost_pages"));
+		name, sz, kv_num(chunks, "bound"), kv_num(chunks, "total"),
+		kv_num(slabs, "held"), ss, swap,
+		sync_io && sync_io[0] == '1' ? "on" : "off");
+	fputs("  I/O: ", out);
+	text_items(out, dev, NULL, io_items, ARRAY_SIZE(io_items));
+	fputs("\n  placement: ", out);
+	text_items(out, dev, NULL, placement_items,
+		   ARRAY_SIZE(placement_items));
+	fputc('\n', out);
 	if (replicas && kv_num(replicas, "replicas") <= 1) {
 		fprintf(out, "  replicas: 1: no redundancy, a donor that dies takes its pages (%llu lost so far)\n",
-		       kv_num(replicas, "lost_pages"));
+			kv_num(replicas, "lost_pages"));
 	} else if (replicas) {
 		char copied[32];
 
@@ -1459,27 +1535,27 @@ static int text_device(FILE *out, const struct fsh_device *dev)
 			 (int)strcspn(f[FSH_READ_POLICY] ?: "", "\n"),
 			 f[FSH_READ_POLICY] ?: "");
 		fprintf(out, "  replicas: %llu per chunk, %llu failure domain%s, reads %s; %llu chunks degraded; %llu repaired (%s), %llu repairs failed; %llu reads failed over, %llu damaged replicas healed; %llu pages lost\n",
-		       kv_num(replicas, "replicas"), doms, doms == 1 ? "" : "s",
-		       *policy ? policy : "?",
-		       kv_num(replicas, "degraded"),
-		       kv_num(replicas, "repaired"), copied,
-		       kv_num(replicas, "repair_failures"),
-		       kv_num(replicas, "failovers"), kv_num(replicas, "heals"),
-		       kv_num(replicas, "lost_pages"));
+			kv_num(replicas, "replicas"), doms, doms == 1 ? "" : "s",
+			*policy ? policy : "?",
+			kv_num(replicas, "degraded"),
+			kv_num(replicas, "repaired"), copied,
+			kv_num(replicas, "repair_failures"),
+			kv_num(replicas, "failovers"), kv_num(replicas, "heals"),
+			kv_num(replicas, "lost_pages"));
 		if (kv_num(replicas, "colocated"))
 			fprintf(out, "  warning: %llu chunks have replicas in one failure domain (one moves out when another domain has room; %llu moved so far)\n",
-			       kv_num(replicas, "colocated"),
-			       kv_num(replicas, "spread"));
+				kv_num(replicas, "colocated"),
+				kv_num(replicas, "spread"));
 	}
 	if (integrity) {
 		char alg[32], tb[32];
 
 		human_bytes(kv_num(integrity, "table_bytes"), tb, sizeof(tb));
 		fprintf(out, "  integrity: %s, %llu pages checked, %llu failed their check; %s of host memory (%llu bytes per page)\n",
-		       fsh_kv_word(integrity, "alg", alg, sizeof(alg)) ?: "?",
-		       kv_num(integrity, "checked"),
-		       kv_num(integrity, "mismatches"), tb,
-		       kv_num(integrity, "bytes_per_page"));
+			fsh_kv_word(integrity, "alg", alg, sizeof(alg)) ?: "?",
+			kv_num(integrity, "checked"),
+			kv_num(integrity, "mismatches"), tb,
+			kv_num(integrity, "bytes_per_page"));
 	}
 	if (encrypt) {
 		char buf[32], bb[32];
@@ -1489,7 +1565,7 @@ static int text_device(FILE *out, const struct fsh_device *dev)
 		human_bytes(kv_num(encrypt, "bounce_bytes"), bb, sizeof(bb));
 		if (strcmp(alg, "off"))
 			fprintf(out, "  encryption: %s, pages sealed on this host, donors hold ciphertext; %s of write bounce buffers\n",
-			       alg, bb);
+				alg, bb);
 		else
 			fprintf(out, "  encryption: off: donors hold what is written to the device as it is written (--encrypt, or dm-crypt over the device, keeps it from them)\n");
 	}
@@ -1497,7 +1573,7 @@ static int text_device(FILE *out, const struct fsh_device *dev)
 		char alg[32];
 
 		fprintf(out, "  auth: %s\n",
-		       fsh_kv_word(auth, "auth", alg, sizeof(alg)) ?: "?");
+			fsh_kv_word(auth, "auth", alg, sizeof(alg)) ?: "?");
 	}
 	if (dev->latency) {
 		fprintf(out, "  latency:");
