@@ -99,6 +99,16 @@ static void assert_prints(struct run r, const char *want)
 	run_free(&r);
 }
 
+/* @r exited @status, printed nothing on stdout and @why on stderr. */
+static void assert_refused(struct run r, int status, const char *why)
+{
+	assert_int_equal(r.status, status);
+	assert_string_equal(r.out, "");
+	if (!strstr(r.err, why))
+		fail_msg("stderr says '%s', not '%s'", r.err, why);
+	run_free(&r);
+}
+
 static bool starts_with(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
@@ -129,13 +139,9 @@ static void test_help_lists_commands(void **state)
 /* No command: the list of commands, on stderr, and exit 2. */
 static void test_no_command(void **state)
 {
-	struct run r = run_ctl(NULL);
-
 	(void)state;
-	assert_int_equal(r.status, EXIT_USAGE);
-	assert_string_equal(r.out, "");
-	assert_true(starts_with(r.err, "usage: farswapctl [-j|--json] COMMAND"));
-	run_free(&r);
+	assert_refused(run_ctl(NULL), EXIT_USAGE,
+		       "usage: farswapctl [-j|--json] COMMAND");
 }
 
 /* NAME --help, NAME -h and help NAME: that command's usage, exit 0. */
@@ -259,13 +265,9 @@ static void test_global_json(void **state)
 /* A device status is asked of must be one: exit 1, not a usage error. */
 static void test_status_no_such_device(void **state)
 {
-	struct run r = run_ctl("-j", "status", "farswap3", NULL);
-
 	(void)state;
-	assert_int_equal(r.status, EXIT_FAILED);
-	assert_string_equal(r.out, "");
-	assert_non_null(strstr(r.err, "farswap3: not a farswap device"));
-	run_free(&r);
+	assert_refused(run_ctl("-j", "status", "farswap3", NULL), EXIT_FAILED,
+		       "farswapctl: farswap3: not a farswap device");
 }
 
 /* Command lines farswapctl must refuse with exit 2, before doing anything. */
@@ -310,22 +312,17 @@ static void test_usage_errors(void **state)
 		if (r.status != EXIT_USAGE)
 			fail_msg("farswapctl %s %s ...: exit %d, not 2 (%s)",
 				 l[0], l[1] ?: "", r.status, r.err);
-		assert_string_equal(r.out, "");
-		assert_string_not_equal(r.err, "");
-		run_free(&r);
+		assert_refused(r, EXIT_USAGE, "farswapctl");
 	}
 }
 
 /* getopt_long()'s own complaints name the command, and how to get help. */
 static void test_unknown_option_names_command(void **state)
 {
-	struct run r = run_ctl("metrics", "--bogus", NULL);
-
 	(void)state;
-	assert_int_equal(r.status, EXIT_USAGE);
-	assert_true(starts_with(r.err, "farswapctl metrics: "));
-	assert_non_null(strstr(r.err, "Try 'farswapctl metrics --help'."));
-	run_free(&r);
+	assert_refused(run_ctl("metrics", "--bogus", NULL), EXIT_USAGE,
+		       "farswapctl metrics: unrecognized option '--bogus'\n"
+		       "Try 'farswapctl metrics --help'.\n");
 }
 
 /* --version and version: the same, farswapctl's own version first. */
