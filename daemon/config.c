@@ -48,7 +48,7 @@ static int set_err(char *err, size_t errlen, const char *fmt, const char *a,
 	return -EINVAL;
 }
 
-static const char *skip_space(const char *s)
+const char *fsd_skip_space(const char *s)
 {
 	while (isspace((unsigned char)*s))
 		s++;
@@ -56,7 +56,7 @@ static const char *skip_space(const char *s)
 }
 
 /* Unsigned decimal, no sign, no overflow; *end left after the digits. */
-static int parse_u64(const char *s, uint64_t *out, const char **end)
+int fsd_parse_u64(const char *s, uint64_t *out, const char **end)
 {
 	uint64_t v = 0;
 
@@ -85,7 +85,7 @@ int fsd_parse_size(const char *s, uint64_t *out)
 
 	if (!s)
 		return -EINVAL;
-	ret = parse_u64(skip_space(s), &v, &p);
+	ret = fsd_parse_u64(fsd_skip_space(s), &v, &p);
 	if (ret)
 		return ret;
 	switch (toupper((unsigned char)*p)) {
@@ -117,7 +117,7 @@ int fsd_parse_size(const char *s, uint64_t *out)
 	} else if (*p) {
 		p++;	/* the lone 'B' */
 	}
-	if (*skip_space(p))
+	if (*fsd_skip_space(p))
 		return -EINVAL;
 	if (shift && v > (UINT64_MAX >> shift))
 		return -ERANGE;
@@ -135,10 +135,10 @@ int fsd_parse_amount(const char *s, struct fsd_amount *out)
 	if (!s)
 		return -EINVAL;
 	if (strchr(s, '%')) {
-		ret = parse_u64(skip_space(s), &v, &p);
+		ret = fsd_parse_u64(fsd_skip_space(s), &v, &p);
 		if (ret)
 			return ret;
-		if (*p != '%' || *skip_space(p + 1))
+		if (*p != '%' || *fsd_skip_space(p + 1))
 			return -EINVAL;
 		if (v < 1 || v > 100)
 			return -ERANGE;
@@ -163,7 +163,7 @@ int fsd_parse_duration_ms(const char *s, uint32_t *out)
 
 	if (!s)
 		return -EINVAL;
-	ret = parse_u64(skip_space(s), &v, &p);
+	ret = fsd_parse_u64(fsd_skip_space(s), &v, &p);
 	if (ret)
 		return ret;
 	if (!strncasecmp(p, "ms", 2)) {
@@ -178,7 +178,7 @@ int fsd_parse_duration_ms(const char *s, uint32_t *out)
 	} else {
 		mult = 1000;
 	}
-	if (*skip_space(p))
+	if (*fsd_skip_space(p))
 		return -EINVAL;
 	if (v > 86400000ull / mult)
 		return -ERANGE;
@@ -195,7 +195,7 @@ int fsd_parse_percent100(const char *s, unsigned int *out)
 
 	if (!s)
 		return -EINVAL;
-	ret = parse_u64(skip_space(s), &whole, &p);
+	ret = fsd_parse_u64(fsd_skip_space(s), &whole, &p);
 	if (ret)
 		return ret;
 	if (*p == '.') {
@@ -214,7 +214,7 @@ int fsd_parse_percent100(const char *s, unsigned int *out)
 	}
 	if (*p == '%')
 		p++;
-	if (*skip_space(p))
+	if (*fsd_skip_space(p))
 		return -EINVAL;
 	if (whole > 100 || (whole == 100 && frac))
 		return -ERANGE;
@@ -233,19 +233,19 @@ int fsd_parse_rate(const char *s, uint32_t *rate, uint32_t *burst)
 
 	if (!s)
 		return -EINVAL;
-	if (!strcasecmp(skip_space(s), "off")) {
+	if (!strcasecmp(fsd_skip_space(s), "off")) {
 		*rate = 0;
 		*burst = 0;
 		return 0;
 	}
-	if (parse_u64(skip_space(s), &r, &p))
+	if (fsd_parse_u64(fsd_skip_space(s), &r, &p))
 		return -EINVAL;
 	b = r;
 	if (*p == '/') {
-		if (parse_u64(p + 1, &b, &p) || !b)
+		if (fsd_parse_u64(p + 1, &b, &p) || !b)
 			return -EINVAL;
 	}
-	if (*skip_space(p))
+	if (*fsd_skip_space(p))
 		return -EINVAL;
 	if (r > 1000000 || b > 1000000)
 		return -ERANGE;
@@ -302,7 +302,7 @@ int fsd_parse_listen(const char *s, char *addr, size_t addr_len,
 		}
 	}
 	if (pstr) {
-		if (parse_u64(pstr, &v, &end) || *end || v < 1 || v > 65535)
+		if (fsd_parse_u64(pstr, &v, &end) || *end || v < 1 || v > 65535)
 			return -EINVAL;
 		*port = (uint16_t)v;
 	}
@@ -418,7 +418,7 @@ static int parse_u32(const struct fsd_set *s)
 	const char *end;
 	uint64_t v;
 
-	if (parse_u64(s->val, &v, &end) || *end || v < s->k->min ||
+	if (fsd_parse_u64(s->val, &v, &end) || *end || v < s->k->min ||
 	    v > s->k->max)
 		return -EINVAL;
 	*(uint32_t *)field(s) = (uint32_t)v;
@@ -678,7 +678,8 @@ static int parse_slab_cap(const struct fsd_set *s)
 	const char *end;
 	uint64_t v;
 
-	if (!parse_u64(skip_space(s->val), &v, &end) && !*skip_space(end)) {
+	if (!fsd_parse_u64(fsd_skip_space(s->val), &v, &end) &&
+	    !*fsd_skip_space(end)) {
 		s->c->max_slabs_per_host = v;
 		s->c->max_bytes_per_host = 0;
 	} else if (!fsd_parse_size(s->val, &v) && v) {

@@ -103,6 +103,13 @@ struct fsd_limits {
 	uint32_t max_slabs_per_host;	/* 0: no cap */
 };
 
+/*
+ * @s past its leading white space; an unsigned decimal (no sign, no
+ * overflow), *end left after its digits.  The value parsers below and
+ * the keys' parse helpers both scan with these two.
+ */
+const char *fsd_skip_space(const char *s);
+int fsd_parse_u64(const char *s, uint64_t *out, const char **end);
 int fsd_parse_size(const char *s, uint64_t *out);
 int fsd_parse_amount(const char *s, struct fsd_amount *out);
 int fsd_parse_duration_ms(const char *s, uint32_t *out);
