@@ -881,6 +881,9 @@ const struct fsd_key fsd_keys[] = {
 };
 
 const size_t fsd_nr_keys = sizeof(fsd_keys) / sizeof(fsd_keys[0]);
+/* fsd_parse_args() sizes its option tables by FSD_MAX_KEYS. */
+_Static_assert(sizeof(fsd_keys) / sizeof(fsd_keys[0]) <= FSD_MAX_KEYS,
+	       "fsd_keys[] outgrew FSD_MAX_KEYS");
 
 /* Keys compare with '-' and '_' as the same character, in any case. */
 static bool key_is(const char *key, const char *name)
@@ -1180,9 +1183,8 @@ void fsd_usage(FILE *out)
 int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
 		   size_t errlen)
 {
-	struct option opts[sizeof(fsd_keys) / sizeof(fsd_keys[0]) +
-			    NR_OTHER_OPTS + 1];
-	char shorts[2 * sizeof(fsd_keys) / sizeof(fsd_keys[0]) + 8];
+	struct option opts[FSD_MAX_KEYS + NR_OTHER_OPTS + 1];
+	char shorts[2 * FSD_MAX_KEYS + 8];
 	size_t i, ns = 0;
 	int opt, idx;
 

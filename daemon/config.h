@@ -19,6 +19,7 @@
 #define FSD_ADDR_LEN 64
 #define FSD_PATH_LEN 108	/* sun_path */
 #define FSD_MAX_OVERRIDES 64
+#define FSD_MAX_KEYS 64		/* rows fsd_keys[] may grow to */
 #define FSD_METRICS_PATH_LEN 4096
 #define FSD_DOMAIN_MAX 31	/* characters of a --failure-domain */
 
