@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * farswapd configuration: defaults, the config file, command-line flags.
+ * farswapd configuration: defaults, the config file, command-line flags
+ * (config.c); values to and from their text (parse.c).
  * Pure parsing, no side effects: unit-tested in tests/unit/test_config.c.
  */
 #ifndef FSD_CONFIG_H
@@ -105,9 +106,10 @@ struct fsd_limits {
 };
 
 /*
- * @s past its leading white space; an unsigned decimal (no sign, no
- * overflow), *end left after its digits.  The value parsers below and
- * the keys' parse helpers both scan with these two.
+ * Values to and from their text (parse.c).  fsd_skip_space(): @s past
+ * its leading white space; fsd_parse_u64(): an unsigned decimal (no
+ * sign, no overflow), *end left after its digits.  The keys' parse
+ * helpers in config.c scan with these two as well.
  */
 const char *fsd_skip_space(const char *s);
 int fsd_parse_u64(const char *s, uint64_t *out, const char **end);
@@ -118,7 +120,7 @@ int fsd_parse_listen(const char *s, char *addr, size_t addr_len,
 		     uint16_t *port);
 int fsd_parse_percent100(const char *s, unsigned int *out);
 int fsd_parse_rate(const char *s, uint32_t *rate, uint32_t *burst);
-uint32_t fsd_slab_cap(const struct fsd_config *c, uint64_t slab_size);
+int fsd_parse_domain(const char *s, char *out, size_t outlen);
 uint64_t fsd_amount_resolve(const struct fsd_amount *a, uint64_t base);
 void fsd_format_size(uint64_t bytes, char *buf, size_t len);
 void fsd_format_size_mb(uint64_t bytes, char *buf, size_t len);
@@ -207,12 +209,11 @@ int fsd_config_apply_args(struct fsd_config *c, const struct fsd_args *a,
 int fsd_config_resolve(const struct fsd_config *c, uint64_t mem_total,
 		       uint64_t mem_available, struct fsd_limits *out,
 		       char *err, size_t errlen);
+uint32_t fsd_slab_cap(const struct fsd_config *c, uint64_t slab_size);
 void fsd_config_print(const struct fsd_config *c, char *buf, size_t len);
 int fsd_config_check_auth(const struct fsd_config *c, char *err,
 			  size_t errlen);
 
 void fsd_usage(FILE *out);
-
-int fsd_parse_domain(const char *s, char *out, size_t outlen);
 
 #endif /* FSD_CONFIG_H */
