@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * farswapd configuration: defaults, the config file, command-line flags
- * (config.c); values to and from their text (parse.c).
+ * farswapd configuration: defaults, the config file (config.c),
+ * command-line flags (cmdline.c); values to and from their text
+ * (parse.c).
  * Pure parsing, no side effects: unit-tested in tests/unit/test_config.c.
  */
 #ifndef FSD_CONFIG_H
@@ -202,10 +203,6 @@ int fsd_config_parse(struct fsd_config *c, const char *text, const char *name,
 		     char *err, size_t errlen);
 int fsd_config_load(struct fsd_config *c, const char *path, bool must_exist,
 		    char *err, size_t errlen);
-int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
-		   size_t errlen);
-int fsd_config_apply_args(struct fsd_config *c, const struct fsd_args *a,
-			  char *err, size_t errlen);
 int fsd_config_resolve(const struct fsd_config *c, uint64_t mem_total,
 		       uint64_t mem_available, struct fsd_limits *out,
 		       char *err, size_t errlen);
@@ -214,6 +211,11 @@ void fsd_config_print(const struct fsd_config *c, char *buf, size_t len);
 int fsd_config_check_auth(const struct fsd_config *c, char *err,
 			  size_t errlen);
 
+/* The command line (cmdline.c). */
+int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
+		   size_t errlen);
+int fsd_config_apply_args(struct fsd_config *c, const struct fsd_args *a,
+			  char *err, size_t errlen);
 void fsd_usage(FILE *out);
 
 #endif /* FSD_CONFIG_H */
