@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A host's farswap devices as the module shows them in sysfs (and its
- * latency histograms in debugfs), read once and shown as text
- * (farswapctl status) or turned into JSON (farswapctl status --json,
- * docs/json.md) or Prometheus metrics (farswapctl metrics,
- * docs/metrics.md).
+ * latency histograms in debugfs), read once (devstat.c) and shown as
+ * text (farswapctl status) or turned into JSON (farswapctl status
+ * --json, docs/json.md) or Prometheus metrics (farswapctl metrics,
+ * docs/metrics.md) (render.c).
  *
  * Every path is taken relative to a root directory ("/" on a real
  * system), so that the unit tests can point it at a fake tree.
@@ -21,6 +21,8 @@
 #include "metrics.h"
 
 #define FSH_NAME_LEN 32
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The files of /sys/block/farswapN/farswap/ read, in this order. */
 enum fsh_file {

@@ -18,9 +18,9 @@
  *   /sys/kernel/farswap/detach      write "farswapN"
  *   /sys/kernel/farswap/last_error  why the last attach/detach failed
  *
- * devstat.c reads those files and renders them: as text for status, as
- * a JSON document (docs/json.md) for status --json and as Prometheus
- * metrics (docs/metrics.md) for metrics.
+ * devstat.c reads those files and render.c renders them: as text for
+ * status, as a JSON document (docs/json.md) for status --json and as
+ * Prometheus metrics (docs/metrics.md) for metrics.
  */
 #include <ctype.h>
 #include <errno.h>
