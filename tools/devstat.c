@@ -55,7 +55,7 @@ static const char *const donor_file_names[FSH_DONOR_NR_FILES] = {
  * stops before, and "discards" is null.
  */
 static const struct {
-	const char *key;		/* of stat_fields */
+	const char *key;		/* of stat_fields (render.c) */
 	unsigned int column;
 	uint64_t unit;
 } blk_columns[] = {

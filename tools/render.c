@@ -76,8 +76,8 @@ static const struct fsh_field chunks_fields[] = {
 };
 
 /*
- * reads ... write_bytes are the block layer's numbers (blk_columns), the
- * others those of farswap/stat.
+ * reads ... write_bytes are the block layer's numbers (blk_columns in
+ * devstat.c), the others those of farswap/stat.
  */
 static const struct fsh_field stat_fields[] = {
 	{ "reads", "farswap_host_reads_total", NULL, FSM_COUNTER,
@@ -180,7 +180,10 @@ static const struct {
 
 static const char *const directions[] = { "read", "write" };
 
-/* The value of @key in @dev's key=value file @file (FSH_STAT: as above). */
+/*
+ * The value of @key in @dev's key=value file @file (FSH_STAT: by
+ * fsh_stat_u64(), devstat.c).
+ */
 static bool field_u64(const struct fsh_device *dev, enum fsh_file file,
 		      const char *key, uint64_t *v)
 {
@@ -836,8 +839,8 @@ void fsh_metrics(const struct fsh_host *h, const char *ctl_version,
 /*
  * "key=value" of a line of space-separated pairs, 0 if absent.  The text
  * shows what cannot be read as 0 (here, in donor_num() and in
- * stat_num()); the readers above say whether they could, which the JSON
- * document needs for its nulls.
+ * stat_num()); the readers (devstat.h) say whether they could, which the
+ * JSON document needs for its nulls.
  */
 static unsigned long long kv_num(const char *line, const char *key)
 {
