@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Parsing of control commands, written to /dev/farswap-ctl (and, for
- * attach and the older interface, to /sys/kernel/farswap/attach|detach):
+ * Parsing of control commands, written to /dev/farswap-ctl (and the
+ * attach module parameters at load):
  *
  *   [attach] donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE]
  *            [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N]

@@ -164,13 +164,9 @@ typedef typeof_member(struct blk_mq_hw_ctx, numa_node) farswap_numa_node_t;
 #ifdef __KOBJ_ATTR
 #define FARSWAP_KOBJ_ATTR		const struct kobj_attribute
 #define FARSWAP_KOBJ_ATTR_RO(name)	__KOBJ_ATTR_RO(name)
-#define FARSWAP_KOBJ_ATTR_WO(name)	__KOBJ_ATTR_WO(name)
-#define FARSWAP_KOBJ_ATTR_RW_MODE(name, mode) __KOBJ_ATTR_RW_MODE(name, mode)
 #else
 #define FARSWAP_KOBJ_ATTR		struct kobj_attribute
 #define FARSWAP_KOBJ_ATTR_RO(name)	__ATTR_RO(name)
-#define FARSWAP_KOBJ_ATTR_WO(name)	__ATTR_WO(name)
-#define FARSWAP_KOBJ_ATTR_RW_MODE(name, mode) __ATTR_RW_MODE(name, mode)
 #endif
 
 /*

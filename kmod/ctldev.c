@@ -9,9 +9,8 @@
  *   error=<reason>\n       it failed; the write returned the error code
  *
  * The result belongs to the open file, so callers that attach and detach
- * at the same time never see each other's, as they can with the single
- * /sys/kernel/farswap/last_error.  The command's write returns only when
- * the command is done, and a write starts a fresh result.
+ * at the same time never see each other's.  The command's write returns
+ * only when the command is done, and a write starts a fresh result.
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>

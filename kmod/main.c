@@ -3,10 +3,9 @@
  * farswap: swap to other machines' memory over RDMA.
  *
  * Module parameters (the defaults of new devices), /sys/kernel/farswap/
- * (identity and versions, and the attach and detach files that
- * /dev/farswap-ctl replaces: ctldev.c), the ib_client that hears of RDMA
- * devices going away, and an optional device created at load time for
- * boot-time swap.
+ * (identity and versions; attach and detach are /dev/farswap-ctl's,
+ * ctldev.c), the ib_client that hears of RDMA devices going away, and an
+ * optional device created at load time for boot-time swap.
  */
 #include <linux/ctype.h>
 #include <linux/kobject.h>
@@ -92,86 +91,6 @@ static char *host_id;
 module_param(host_id, charp, 0444);
 MODULE_PARM_DESC(host_id, "This host's identity shown to donors, a UUID (default: random at load)");
 
-/*
- * The reason the last attach or detach through sysfs failed, shared by
- * every sysfs caller: /dev/farswap-ctl gives each caller its own.
- */
-static DEFINE_SPINLOCK(farswap_error_lock);
-static char farswap_error[sizeof_field(struct farswap_reason, msg)];
-
-static void farswap_publish_error(const struct farswap_reason *why)
-{
-	spin_lock(&farswap_error_lock);
-	strscpy(farswap_error, why->msg, sizeof(farswap_error));
-	spin_unlock(&farswap_error_lock);
-}
-
-/* Once per load: scripts that still write the sysfs files keep working. */
-static void farswap_note_sysfs_control(void)
-{
-	pr_info_once("/sys/kernel/farswap/attach and detach are deprecated: use /dev/farswap-ctl (farswapctl does)\n");
-}
-
-static ssize_t attach_store(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
-			    const char *buf, size_t count)
-{
-	struct farswap_reason why = { };
-	char name[FARSWAP_NAME_LEN];
-	char *cmd;
-	int ret;
-
-	farswap_note_sysfs_control();
-	cmd = kstrndup(buf, count, GFP_KERNEL);
-	if (!cmd)
-		return -ENOMEM;
-	ret = farswap_ctl_attach(cmd, name, &why);
-	if (ret)
-		farswap_publish_error(&why);
-	kfree(cmd);
-	return ret ?: count;
-}
-
-static ssize_t attach_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf,
-			  "donor=ADDR[:PORT] [donor=...] size=SIZE [slab_size=SIZE] [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N] [sync_io=0|1] [integrity=siphash|crc32c|off] [encrypt=0|1] [replicas=N] [read_policy=fastest|round-robin]\n");
-}
-static struct kobj_attribute attach_attr = FARSWAP_KOBJ_ATTR_RW_MODE(attach, 0600);
-
-static ssize_t detach_store(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
-			    const char *buf, size_t count)
-{
-	struct farswap_reason why = { };
-	char name[FARSWAP_NAME_LEN];
-	int ret;
-
-	farswap_note_sysfs_control();
-	if (count >= sizeof(name))
-		return -EINVAL;
-	memcpy(name, buf, count);
-	name[count] = '\0';
-	ret = farswap_dev_detach(strim(name), &why);
-	if (ret) {
-		pr_err("detach: %s\n", why.msg);
-		farswap_publish_error(&why);
-	}
-	return ret ?: count;
-}
-static struct kobj_attribute detach_attr = FARSWAP_KOBJ_ATTR_WO(detach);
-
-static ssize_t last_error_show(struct kobject *kobj,
-			       FARSWAP_KOBJ_ATTR *attr, char *buf)
-{
-	ssize_t n;
-
-	spin_lock(&farswap_error_lock);
-	n = sysfs_emit(buf, "%s\n", farswap_error);
-	spin_unlock(&farswap_error_lock);
-	return n;
-}
-static struct kobj_attribute last_error_attr = FARSWAP_KOBJ_ATTR_RO(last_error);
-
 static ssize_t host_id_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 			    char *buf)
 {
@@ -188,17 +107,14 @@ static ssize_t version_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 }
 static struct kobj_attribute version_attr = FARSWAP_KOBJ_ATTR_RO(version);
 
-static struct attribute *farswap_ctl_attrs[] = {
-	&attach_attr.attr,
-	&detach_attr.attr,
-	&last_error_attr.attr,
+static struct attribute *farswap_kernel_attrs[] = {
 	&host_id_attr.attr,
 	&version_attr.attr,
 	NULL,
 };
 
-static const struct attribute_group farswap_ctl_group = {
-	.attrs = farswap_ctl_attrs,
+static const struct attribute_group farswap_kernel_group = {
+	.attrs = farswap_kernel_attrs,
 };
 
 static struct kobject *farswap_kobj;
@@ -334,7 +250,7 @@ static int __init farswap_init(void)
 		ret = -ENOMEM;
 		goto out_unregister_client;
 	}
-	ret = sysfs_create_group(farswap_kobj, &farswap_ctl_group);
+	ret = sysfs_create_group(farswap_kobj, &farswap_kernel_group);
 	if (ret)
 		goto out_put_kobj;
 	ret = farswap_ctl_register();
@@ -347,7 +263,7 @@ static int __init farswap_init(void)
 	return 0;
 
 out_remove_group:
-	sysfs_remove_group(farswap_kobj, &farswap_ctl_group);
+	sysfs_remove_group(farswap_kobj, &farswap_kernel_group);
 out_put_kobj:
 	kobject_put(farswap_kobj);
 out_unregister_client:
@@ -361,7 +277,7 @@ static void __exit farswap_exit(void)
 {
 	/* First no new attaches, then no devices, then no RDMA client. */
 	farswap_ctl_unregister();
-	sysfs_remove_group(farswap_kobj, &farswap_ctl_group);
+	sysfs_remove_group(farswap_kobj, &farswap_kernel_group);
 	kobject_put(farswap_kobj);
 	farswap_dev_destroy_all();
 	ib_unregister_client(&farswap_ib_client);

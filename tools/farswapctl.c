@@ -13,10 +13,6 @@
  *   /sys/block/farswapN/donors/<i>/ each donor's state and counters
  *   /sys/kernel/debug/farswap/farswapN/latency
  *                                   latency percentiles (debugfs: root only)
- * and, with a module older than /dev/farswap-ctl, the deprecated
- *   /sys/kernel/farswap/attach      write "donor=A[:P] ... size=S [...]"
- *   /sys/kernel/farswap/detach      write "farswapN"
- *   /sys/kernel/farswap/last_error  why the last attach/detach failed
  *
  * devstat.c reads those files and render.c renders them: as text for
  * status, as a JSON document (docs/json.md) for status --json and as
@@ -45,7 +41,6 @@
 #define CTL_DEV		"/dev/farswap-ctl"
 #define CTL_DIR		"/sys/kernel/farswap"
 #define MAX_CMD		4096
-#define MAX_NAME_TRIES	16
 #define MAX_RESULT	512
 
 static const char *prog = "farswapctl";
@@ -116,40 +111,12 @@ static char *read_file(const char *path)
 	return buf;
 }
 
-/* Write @cmd to a sysfs file in one write(); returns 0 or an errno. */
-static int write_file(const char *path, const char *cmd)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return errno;
-	n = write(fd, cmd, strlen(cmd));
-	err = n < 0 ? errno : 0;
-	close(fd);
-	return err;
-}
-
 static void chomp(char *s)
 {
 	size_t n = strlen(s);
 
 	while (n && isspace((unsigned char)s[n - 1]))
 		s[--n] = '\0';
-}
-
-static const char *last_error(void)
-{
-	static char msg[512];
-	char *s = read_file(CTL_DIR "/last_error");
-
-	if (!s)
-		return "";
-	snprintf(msg, sizeof(msg), "%s", s);
-	free(s);
-	chomp(msg);
-	return msg;
 }
 
 /* The module must be loaded; load it if it is not. */
@@ -195,15 +162,15 @@ static void append(char *cmd, const char *fmt, ...)
 		die("command too long");
 }
 
-/*
- * /dev/farswap-ctl, or -1 when this module has none (older than it, or no
- * devtmpfs to make the node): then the sysfs files do.
- */
+/* /dev/farswap-ctl, the one way to attach and detach. */
 static int open_ctl_dev(void)
 {
 	int fd = open(CTL_DEV, O_RDWR | O_CLOEXEC);
 
-	if (fd < 0 && errno != ENOENT && errno != ENXIO && errno != ENODEV)
+	if (fd < 0 && errno == ENOENT)
+		die("no %s: the module is loaded, but without devtmpfs or udev nothing made its node",
+		    CTL_DEV);
+	if (fd < 0)
 		die("cannot open %s: %s", CTL_DEV, strerror(errno));
 	return fd;
 }
@@ -353,120 +320,86 @@ static const struct option help_opts[] = {
 };
 
 /*
- * A module without /dev/farswap-ctl names a device only when asked to:
- * without --name take the lowest free farswapN, and if another attach
- * takes it first, try the next.  Its reason is the shared last_error.
+ * attach's options and the control command's keys they become
+ * (docs/control.md): KEY=the option's argument, or KEY=@fixed for a flag.
+ * --name is not here: the command names its device last, once.
  */
-static int attach_via_sysfs(const char *name, const char *base)
+static const struct attach_key {
+	const char *option;
+	int val;
+	const char *key;
+	const char *fixed;
+} attach_keys[] = {
+	{ "donor", 'd', "donor", NULL },
+	{ "size", 's', "size", NULL },
+	{ "slab-size", 'S', "slab_size", NULL },
+	{ "queues", 'q', "queues", NULL },
+	{ "queue-depth", 'D', "queue_depth", NULL },
+	{ "io-timeout", 't', "io_timeout_ms", NULL },
+	{ "sync-io", 'y', "sync_io", "1" },
+	{ "integrity", 'i', "integrity", NULL },
+	{ "encrypt", 'e', "encrypt", "1" },
+	{ "replicas", 'r', "replicas", NULL },
+	{ "read-policy", 'p', "read_policy", NULL },
+	/* The key's name only: the kernel reads the secret. */
+	{ "key", 'k', "key", NULL },
+};
+
+#define NR_ATTACH_KEYS (sizeof(attach_keys) / sizeof(attach_keys[0]))
+
+static const struct attach_key *attach_key_of(int val)
 {
-	char cmd[MAX_CMD + 64], pick[32];
-	int i, err;
+	size_t i;
 
-	for (i = 0; i < MAX_NAME_TRIES; i++) {
-		const char *try = name;
-		int n;
-
-		if (!try) {
-			for (n = 0; n < 10000; n++) {
-				snprintf(pick, sizeof(pick), "farswap%d", n);
-				if (!fsh_device_exists(sys_root, pick))
-					break;
-			}
-			try = pick;
-		}
-		snprintf(cmd, sizeof(cmd), "name=%s%s", try, base);
-		err = write_file(CTL_DIR "/attach", cmd);
-		if (!err) {
-			printf("/dev/%s\n", try);
-			return 0;
-		}
-		if (err == EEXIST && !name && fsh_device_exists(sys_root, try))
-			continue;
-		die("attach failed: %s (%s)", last_error(), strerror(err));
-	}
-	die("attach failed: no free device name");
+	for (i = 0; i < NR_ATTACH_KEYS; i++)
+		if (attach_keys[i].val == val)
+			return &attach_keys[i];
+	return NULL;
 }
 
 static int cmd_attach(const struct ctl_command *cmd, int argc,
 		      char **argv)
 {
-	static const struct option opts[] = {
-		{ "donor", required_argument, NULL, 'd' },
-		{ "size", required_argument, NULL, 's' },
-		{ "slab-size", required_argument, NULL, 'S' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "queues", required_argument, NULL, 'q' },
-		{ "queue-depth", required_argument, NULL, 'D' },
-		{ "io-timeout", required_argument, NULL, 't' },
-		{ "sync-io", no_argument, NULL, 'y' },
-		{ "integrity", required_argument, NULL, 'i' },
-		{ "encrypt", no_argument, NULL, 'e' },
-		{ "replicas", required_argument, NULL, 'r' },
-		{ "read-policy", required_argument, NULL, 'p' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	/* The table's options, then --name and --help. */
+	struct option opts[NR_ATTACH_KEYS + 3] = { };
+	char shortopts[3 * NR_ATTACH_KEYS + 8] = "";
 	static char base[MAX_CMD];
 	const char *name = NULL;
 	bool have_donor = false, have_size = false;
 	char line[MAX_CMD + 64], made[64], reason[MAX_RESULT];
+	const struct attach_key *k;
+	size_t i, n = 0;
 	int c, fd, err;
 
-	while ((c = command_getopt(cmd, argc, argv, "d:s:S:n:q:D:t:yi:er:p:k:h",
-				   opts)) != -1) {
-		switch (c) {
-		case 'd':
-			append(base, " donor=%s", optarg);
-			have_donor = true;
-			break;
-		case 's':
-			append(base, " size=%s", optarg);
-			have_size = true;
-			break;
-		case 'S':
-			append(base, " slab_size=%s", optarg);
-			break;
-		case 'n':
+	for (i = 0; i < NR_ATTACH_KEYS; i++) {
+		k = &attach_keys[i];
+		opts[i] = (struct option){ k->option,
+			k->fixed ? no_argument : required_argument, NULL, k->val };
+		shortopts[n++] = k->val;
+		if (!k->fixed)
+			shortopts[n++] = ':';
+	}
+	opts[i++] = (struct option){ "name", required_argument, NULL, 'n' };
+	opts[i] = (struct option){ "help", no_argument, NULL, 'h' };
+	memcpy(shortopts + n, "n:h", 4);
+
+	while ((c = command_getopt(cmd, argc, argv, shortopts, opts)) != -1) {
+		if (c == 'n') {
 			name = device_name(optarg);
-			break;
-		case 'q':
-			append(base, " queues=%s", optarg);
-			break;
-		case 'D':
-			append(base, " queue_depth=%s", optarg);
-			break;
-		case 't':
-			append(base, " io_timeout_ms=%s", optarg);
-			break;
-		case 'y':
-			append(base, " sync_io=1");
-			break;
-		case 'i':
-			append(base, " integrity=%s", optarg);
-			break;
-		case 'e':
-			append(base, " encrypt=1");
-			break;
-		case 'r':
-			append(base, " replicas=%s", optarg);
-			break;
-		case 'p':
-			append(base, " read_policy=%s", optarg);
-			break;
-		case 'k':
-			/* The key's name only: the kernel reads the secret. */
-			append(base, " key=%s", optarg);
-			break;
+			continue;
 		}
+		k = attach_key_of(c);
+		if (!k)
+			continue;
+		append(base, " %s=%s", k->key, k->fixed ?: optarg);
+		have_donor |= c == 'd';
+		have_size |= c == 's';
 	}
 	command_operands(cmd, argc, argv, 0, 0);
 	if (!have_donor || !have_size)
 		usage_error("attach needs --donor and --size (see --help)");
 	ensure_module();
 	fd = open_ctl_dev();
-	if (fd < 0)
-		return attach_via_sysfs(name, base);
 
 	snprintf(line, sizeof(line), "attach%s%s%s", base,
 		 name ? " name=" : "", name ?: "");
@@ -491,13 +424,6 @@ static int cmd_detach(const struct ctl_command *cmd, int argc,
 	name = device_name(argv[optind]);
 	ensure_module();
 	fd = open_ctl_dev();
-	if (fd < 0) {
-		err = write_file(CTL_DIR "/detach", name);
-		if (err)
-			die("detach %s failed: %s (%s)", name, last_error(),
-			    strerror(err));
-		return 0;
-	}
 	snprintf(line, sizeof(line), "detach name=%s", name);
 	err = ctl_dev_run(fd, line, done, sizeof(done), reason, sizeof(reason));
 	close(fd);

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite farswap_args: parsing of the control commands that
- * farswapctl writes to /dev/farswap-ctl (and the older
- * /sys/kernel/farswap/attach): kmod/args.c.
+ * farswapctl writes to /dev/farswap-ctl: kmod/args.c.
  *
  * The parser sits on root-only files, but whatever it accepts
  * becomes a device: a wrong size, a donor listed twice or a name that is

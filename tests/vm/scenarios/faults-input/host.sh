@@ -28,14 +28,22 @@ expect_refused() {
 	bed_log "refused as expected in $((SECONDS - t0)) s: $out"
 }
 
-# expect_sysfs_refused PATTERN COMMAND: the raw sysfs interface, no farswapctl.
-expect_sysfs_refused() {
-	if echo "$2" >/sys/kernel/farswap/attach 2>/dev/null; then
-		bed_fail "sysfs attach '$2' succeeded"
+# expect_ctl_refused PATTERN COMMAND: COMMAND written to the control
+# device as it is, past farswapctl's checks: the write fails and the
+# result read back from the same open file is "error=" and the reason.
+expect_ctl_refused() {
+	local result=
+
+	exec 3<>/dev/farswap-ctl
+	if printf '%s' "$2" >&3 2>/dev/null; then
+		exec 3>&-
+		bed_fail "control command '$2' succeeded"
 	fi
-	grep -Eq "$1" /sys/kernel/farswap/last_error ||
-		bed_fail "sysfs attach '$2': last_error is '$(cat /sys/kernel/farswap/last_error)', want '$1'"
-	no_devices || bed_fail "sysfs attach '$2' left a device behind"
+	read -r result <&3 || true
+	exec 3>&-
+	grep -Eq "^error=.*$1" <<<"$result" ||
+		bed_fail "control command '$2': the result is '$result', want '$1'"
+	no_devices || bed_fail "control command '$2' left a device behind"
 }
 
 fs_load_module ctrl_timeout_ms=3000 connect_timeout_ms=3000
@@ -50,9 +58,9 @@ expect_refused "listed twice" 2 --donor "$donor" --donor "$donor:7471" --size 64
 expect_refused "bad slab_size" 2 --donor "$donor" --size 64M --slab-size 3M
 expect_refused "bad queues" 2 --donor "$donor" --size 64M --queues 0
 expect_refused "needs --donor and --size" 2 --size 64M
-expect_sysfs_refused "bad option 'bogus'" "bogus"
-expect_sysfs_refused "unknown option 'colour'" "donor=$donor size=64M colour=blue"
-expect_sysfs_refused "no donor given" "size=64M"
+expect_ctl_refused "bad option 'bogus'" "bogus"
+expect_ctl_refused "unknown option 'colour'" "donor=$donor size=64M colour=blue"
+expect_ctl_refused "no donor given" "size=64M"
 
 # Sizes the donor's slabs make impossible (it serves 16 MiB slabs).
 expect_refused "not a multiple of the slab size" 20 --donor "$donor" --size 40M
