@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The block device: blk-mq queues, the gendisk, attach and detach.  Its
- * sysfs attributes are dev_sysfs.c's.
+ * sysfs attributes are sysfs.c's.
  */
 #include <linux/blkdev.h>
 #include <linux/delay.h>

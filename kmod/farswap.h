@@ -63,7 +63,7 @@
  * Files (kmod/README.md says more; prototypes below go by file):
  *  - main.c: module load, parameters, /sys/kernel/farswap/, ib_client;
  *    ctldev.c: /dev/farswap-ctl; dev.c: the blk-mq disk, attach, detach;
- *    dev_sysfs.c and donor_sysfs.c: their sysfs attributes; debugfs.c.
+ *    sysfs.c: every sysfs attribute; debugfs.c.
  *  - io.c: the data path, a request to RDMA READs or WRITEs.
  *  - conn.c: a donor's session (rdma_cm, queue pairs, handshake,
  *    keepalive, failure, reconnect); ctrl.c: its control messages.
@@ -104,6 +104,8 @@
 #include "state.h"
 #include "stats.h"
 
+/* dkms.conf's PACKAGE_VERSION (tests/dkms checks the two agree). */
+#define FARSWAP_MODULE_VERSION	"0.1"
 
 /* Segments of one request; THP swap-out is one contiguous segment. */
 #define FARSWAP_MAX_SEGS	64
@@ -568,10 +570,9 @@ void farswap_dev_destroy_all(void);
 size_t farswap_check_bytes_per_page(const struct farswap_dev *dev);
 const char *farswap_check_name(const struct farswap_dev *dev);
 
-/* dev_sysfs.c */
+/* sysfs.c */
+extern const struct attribute_group farswap_kernel_group;
 extern const struct attribute_group *farswap_disk_groups[];
-
-/* donor_sysfs.c */
 int farswap_donor_dirs_add(struct farswap_dev *dev);
 void farswap_donor_dirs_remove(struct farswap_dev *dev);
 

@@ -18,8 +18,6 @@
 #include "compat.h"
 #include "farswap.h"
 
-#define FARSWAP_MODULE_VERSION	"0.1"
-
 DEFINE_MUTEX(farswap_devs_mutex);
 DECLARE_RWSEM(farswap_teardown_rwsem);
 LIST_HEAD(farswap_devs);
@@ -90,32 +88,6 @@ MODULE_PARM_DESC(key, "Description of the logon key the device created at load a
 static char *host_id;
 module_param(host_id, charp, 0444);
 MODULE_PARM_DESC(host_id, "This host's identity shown to donors, a UUID (default: random at load)");
-
-static ssize_t host_id_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%pUb\n", farswap_host_id);
-}
-static struct kobj_attribute host_id_attr = FARSWAP_KOBJ_ATTR_RO(host_id);
-
-static ssize_t version_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
-			    char *buf)
-{
-	return sysfs_emit(buf, "module=%s protocol=%u-%u\n",
-			  FARSWAP_MODULE_VERSION, FARSWAP_VERSION_MIN,
-			  FARSWAP_VERSION_MAX);
-}
-static struct kobj_attribute version_attr = FARSWAP_KOBJ_ATTR_RO(version);
-
-static struct attribute *farswap_kernel_attrs[] = {
-	&host_id_attr.attr,
-	&version_attr.attr,
-	NULL,
-};
-
-static const struct attribute_group farswap_kernel_group = {
-	.attrs = farswap_kernel_attrs,
-};
 
 static struct kobject *farswap_kobj;
 

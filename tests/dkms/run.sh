@@ -20,11 +20,11 @@ pass() { echo "PASS: dkms/$1"; }
 fail() { echo "FAIL: dkms/$1: $2"; failed=1; }
 
 # One version: dkms.conf's is the package's, the module reports the same.
-modver=$(sed -n 's/^#define FARSWAP_MODULE_VERSION[[:space:]]*"\(.*\)"/\1/p' kmod/main.c)
+modver=$(sed -n 's/^#define FARSWAP_MODULE_VERSION[[:space:]]*"\(.*\)"/\1/p' kmod/farswap.h)
 if [ "$modver" = "$version" ]; then
 	pass version
 else
-	fail version "dkms.conf says $version, kmod/main.c says $modver"
+	fail version "dkms.conf says $version, kmod/farswap.h says $modver"
 fi
 
 rm -rf "$work"

@@ -1,13 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The device's sysfs attributes, /sys/block/farswapN/farswap/ in
- * docs/ABI/testing/sysfs-block-farswap: a group of the disk, added with
- * it.  The donors' directories are donor_sysfs.c's.
+ * farswap's sysfs, in the order of docs/ABI/testing: sysfs-kernel-farswap
+ * (/sys/kernel/farswap/, the module's identity and versions, a group
+ * main.c adds at load), then sysfs-block-farswap (/sys/block/farswapN/
+ * farswap/, a group of the disk added with it, and a directory per donor,
+ * /sys/block/farswapN/donors/<index>/).
  */
 #include <linux/blkdev.h>
+#include <linux/sysfs.h>
 
 #include "compat.h"
 #include "farswap.h"
+
+/*
+ * sysfs: /sys/kernel/farswap/
+ */
+
+static ssize_t host_id_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%pUb\n", farswap_host_id);
+}
+static struct kobj_attribute host_id_attr = FARSWAP_KOBJ_ATTR_RO(host_id);
+
+static ssize_t version_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "module=%s protocol=%u-%u\n",
+			  FARSWAP_MODULE_VERSION, FARSWAP_VERSION_MIN,
+			  FARSWAP_VERSION_MAX);
+}
+static struct kobj_attribute version_attr = FARSWAP_KOBJ_ATTR_RO(version);
+
+static struct attribute *farswap_kernel_attrs[] = {
+	&host_id_attr.attr,
+	&version_attr.attr,
+	NULL,
+};
+
+const struct attribute_group farswap_kernel_group = {
+	.attrs = farswap_kernel_attrs,
+};
 
 /*
  * sysfs: /sys/block/farswapN/farswap/
@@ -27,8 +60,8 @@ static ssize_t slab_size_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 static DEVICE_ATTR_RO(slab_size);
 
 /* The donor slabs the device holds and the chunk slots in them. */
-static ssize_t slabs_show(struct device *d, FARSWAP_DEV_ATTR *attr,
-			  char *buf)
+static ssize_t dev_slabs_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+			      char *buf)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
 	u32 held = 0, used = 0, reclaiming = 0;
@@ -45,7 +78,8 @@ static ssize_t slabs_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 	return sysfs_emit(buf, "held=%u slots=%u used=%u reclaiming=%u\n", held,
 			  held * dev->geo.chunks_per_slab, used, reclaiming);
 }
-static DEVICE_ATTR_RO(slabs);
+/* dev_: a donor's slabs is slabs_show, below. */
+static DEVICE_ATTR(slabs, 0444, dev_slabs_show, NULL);
 
 static ssize_t chunks_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			   char *buf)
@@ -278,8 +312,8 @@ static ssize_t auth_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 }
 static DEVICE_ATTR_RO(auth);
 
-static ssize_t stat_show(struct device *d, FARSWAP_DEV_ATTR *attr,
-			 char *buf)
+static ssize_t dev_stat_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+			     char *buf)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
 	struct farswap_dev_stats *s = &dev->stats;
@@ -302,7 +336,7 @@ static ssize_t stat_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			  atomic64_read(&s->write_throttled),
 			  atomic64_read(&s->held), inflight);
 }
-static DEVICE_ATTR_RO(stat);
+static DEVICE_ATTR(stat, 0444, dev_stat_show, NULL);
 
 static struct attribute *farswap_disk_attrs[] = {
 	&dev_attr_slab_size.attr,
@@ -330,3 +364,187 @@ const struct attribute_group *farswap_disk_groups[] = {
 	&farswap_disk_group,
 	NULL,
 };
+
+/*
+ * sysfs: /sys/block/farswapN/donors/<index>/
+ *
+ * A directory per donor, index in attach order.  One value per file, but
+ * for the counters in stat, which read together as a line of KEY=VALUE
+ * fields.  Latency histograms are in debugfs (debugfs.c): their shape is
+ * not an ABI.
+ */
+
+/*
+ * Separate from the donor, which detach frees: a kobject lives until its
+ * last reference goes, possibly later than kobject_put() (with
+ * CONFIG_DEBUG_KOBJECT_RELEASE).  The donor pointer is used only by show
+ * functions, and kobject_del() waits for those to return.
+ */
+struct farswap_donor_dir {
+	struct kobject kobj;
+	struct farswap_donor *donor;
+};
+
+static struct farswap_donor *farswap_donor_of(struct kobject *kobj)
+{
+	return container_of(kobj, struct farswap_donor_dir, kobj)->donor;
+}
+
+static ssize_t address_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", farswap_donor_of(kobj)->name);
+}
+static struct kobj_attribute address_attr = FARSWAP_KOBJ_ATTR_RO(address);
+
+static ssize_t state_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
+			  char *buf)
+{
+	struct farswap_donor *dn = farswap_donor_of(kobj);
+
+	return sysfs_emit(buf, "%s\n",
+			  farswap_donor_state_name(farswap_donor_state(dn)));
+}
+static struct kobj_attribute state_attr = FARSWAP_KOBJ_ATTR_RO(state);
+
+/* Empty until the donor tells its failure domain. */
+static ssize_t domain_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
+			   char *buf)
+{
+	struct farswap_donor *dn = farswap_donor_of(kobj);
+	char domain[FARSWAP_DOMAIN_LEN + 1];
+	unsigned long flags;
+
+	spin_lock_irqsave(&dn->dev->dom_lock, flags);
+	strscpy(domain, dn->domain, sizeof(domain));
+	spin_unlock_irqrestore(&dn->dev->dom_lock, flags);
+	return sysfs_emit(buf, "%s\n", domain);
+}
+static struct kobj_attribute domain_attr = FARSWAP_KOBJ_ATTR_RO(domain);
+
+static ssize_t slabs_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  atomic_read(&farswap_donor_of(kobj)->stats.slabs));
+}
+static struct kobj_attribute slabs_attr = FARSWAP_KOBJ_ATTR_RO(slabs);
+
+static ssize_t free_slabs_show(struct kobject *kobj,
+			       FARSWAP_KOBJ_ATTR *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(farswap_donor_of(kobj)->slabs_free));
+}
+static struct kobj_attribute free_slabs_attr = FARSWAP_KOBJ_ATTR_RO(free_slabs);
+
+static ssize_t total_slabs_show(struct kobject *kobj,
+				FARSWAP_KOBJ_ATTR *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(farswap_donor_of(kobj)->slabs_total));
+}
+static struct kobj_attribute total_slabs_attr = FARSWAP_KOBJ_ATTR_RO(total_slabs);
+
+static ssize_t stat_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
+			 char *buf)
+{
+	struct farswap_donor_stats *s = &farswap_donor_of(kobj)->stats;
+
+	return sysfs_emit(buf,
+			  "reads=%lld writes=%lld read_bytes=%lld write_bytes=%lld errors=%lld reconnects=%lld migrated_out=%lld revoked=%lld\n",
+			  atomic64_read(&s->reads), atomic64_read(&s->writes),
+			  atomic64_read(&s->read_bytes),
+			  atomic64_read(&s->write_bytes),
+			  atomic64_read(&s->errors),
+			  atomic64_read(&s->reconnects),
+			  atomic64_read(&s->migrated_out),
+			  atomic64_read(&s->revoked));
+}
+static struct kobj_attribute stat_attr = FARSWAP_KOBJ_ATTR_RO(stat);
+
+static struct attribute *farswap_donor_attrs[] = {
+	&address_attr.attr,
+	&state_attr.attr,
+	&domain_attr.attr,
+	&slabs_attr.attr,
+	&free_slabs_attr.attr,
+	&total_slabs_attr.attr,
+	&stat_attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(farswap_donor);
+
+static void farswap_donor_dir_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct farswap_donor_dir, kobj));
+}
+
+/* Not const: 6.1's kobject_init_and_add() takes a plain pointer. */
+static struct kobj_type farswap_donor_ktype = {
+	.release	= farswap_donor_dir_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= farswap_donor_groups,
+};
+
+static int farswap_donor_dir_add(struct farswap_dev *dev,
+				 struct farswap_donor *dn)
+{
+	struct farswap_donor_dir *dir;
+	int ret;
+
+	dir = kzalloc(sizeof(*dir), GFP_KERNEL);
+	if (!dir)
+		return -ENOMEM;
+	dir->donor = dn;
+	ret = kobject_init_and_add(&dir->kobj, &farswap_donor_ktype,
+				   dev->donors_kobj, "%u", dn->index);
+	if (ret) {
+		kobject_put(&dir->kobj);	/* frees dir */
+		return ret;
+	}
+	dn->dir = &dir->kobj;
+	kobject_uevent(dn->dir, KOBJ_ADD);
+	return 0;
+}
+
+/**
+ * farswap_donor_dirs_add - create /sys/block/farswapN/donors/
+ * @dev: a device whose disk is added
+ *
+ * On failure whatever was made stays for farswap_donor_dirs_remove().
+ */
+int farswap_donor_dirs_add(struct farswap_dev *dev)
+{
+	unsigned int i;
+	int ret;
+
+	dev->donors_kobj = kobject_create_and_add("donors",
+						  &disk_to_dev(dev->disk)->kobj);
+	if (!dev->donors_kobj)
+		return -ENOMEM;
+	for (i = 0; i < dev->nr_donors; i++) {
+		ret = farswap_donor_dir_add(dev, dev->donors[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Before the donors go: no show function runs once this returns. */
+void farswap_donor_dirs_remove(struct farswap_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_donors; i++) {
+		struct farswap_donor *dn = dev->donors[i];
+
+		if (!dn || !dn->dir)
+			continue;
+		kobject_del(dn->dir);
+		kobject_put(dn->dir);
+		dn->dir = NULL;
+	}
+	kobject_put(dev->donors_kobj);	/* NULL is fine */
+	dev->donors_kobj = NULL;
+}
