@@ -24,7 +24,7 @@
 #include <linux/types.h>
 
 #include "auth.h"
-#include "place.h"
+#include "pick.h"
 #include "replica.h"
 #include "seal.h"
 #include "tag.h"

@@ -139,7 +139,7 @@ bool farswap_chunk_colocated_locked(const struct farswap_chunk *chunk)
 		return false;
 	for (r = 0; r < chunk->nr_places; r++)
 		dom[r] = farswap_donor_dom(chunk->place[r].donor);
-	return farswap_place_colocated(dom, chunk->nr_places);
+	return farswap_pick_colocated(dom, chunk->nr_places);
 }
 
 /*

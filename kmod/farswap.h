@@ -97,12 +97,12 @@
 #include "admit.h"
 #include "args.h"
 #include "auth.h"
-#include "place.h"
+#include "pick.h"
 #include "replica.h"
 #include "chunkmap.h"
 #include "slots.h"
-#include "state.h"
-#include "stats.h"
+#include "donor_state.h"
+#include "latency.h"
 
 /* dkms.conf's PACKAGE_VERSION (tests/dkms checks the two agree). */
 #define FARSWAP_MODULE_VERSION	"0.1"
@@ -385,7 +385,7 @@ struct farswap_dev {
 	struct farswap_donor *donors[FARSWAP_MAX_DONORS];
 	unsigned int nr_donors;
 	/*
-	 * Each donor's failure domain as a number (farswap_place_domain_ids()),
+	 * Each donor's failure domain as a number (farswap_pick_domain_ids()),
 	 * read locklessly by placement; the names and the numbers change
 	 * under dom_lock when a donor tells its domain.
 	 */

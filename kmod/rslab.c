@@ -221,8 +221,8 @@ void farswap_put_slot(struct farswap_dev *dev,
 
 
 /* The donors as placement sees them: live, outside @exclude, their room. */
-static void farswap_place_views(struct farswap_dev *dev, unsigned long exclude,
-				struct farswap_place_view *view)
+static void farswap_pick_views(struct farswap_dev *dev, unsigned long exclude,
+				struct farswap_pick_view *view)
 {
 	unsigned int i;
 
@@ -244,7 +244,7 @@ int farswap_acquire_rslab(struct farswap_dev *dev,
 			  unsigned long exclude, unsigned long avoid,
 			  u32 hint, bool make_current)
 {
-	struct farswap_place_view view[FARSWAP_MAX_DONORS];
+	struct farswap_pick_view view[FARSWAP_MAX_DONORS];
 	int cand[2], order[FARSWAP_MAX_DONORS];
 	u32 slots = dev->geo.chunks_per_slab;
 	struct farswap_rslab *rs;
@@ -257,8 +257,8 @@ int farswap_acquire_rslab(struct farswap_dev *dev,
 		return -ENOMEM;
 	farswap_slots_init(&rs->slots, slots, rs->map);
 
-	farswap_place_views(dev, exclude, view);
-	nc = farswap_place_pick_two_dom(view, dev->nr_donors, avoid,
+	farswap_pick_views(dev, exclude, view);
+	nc = farswap_pick_two_dom(view, dev->nr_donors, avoid,
 					get_random_u32(), get_random_u32(),
 					cand);
 	for (i = 0; i < nc; i++) {
@@ -269,7 +269,7 @@ int farswap_acquire_rslab(struct farswap_dev *dev,
 			view[cand[i]].usable = false;
 		view[cand[i]].free = READ_ONCE(d->slabs_free);
 	}
-	n = farswap_place_order_dom(view, dev->nr_donors, avoid, cand, nc,
+	n = farswap_pick_order_dom(view, dev->nr_donors, avoid, cand, nc,
 				    order);
 	for (i = 0; i < n; i++) {
 		ret = farswap_donor_alloc_slab(dev->donors[order[i]], hint,
@@ -308,7 +308,7 @@ void farswap_dev_set_domain(struct farswap_donor *donor, const char *name)
 	nr = min_t(unsigned int, dev->nr_donors, FARSWAP_MAX_DONORS);
 	for (i = 0; i < nr; i++)
 		names[i] = dev->donors[i]->domain;
-	farswap_place_domain_ids(names, nr, ids);
+	farswap_pick_domain_ids(names, nr, ids);
 	for (i = 0; i < nr; i++)
 		WRITE_ONCE(dev->dom_id[i], ids[i]);
 	spin_unlock_irqrestore(&dev->dom_lock, flags);
@@ -325,7 +325,7 @@ unsigned int farswap_dev_nr_domains(struct farswap_dev *dev)
 	nr = min_t(unsigned int, dev->nr_donors, FARSWAP_MAX_DONORS);
 	for (i = 0; i < nr; i++)
 		names[i] = dev->donors[i]->domain;
-	n = farswap_place_nr_domains(names, nr);
+	n = farswap_pick_nr_domains(names, nr);
 	spin_unlock_irqrestore(&dev->dom_lock, flags);
 	return n;
 }
@@ -337,10 +337,10 @@ unsigned int farswap_dev_nr_domains(struct farswap_dev *dev)
 bool farswap_room_outside(struct farswap_dev *dev,
 			  unsigned long exclude, unsigned long avoid)
 {
-	struct farswap_place_view view[FARSWAP_MAX_DONORS];
+	struct farswap_pick_view view[FARSWAP_MAX_DONORS];
 
-	farswap_place_views(dev, exclude, view);
-	return farswap_place_room_outside(view, dev->nr_donors, avoid);
+	farswap_pick_views(dev, exclude, view);
+	return farswap_pick_room_outside(view, dev->nr_donors, avoid);
 }
 
 /* Live donors: the most replicas a chunk can have now. */
@@ -479,7 +479,7 @@ int farswap_take_slot_any(struct farswap_dev *dev,
 	    farswap_take_slot(dev, exclude, 0, to))
 		return 0;
 	for (;;) {
-		/* Outside @avoid first: see farswap_place_order_dom(). */
+		/* Outside @avoid first: see farswap_pick_order_dom(). */
 		ret = farswap_acquire_rslab(dev, exclude, avoid, hint, false);
 		/*
 		 * No grant (a donor's free count was stale, or it is busy):

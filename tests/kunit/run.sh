@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The kunit suite of make check: farswap's RDMA-free logic (kmod/chunkmap.c,
-# place.c, state.c, stats.c, args.c and the checks in farswap_proto.h)
+# pick.c, donor_state.c, latency.c, args.c and the rest of kmod/README.md's
+# RDMA-free files, and the checks in farswap_proto.h)
 # built into a UML kernel with its KUnit suites, run by kunit.py.
 #
-#   tests/kunit/run.sh [GLOB]   e.g. farswap_state, 'farswap_s*',
+#   tests/kunit/run.sh [GLOB]   e.g. farswap_donor_state, 'farswap_d*',
 #                               'farswap_args.parse_size*' (kunit.py's glob)
 #
 # Prints "PASS: kunit/<suite>/<case>[/<parameter>]" or "FAIL: ...: why"

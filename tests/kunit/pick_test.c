@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite farswap_place: the power of two choices (kmod/place.c).
+ * KUnit suite farswap_pick: the power of two choices (kmod/pick.c).
  *
- * kmod/slab.c picks two donors with farswap_place_pick_two() from two
+ * kmod/slab.c picks two donors with farswap_pick_two() from two
  * random numbers, refreshes their free counts, and asks donors in the
- * order farswap_place_order() gives until one grants a slab.  The tests
+ * order farswap_pick_order() gives until one grants a slab.  The tests
  * feed the random numbers themselves, so "random" choices are checked
  * exhaustively: every ordered pair of usable donors must come out of
  * exactly one pair of inputs, and no unusable donor ever does.
@@ -12,7 +12,7 @@
 #include <kunit/test.h>
 #include <linux/bitops.h>
 
-#include "place.h"
+#include "pick.h"
 
 struct usable_case {
 	const char *desc;
@@ -33,7 +33,7 @@ static const struct usable_case usable_cases[] = {
 
 KUNIT_ARRAY_PARAM_DESC(usable, usable_cases, desc);
 
-static void fill_views(struct farswap_place_view *v, unsigned int nr,
+static void fill_views(struct farswap_pick_view *v, unsigned int nr,
 		       u32 usable)
 {
 	unsigned int i;
@@ -47,7 +47,7 @@ static void fill_views(struct farswap_place_view *v, unsigned int nr,
 static void pick_two_test(struct kunit *test)
 {
 	const struct usable_case *c = test->param_value;
-	struct farswap_place_view v[FARSWAP_MAX_DONORS] = {};
+	struct farswap_pick_view v[FARSWAP_MAX_DONORS] = {};
 	/* seen[a][b]: how many inputs chose the ordered pair (a, b). */
 	u8 seen[FARSWAP_MAX_DONORS][FARSWAP_MAX_DONORS] = {};
 	unsigned int k = hweight32(c->usable), a, b;
@@ -57,7 +57,7 @@ static void pick_two_test(struct kunit *test)
 	fill_views(v, c->nr, c->usable);
 
 	if (k < 2) {
-		int n = farswap_place_pick_two(v, c->nr, 12345, U32_MAX, cand);
+		int n = farswap_pick_two(v, c->nr, 12345, U32_MAX, cand);
 
 		KUNIT_ASSERT_EQ(test, n, (int)k);
 		if (k)
@@ -68,7 +68,7 @@ static void pick_two_test(struct kunit *test)
 	/* Random numbers below k * (k - 1) reach every choice once. */
 	for (r1 = 0; r1 < k; r1++) {
 		for (r2 = 0; r2 < k - 1; r2++) {
-			int n = farswap_place_pick_two(v, c->nr, r1, r2, cand);
+			int n = farswap_pick_two(v, c->nr, r1, r2, cand);
 
 			KUNIT_ASSERT_EQ(test, n, 2);
 			KUNIT_ASSERT_GE(test, cand[0], 0);
@@ -96,7 +96,7 @@ static void pick_two_test(struct kunit *test)
 
 		r1 = U32_MAX - a * 977;
 		r2 = ~r1 ^ (a * 31);
-		n = farswap_place_pick_two(v, c->nr, r1, r2, cand);
+		n = farswap_pick_two(v, c->nr, r1, r2, cand);
 		KUNIT_ASSERT_EQ(test, n, 2);
 		KUNIT_EXPECT_NE(test, cand[0], cand[1]);
 		KUNIT_ASSERT_LT(test, (unsigned int)cand[0], c->nr);
@@ -147,7 +147,7 @@ KUNIT_ARRAY_PARAM_DESC(order, order_cases, desc);
 static void order_test(struct kunit *test)
 {
 	const struct order_case *c = test->param_value;
-	struct farswap_place_view v[6] = {};
+	struct farswap_pick_view v[6] = {};
 	int order[6 + 1], want = 0, n, i;
 
 	for (i = 0; i < (int)c->nr; i++) {
@@ -161,7 +161,7 @@ static void order_test(struct kunit *test)
 	for (i = 0; i < (int)ARRAY_SIZE(order); i++)
 		order[i] = 0x7777;
 
-	n = farswap_place_order(v, c->nr, c->cand, c->nr_cand, order);
+	n = farswap_pick_order(v, c->nr, c->cand, c->nr_cand, order);
 	KUNIT_ASSERT_EQ(test, n, want);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ_MSG(test, order[i], c->expect[i], "position %d",
@@ -176,7 +176,7 @@ static void order_test(struct kunit *test)
  */
 static void order_is_permutation_test(struct kunit *test)
 {
-	struct farswap_place_view v[FARSWAP_MAX_DONORS];
+	struct farswap_pick_view v[FARSWAP_MAX_DONORS];
 	int order[FARSWAP_MAX_DONORS + 1], cand[2];
 	unsigned int mask, nr = 7, i;
 
@@ -189,9 +189,9 @@ static void order_is_permutation_test(struct kunit *test)
 			/* Free counts with ties, differing per mask. */
 			v[i].free = (mask * 7 + i * 3) % 5;
 		}
-		nc = farswap_place_pick_two(v, nr, mask, mask / 3, cand);
+		nc = farswap_pick_two(v, nr, mask, mask / 3, cand);
 		order[nr] = 0x7777;
-		n = farswap_place_order(v, nr, cand, nc, order);
+		n = farswap_pick_order(v, nr, cand, nc, order);
 		KUNIT_ASSERT_EQ_MSG(test, n, hweight32(mask), "mask %#x", mask);
 		KUNIT_EXPECT_EQ(test, order[nr], 0x7777);
 		for (i = 0; i < n; i++) {
@@ -231,14 +231,14 @@ static void domain_ids_test(struct kunit *test)
 	u8 ids[ARRAY_SIZE(names)];
 	unsigned int i;
 
-	farswap_place_domain_ids(names, ARRAY_SIZE(names), ids);
+	farswap_pick_domain_ids(names, ARRAY_SIZE(names), ids);
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		KUNIT_EXPECT_EQ_MSG(test, ids[i], want[i], "donor %u", i);
 	/* Unknown domains are not counted. */
-	KUNIT_EXPECT_EQ(test, farswap_place_nr_domains(names, ARRAY_SIZE(names)),
+	KUNIT_EXPECT_EQ(test, farswap_pick_nr_domains(names, ARRAY_SIZE(names)),
 			3);
-	KUNIT_EXPECT_EQ(test, farswap_place_nr_domains(names, 2), 1);
-	KUNIT_EXPECT_EQ(test, farswap_place_nr_domains(names + 1, 1), 0);
+	KUNIT_EXPECT_EQ(test, farswap_pick_nr_domains(names, 2), 1);
+	KUNIT_EXPECT_EQ(test, farswap_pick_nr_domains(names + 1, 1), 0);
 }
 
 static void colocated_test(struct kunit *test)
@@ -246,12 +246,12 @@ static void colocated_test(struct kunit *test)
 	static const u8 two_apart[] = { 0, 2 }, two_same[] = { 3, 3 },
 			three_apart[] = { 0, 1, 2 }, three_two[] = { 0, 2, 0 };
 
-	KUNIT_EXPECT_FALSE(test, farswap_place_colocated(two_apart, 2));
-	KUNIT_EXPECT_TRUE(test, farswap_place_colocated(two_same, 2));
-	KUNIT_EXPECT_FALSE(test, farswap_place_colocated(three_apart, 3));
-	KUNIT_EXPECT_TRUE(test, farswap_place_colocated(three_two, 3));
-	KUNIT_EXPECT_FALSE(test, farswap_place_colocated(two_same, 1));
-	KUNIT_EXPECT_FALSE(test, farswap_place_colocated(two_same, 0));
+	KUNIT_EXPECT_FALSE(test, farswap_pick_colocated(two_apart, 2));
+	KUNIT_EXPECT_TRUE(test, farswap_pick_colocated(two_same, 2));
+	KUNIT_EXPECT_FALSE(test, farswap_pick_colocated(three_apart, 3));
+	KUNIT_EXPECT_TRUE(test, farswap_pick_colocated(three_two, 3));
+	KUNIT_EXPECT_FALSE(test, farswap_pick_colocated(two_same, 1));
+	KUNIT_EXPECT_FALSE(test, farswap_pick_colocated(two_same, 0));
 }
 
 /*
@@ -260,19 +260,19 @@ static void colocated_test(struct kunit *test)
  * the first donor in it with room grants.  Donors in @exclude hold the
  * chunk already.  Returns the donor, or -1.
  */
-static int place_one(struct farswap_place_view *v, unsigned int nr,
+static int place_one(struct farswap_pick_view *v, unsigned int nr,
 		     unsigned long exclude, unsigned long avoid, u32 rnd)
 {
-	struct farswap_place_view w[FARSWAP_MAX_DONORS];
+	struct farswap_pick_view w[FARSWAP_MAX_DONORS];
 	int cand[2], order[FARSWAP_MAX_DONORS], nc, n, i;
 
 	for (i = 0; i < (int)nr; i++) {
 		w[i] = v[i];
 		w[i].usable = v[i].usable && !(exclude & BIT(i));
 	}
-	nc = farswap_place_pick_two_dom(w, nr, avoid, rnd, rnd * 2654435761u,
+	nc = farswap_pick_two_dom(w, nr, avoid, rnd, rnd * 2654435761u,
 					cand);
-	n = farswap_place_order_dom(w, nr, avoid, cand, nc, order);
+	n = farswap_pick_order_dom(w, nr, avoid, cand, nc, order);
 	for (i = 0; i < n; i++) {
 		if (!v[order[i]].free)
 			continue;	/* NO_SPACE: the next one is asked */
@@ -283,7 +283,7 @@ static int place_one(struct farswap_place_view *v, unsigned int nr,
 }
 
 /* Place a chunk's @want replicas; returns how many, fills @donor. */
-static unsigned int place_chunk(struct farswap_place_view *v, unsigned int nr,
+static unsigned int place_chunk(struct farswap_pick_view *v, unsigned int nr,
 				unsigned int want, u32 rnd, int *donor)
 {
 	unsigned long exclude = 0, avoid = 0;
@@ -301,13 +301,13 @@ static unsigned int place_chunk(struct farswap_place_view *v, unsigned int nr,
 	return r;
 }
 
-static void views_of(struct farswap_place_view *v, const char *const *names,
+static void views_of(struct farswap_pick_view *v, const char *const *names,
 		     unsigned int nr, u32 free)
 {
 	u8 ids[FARSWAP_MAX_DONORS];
 	unsigned int i;
 
-	farswap_place_domain_ids(names, nr, ids);
+	farswap_pick_domain_ids(names, nr, ids);
 	for (i = 0; i < nr; i++) {
 		v[i].usable = true;
 		v[i].free = free;
@@ -319,7 +319,7 @@ static void views_of(struct farswap_place_view *v, const char *const *names,
 static void domains_distinct_test(struct kunit *test)
 {
 	static const char *const names[] = { "rackA", "rackA", "rackB" };
-	struct farswap_place_view v[3];
+	struct farswap_pick_view v[3];
 	unsigned int c, per_donor[3] = {};
 	int donor[2];
 
@@ -331,7 +331,7 @@ static void domains_distinct_test(struct kunit *test)
 		KUNIT_EXPECT_NE(test, donor[0], donor[1]);
 		dom[0] = v[donor[0]].domain;
 		dom[1] = v[donor[1]].domain;
-		KUNIT_EXPECT_FALSE_MSG(test, farswap_place_colocated(dom, 2),
+		KUNIT_EXPECT_FALSE_MSG(test, farswap_pick_colocated(dom, 2),
 				       "chunk %u on donors %d and %d", c,
 				       donor[0], donor[1]);
 		per_donor[donor[0]]++;
@@ -348,7 +348,7 @@ static void domains_distinct_test(struct kunit *test)
 static void domains_one_test(struct kunit *test)
 {
 	static const char *const names[] = { "rackA", "rackA", "rackA" };
-	struct farswap_place_view v[3];
+	struct farswap_pick_view v[3];
 	unsigned int c, colocated = 0;
 	int donor[3];
 
@@ -360,7 +360,7 @@ static void domains_one_test(struct kunit *test)
 		KUNIT_EXPECT_NE(test, donor[0], donor[1]);
 		dom[0] = v[donor[0]].domain;
 		dom[1] = v[donor[1]].domain;
-		colocated += farswap_place_colocated(dom, 2);
+		colocated += farswap_pick_colocated(dom, 2);
 	}
 	KUNIT_EXPECT_EQ(test, colocated, 500);
 	/* Three replicas on three donors of one domain. */
@@ -369,8 +369,8 @@ static void domains_one_test(struct kunit *test)
 	KUNIT_EXPECT_NE(test, donor[1], donor[2]);
 	KUNIT_EXPECT_NE(test, donor[0], donor[2]);
 	/* Nothing outside the one domain has room. */
-	KUNIT_EXPECT_FALSE(test, farswap_place_room_outside(v, 3, BIT(0)));
-	KUNIT_EXPECT_TRUE(test, farswap_place_room_outside(v, 3, 0));
+	KUNIT_EXPECT_FALSE(test, farswap_pick_room_outside(v, 3, BIT(0)));
+	KUNIT_EXPECT_TRUE(test, farswap_pick_room_outside(v, 3, 0));
 }
 
 /*
@@ -381,7 +381,7 @@ static void domains_one_test(struct kunit *test)
 static void domains_full_fallback_test(struct kunit *test)
 {
 	static const char *const names[] = { "rackA", "rackA", "rackB" };
-	struct farswap_place_view v[3];
+	struct farswap_pick_view v[3];
 	unsigned int c, colocated = 0, fallback = 0;
 	int donor[2];
 
@@ -395,7 +395,7 @@ static void domains_full_fallback_test(struct kunit *test)
 		KUNIT_EXPECT_NE(test, donor[0], donor[1]);
 		dom[0] = v[donor[0]].domain;
 		dom[1] = v[donor[1]].domain;
-		if (farswap_place_colocated(dom, 2)) {
+		if (farswap_pick_colocated(dom, 2)) {
 			colocated++;
 			KUNIT_EXPECT_FALSE_MSG(test, b_had_room,
 					       "chunk %u colocated while rackB had room",
@@ -407,11 +407,11 @@ static void domains_full_fallback_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, colocated, 300 - 40);
 	KUNIT_EXPECT_EQ(test, fallback, 300 - 40);
 	/* The other domain has no room: a replica may share one at once. */
-	KUNIT_EXPECT_FALSE(test, farswap_place_room_outside(v, 3, BIT(0)));
+	KUNIT_EXPECT_FALSE(test, farswap_pick_room_outside(v, 3, BIT(0)));
 	v[2].free = 1;
-	KUNIT_EXPECT_TRUE(test, farswap_place_room_outside(v, 3, BIT(0)));
+	KUNIT_EXPECT_TRUE(test, farswap_pick_room_outside(v, 3, BIT(0)));
 	v[2].usable = false;
-	KUNIT_EXPECT_FALSE(test, farswap_place_room_outside(v, 3, BIT(0)));
+	KUNIT_EXPECT_FALSE(test, farswap_pick_room_outside(v, 3, BIT(0)));
 }
 
 /*
@@ -421,7 +421,7 @@ static void domains_full_fallback_test(struct kunit *test)
 static void domains_repair_test(struct kunit *test)
 {
 	static const char *const names[] = { "rackA", "rackA", "rackB" };
-	struct farswap_place_view v[3];
+	struct farswap_pick_view v[3];
 	u32 rnd;
 
 	views_of(v, names, 3, 100);
@@ -456,7 +456,7 @@ static void order_dom_test(struct kunit *test)
 {
 	static const char *const names[] = { "rackA", "rackB", "rackA",
 					     "rackC", "rackA", "rackB" };
-	struct farswap_place_view v[6];
+	struct farswap_pick_view v[6];
 	static const u32 free[] = { 9, 1, 7, 5, 8, 3 };
 	/* Candidates by room (3 before 5), rackB's 1, then rackA by room. */
 	static const int want[] = { 3, 5, 1, 0, 4, 2 };
@@ -466,7 +466,7 @@ static void order_dom_test(struct kunit *test)
 	for (i = 0; i < 6; i++)
 		v[i].free = free[i];
 	order[6] = 0x7777;
-	n = farswap_place_order_dom(v, 6, BIT(0), cand, 2, order);
+	n = farswap_pick_order_dom(v, 6, BIT(0), cand, 2, order);
 	KUNIT_ASSERT_EQ(test, n, 6);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ_MSG(test, order[i], want[i], "position %d", i);
@@ -474,7 +474,7 @@ static void order_dom_test(struct kunit *test)
 
 	/* The two choices are drawn outside rackA whatever the numbers. */
 	for (i = 0; i < 1000; i++) {
-		int nc = farswap_place_pick_two_dom(v, 6, BIT(0), i, i * 13,
+		int nc = farswap_pick_two_dom(v, 6, BIT(0), i, i * 13,
 						    cand);
 
 		KUNIT_ASSERT_EQ(test, nc, 2);
@@ -483,14 +483,14 @@ static void order_dom_test(struct kunit *test)
 	}
 	/* Only rackA usable: chosen there, as without domains. */
 	v[1].usable = v[3].usable = v[5].usable = false;
-	KUNIT_EXPECT_EQ(test, farswap_place_pick_two_dom(v, 6, BIT(0), 1, 2,
+	KUNIT_EXPECT_EQ(test, farswap_pick_two_dom(v, 6, BIT(0), 1, 2,
 							 cand), 2);
 	KUNIT_EXPECT_EQ(test, v[cand[0]].domain, 0);
-	n = farswap_place_order_dom(v, 6, BIT(0), cand, 2, order);
+	n = farswap_pick_order_dom(v, 6, BIT(0), cand, 2, order);
 	KUNIT_EXPECT_EQ(test, n, 3);
 }
 
-static struct kunit_case farswap_place_cases[] = {
+static struct kunit_case farswap_pick_cases[] = {
 	KUNIT_CASE_PARAM(pick_two_test, usable_gen_params),
 	KUNIT_CASE_PARAM(order_test, order_gen_params),
 	KUNIT_CASE(order_is_permutation_test),
@@ -504,9 +504,9 @@ static struct kunit_case farswap_place_cases[] = {
 	{}
 };
 
-static struct kunit_suite farswap_place_suite = {
-	.name = "farswap_place",
-	.test_cases = farswap_place_cases,
+static struct kunit_suite farswap_pick_suite = {
+	.name = "farswap_pick",
+	.test_cases = farswap_pick_cases,
 };
 
-kunit_test_suite(farswap_place_suite);
+kunit_test_suite(farswap_pick_suite);

@@ -7,8 +7,8 @@
  *                    \-> WAITING (a reconnect attempt failed)
  *   any state but DELETING -> DELETING (detach, or a failed attach)
  */
-#ifndef FARSWAP_STATE_H
-#define FARSWAP_STATE_H
+#ifndef FARSWAP_DONOR_STATE_H
+#define FARSWAP_DONOR_STATE_H
 
 #include <linux/types.h>
 
@@ -41,4 +41,4 @@ enum farswap_error_action farswap_donor_error_action(unsigned int state,
 bool farswap_donor_may_go_live(unsigned int state, bool attempt_failed);
 const char *farswap_donor_state_name(unsigned int state);
 
-#endif /* FARSWAP_STATE_H */
+#endif /* FARSWAP_DONOR_STATE_H */

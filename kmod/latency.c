@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Latency histograms (see stats.h).
+ * Latency histograms (see latency.h).
  */
 #include <linux/bitops.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
 
-#include "stats.h"
+#include "latency.h"
 
 /* Bucket of a sample: exact below 8 ns, then 8 buckets per octave. */
 unsigned int farswap_lat_bucket(u64 ns)

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Donor placement (see place.h).  Randomness comes from the caller so the
- * choice is testable.
+ * Which donor a new slab comes from (see pick.h).  Randomness comes from
+ * the caller so the choice is testable.
  */
 #include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/string.h>
 
-#include "place.h"
+#include "pick.h"
 
 /* Index of the @k-th usable donor, or -1. */
-static int farswap_nth_usable(const struct farswap_place_view *v,
+static int farswap_nth_usable(const struct farswap_pick_view *v,
 			      unsigned int nr, unsigned int k)
 {
 	unsigned int i;
@@ -25,7 +25,7 @@ static int farswap_nth_usable(const struct farswap_place_view *v,
 }
 
 /**
- * farswap_place_pick_two - choose two distinct usable donors at random
+ * farswap_pick_two - choose two distinct usable donors at random
  * @v: one view per donor
  * @nr: number of donors
  * @rnd1: a random number
@@ -35,7 +35,7 @@ static int farswap_nth_usable(const struct farswap_place_view *v,
  * Return: how many were chosen: 0 when no donor is usable, 1 when only one
  * is, else 2.
  */
-int farswap_place_pick_two(const struct farswap_place_view *v,
+int farswap_pick_two(const struct farswap_pick_view *v,
 			   unsigned int nr, u32 rnd1, u32 rnd2, int cand[2])
 {
 	unsigned int usable = 0, a, b, i;
@@ -68,7 +68,7 @@ static bool farswap_in(const int *set, int n, int x)
 }
 
 /* Insert @x into @order[0..n) keeping free slabs descending, stable. */
-static void farswap_insert_by_free(const struct farswap_place_view *v,
+static void farswap_insert_by_free(const struct farswap_pick_view *v,
 				   int *order, int start, int n, int x)
 {
 	int i = n;
@@ -81,10 +81,10 @@ static void farswap_insert_by_free(const struct farswap_place_view *v,
 }
 
 /**
- * farswap_place_order - the order in which to ask donors for a slab
+ * farswap_pick_order - the order in which to ask donors for a slab
  * @v: one view per donor, free counts refreshed for the candidates
  * @nr: number of donors
- * @cand: the candidates from farswap_place_pick_two()
+ * @cand: the candidates from farswap_pick_two()
  * @nr_cand: how many candidates
  * @order: filled with donor indices, at most @nr
  *
@@ -93,7 +93,7 @@ static void farswap_insert_by_free(const struct farswap_place_view *v,
  *
  * Return: the number of donors in @order.
  */
-int farswap_place_order(const struct farswap_place_view *v, unsigned int nr,
+int farswap_pick_order(const struct farswap_pick_view *v, unsigned int nr,
 			const int *cand, int nr_cand, int *order)
 {
 	int n = 0, head, i;
@@ -117,14 +117,14 @@ int farswap_place_order(const struct farswap_place_view *v, unsigned int nr,
 }
 
 /**
- * farswap_place_domain_ids - number the donors' failure domains
+ * farswap_pick_domain_ids - number the donors' failure domains
  * @names: each donor's domain name; "" or NULL while unknown
  * @nr: number of donors, at most FARSWAP_MAX_DONORS
  * @ids: filled with each donor's domain number: the index of the first
  *	donor of the same name, so equal names get equal numbers; a donor
  *	of unknown domain is a domain of its own
  */
-void farswap_place_domain_ids(const char *const *names, unsigned int nr,
+void farswap_pick_domain_ids(const char *const *names, unsigned int nr,
 			      u8 *ids)
 {
 	unsigned int i, j;
@@ -143,7 +143,7 @@ void farswap_place_domain_ids(const char *const *names, unsigned int nr,
 }
 
 /* How many distinct domains the known names make (unknown ones not counted). */
-unsigned int farswap_place_nr_domains(const char *const *names,
+unsigned int farswap_pick_nr_domains(const char *const *names,
 				      unsigned int nr)
 {
 	u8 ids[FARSWAP_MAX_DONORS];
@@ -151,17 +151,17 @@ unsigned int farswap_place_nr_domains(const char *const *names,
 
 	if (nr > FARSWAP_MAX_DONORS)
 		nr = FARSWAP_MAX_DONORS;
-	farswap_place_domain_ids(names, nr, ids);
+	farswap_pick_domain_ids(names, nr, ids);
 	for (i = 0; i < nr; i++)
 		n += names[i] && names[i][0] && ids[i] == i;
 	return n;
 }
 
 /* @v with only the usable donors outside @avoid usable; how many are. */
-static unsigned int farswap_place_preferred(const struct farswap_place_view *v,
+static unsigned int farswap_pick_preferred(const struct farswap_pick_view *v,
 					    unsigned int nr,
 					    unsigned long avoid,
-					    struct farswap_place_view *pref)
+					    struct farswap_pick_view *pref)
 {
 	unsigned int i, n = 0;
 
@@ -174,7 +174,7 @@ static unsigned int farswap_place_preferred(const struct farswap_place_view *v,
 }
 
 /**
- * farswap_place_pick_two_dom - farswap_place_pick_two() among the donors
+ * farswap_pick_two_dom - farswap_pick_two() among the donors
  * outside the domains @avoid, or among all usable ones when none is
  * @v: one view per donor
  * @nr: number of donors, at most FARSWAP_MAX_DONORS
@@ -185,47 +185,47 @@ static unsigned int farswap_place_preferred(const struct farswap_place_view *v,
  *
  * Return: how many were chosen (0, 1 or 2).
  */
-int farswap_place_pick_two_dom(const struct farswap_place_view *v,
+int farswap_pick_two_dom(const struct farswap_pick_view *v,
 			       unsigned int nr, unsigned long avoid, u32 rnd1,
 			       u32 rnd2, int cand[2])
 {
-	struct farswap_place_view pref[FARSWAP_MAX_DONORS];
+	struct farswap_pick_view pref[FARSWAP_MAX_DONORS];
 
 	if (nr > FARSWAP_MAX_DONORS)
 		nr = FARSWAP_MAX_DONORS;
-	if (!farswap_place_preferred(v, nr, avoid, pref))
-		return farswap_place_pick_two(v, nr, rnd1, rnd2, cand);
-	return farswap_place_pick_two(pref, nr, rnd1, rnd2, cand);
+	if (!farswap_pick_preferred(v, nr, avoid, pref))
+		return farswap_pick_two(v, nr, rnd1, rnd2, cand);
+	return farswap_pick_two(pref, nr, rnd1, rnd2, cand);
 }
 
 /**
- * farswap_place_order_dom - the order in which to ask donors for a slab
+ * farswap_pick_order_dom - the order in which to ask donors for a slab
  * for a replica of a chunk whose other replicas are in the domains @avoid
  * @v: one view per donor, free counts refreshed for the candidates
  * @nr: number of donors, at most FARSWAP_MAX_DONORS
  * @avoid: domains the chunk already has a replica in
- * @cand: the candidates from farswap_place_pick_two_dom()
+ * @cand: the candidates from farswap_pick_two_dom()
  * @nr_cand: how many candidates
  * @order: filled with donor indices, at most @nr
  *
- * As farswap_place_order() among the donors outside @avoid; behind them,
+ * As farswap_pick_order() among the donors outside @avoid; behind them,
  * the usable donors inside @avoid by room, most first: a replica shares a
  * domain only when no donor of another domain has room.
  *
  * Return: the number of donors in @order.
  */
-int farswap_place_order_dom(const struct farswap_place_view *v,
+int farswap_pick_order_dom(const struct farswap_pick_view *v,
 			    unsigned int nr, unsigned long avoid,
 			    const int *cand, int nr_cand, int *order)
 {
-	struct farswap_place_view pref[FARSWAP_MAX_DONORS];
+	struct farswap_pick_view pref[FARSWAP_MAX_DONORS];
 	int n, head, i;
 
 	if (nr > FARSWAP_MAX_DONORS)
 		nr = FARSWAP_MAX_DONORS;
-	if (!farswap_place_preferred(v, nr, avoid, pref))
-		return farswap_place_order(v, nr, cand, nr_cand, order);
-	n = farswap_place_order(pref, nr, cand, nr_cand, order);
+	if (!farswap_pick_preferred(v, nr, avoid, pref))
+		return farswap_pick_order(v, nr, cand, nr_cand, order);
+	n = farswap_pick_order(pref, nr, cand, nr_cand, order);
 	head = n;
 	for (i = 0; i < (int)nr; i++) {
 		if (!v[i].usable || pref[i].usable)
@@ -240,7 +240,7 @@ int farswap_place_order_dom(const struct farswap_place_view *v,
  * Has a usable donor outside the domains @avoid room (free slabs as last
  * heard)?  If not, a replica may share a domain at once.
  */
-bool farswap_place_room_outside(const struct farswap_place_view *v,
+bool farswap_pick_room_outside(const struct farswap_pick_view *v,
 				unsigned int nr, unsigned long avoid)
 {
 	unsigned int i;
@@ -252,7 +252,7 @@ bool farswap_place_room_outside(const struct farswap_place_view *v,
 }
 
 /* Do two of a chunk's @n replicas (their donors' @domains) share a domain? */
-bool farswap_place_colocated(const u8 *domains, unsigned int n)
+bool farswap_pick_colocated(const u8 *domains, unsigned int n)
 {
 	unsigned long seen = 0;
 	unsigned int i;

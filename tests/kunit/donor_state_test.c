@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite farswap_state: the donor connection state machine
- * (kmod/state.c), which kmod/conn.c changes state through and nothing
- * else.  The table below is the diagram of state.h written out for every
+ * KUnit suite farswap_donor_state: the donor connection state machine
+ * (kmod/donor_state.c), which kmod/conn.c changes state through and nothing
+ * else.  The table below is the diagram of donor_state.h written out for every
  * ordered pair of states, so a transition added or dropped by accident
  * fails here by name.
  *
@@ -13,7 +13,7 @@
  */
 #include <kunit/test.h>
 
-#include "state.h"
+#include "donor_state.h"
 
 #define NEW		FARSWAP_DONOR_NEW
 #define CONNECTING	FARSWAP_DONOR_CONNECTING
@@ -303,7 +303,7 @@ static void failed_attempt_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, farswap_donor_may_go_live(state, failed));
 }
 
-static struct kunit_case farswap_state_cases[] = {
+static struct kunit_case farswap_donor_state_cases[] = {
 	KUNIT_CASE_PARAM(transition_test, transition_gen_params),
 	KUNIT_CASE(table_is_complete_test),
 	KUNIT_CASE(out_of_range_test),
@@ -316,9 +316,9 @@ static struct kunit_case farswap_state_cases[] = {
 	{}
 };
 
-static struct kunit_suite farswap_state_suite = {
-	.name = "farswap_state",
-	.test_cases = farswap_state_cases,
+static struct kunit_suite farswap_donor_state_suite = {
+	.name = "farswap_donor_state",
+	.test_cases = farswap_donor_state_cases,
 };
 
-kunit_test_suite(farswap_state_suite);
+kunit_test_suite(farswap_donor_state_suite);

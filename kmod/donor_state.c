@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Donor connection state machine (see state.h).
+ * Donor connection state machine (see donor_state.h).
  */
 #include <linux/bits.h>
 
-#include "state.h"
+#include "donor_state.h"
 
 #define S(x) BIT(FARSWAP_DONOR_##x)
 

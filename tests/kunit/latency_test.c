@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite farswap_stats: the log-linear latency histogram
- * (kmod/stats.c) behind the latency attribute in sysfs.
+ * KUnit suite farswap_latency: the log-linear latency histogram
+ * (kmod/latency.c) behind the latency attribute in sysfs.
  *
  * The promises checked: buckets tile the whole u64 range with no gap or
  * overlap, each is at most 1/8 of its floor wide, and a percentile is
@@ -15,7 +15,7 @@
 #include <linux/sort.h>
 #include <linux/time64.h>
 
-#include "stats.h"
+#include "latency.h"
 
 #define LAST	(FARSWAP_LAT_BUCKETS - 1)
 
@@ -283,7 +283,7 @@ static void percentile_huge_counts_test(struct kunit *test)
 			farswap_lat_bucket_ceil(200));
 }
 
-static struct kunit_case farswap_stats_cases[] = {
+static struct kunit_case farswap_latency_cases[] = {
 	KUNIT_CASE(buckets_tile_test),
 	KUNIT_CASE_PARAM(sample_bucket_test, sample_gen_params),
 	KUNIT_CASE(bucket_monotonic_test),
@@ -296,9 +296,9 @@ static struct kunit_case farswap_stats_cases[] = {
 	{}
 };
 
-static struct kunit_suite farswap_stats_suite = {
-	.name = "farswap_stats",
-	.test_cases = farswap_stats_cases,
+static struct kunit_suite farswap_latency_suite = {
+	.name = "farswap_latency",
+	.test_cases = farswap_latency_cases,
 };
 
-kunit_test_suite(farswap_stats_suite);
+kunit_test_suite(farswap_latency_suite);

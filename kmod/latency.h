@@ -4,8 +4,8 @@
  * percentile is within 12.5%) over nanoseconds, lock-free to record from
  * completion context.  Free of RDMA calls, so KUnit runs it under UML.
  */
-#ifndef FARSWAP_STATS_H
-#define FARSWAP_STATS_H
+#ifndef FARSWAP_LATENCY_H
+#define FARSWAP_LATENCY_H
 
 #include <linux/atomic.h>
 #include <linux/types.h>
@@ -28,4 +28,4 @@ void farswap_lat_record(struct farswap_lat_hist *h, u64 ns);
 void farswap_lat_snapshot(const struct farswap_lat_hist *h, u64 *counts);
 u64 farswap_lat_percentile(const u64 *counts, u32 ppm);
 
-#endif /* FARSWAP_STATS_H */
+#endif /* FARSWAP_LATENCY_H */
