@@ -117,11 +117,7 @@ static const struct fsh_field stat_fields[] = {
 	  FSM_GAUGE, "Swap-out bytes posted and not yet completed.", NULL },
 };
 
-/*
- * A donor's numbers.  The JSON keys are those of the single donors file
- * the module had before each donor got a directory: "free" and "total"
- * stay, though their files are now free_slabs and total_slabs.
- */
+/* A donor's numbers: the JSON key is the file's name, or stat's key. */
 struct fsh_donor_field {
 	const char *key;		/* in JSON; in stat, for FSH_DONOR_STAT */
 	enum fsh_donor_file file;	/* else the file holds the number */
@@ -134,9 +130,9 @@ struct fsh_donor_field {
 static const struct fsh_donor_field donor_fields[] = {
 	{ "slabs", FSH_DONOR_SLABS, "farswap_host_donor_slabs", FSM_GAUGE,
 	  "Slabs of this donor the device holds.", NULL },
-	{ "free", FSH_DONOR_FREE_SLABS, "farswap_host_donor_free_slabs",
+	{ "free_slabs", FSH_DONOR_FREE_SLABS, "farswap_host_donor_free_slabs",
 	  FSM_GAUGE, "Free slabs the donor last reported.", NULL },
-	{ "total", FSH_DONOR_TOTAL_SLABS, "farswap_host_donor_total_slabs",
+	{ "total_slabs", FSH_DONOR_TOTAL_SLABS, "farswap_host_donor_total_slabs",
 	  FSM_GAUGE, "Slabs the donor last reported in all.", NULL },
 	{ "reads", FSH_DONOR_STAT, "farswap_host_donor_reads_total",
 	  FSM_COUNTER, "Reads from this donor.", "reads" },
@@ -161,17 +157,15 @@ static const struct fsh_donor_field donor_fields[] = {
 
 /*
  * Percentile keys of the latency lines and their Prometheus quantile, in
- * the order the JSON document has always listed them (that of the sysfs
- * file the module had before debugfs).  The device and each donor have
- * all four.
+ * the latency file's order.  The device and each donor have all four.
  */
 static const struct {
 	const char *key;
 	const char *quantile;
 } percentiles[] = {
 	{ "p50_us", "0.5" },
-	{ "p99_us", "0.99" },
 	{ "p90_us", "0.9" },
+	{ "p99_us", "0.99" },
 	{ "p999_us", "0.999" },
 };
 
@@ -997,8 +991,8 @@ static void text_donor(FILE *out, const struct fsh_device *dev,
 		addr, fsh_donor_text(d, FSH_DONOR_STATE) ?: "?",
 		d->file[FSH_DONOR_DOMAIN] ?
 			(fsh_donor_text(d, FSH_DONOR_DOMAIN) ?: "-") : "?",
-		donor_num(d, "slabs"), donor_num(d, "free"),
-		donor_num(d, "total"));
+		donor_num(d, "slabs"), donor_num(d, "free_slabs"),
+		donor_num(d, "total_slabs"));
 	text_items(out, dev, d, donor_items, ARRAY_SIZE(donor_items));
 	fputc('\n', out);
 	if (!dev->latency)

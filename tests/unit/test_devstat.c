@@ -160,18 +160,18 @@ static void test_json_document(void **state)
 	assert_has(doc, "\"stat\": {\n        \"reads\": 100,\n        \"writes\": 200,\n        \"discards\": 3,\n        \"read_bytes\": 409600,\n        \"write_bytes\": 819200,\n        \"zero_reads\": 5,\n        \"errors\": 0,");
 	assert_has(doc, "\"write_throttled\": 7,");
 	assert_has(doc, "\"write_inflight_bytes\": 8192\n");
-	assert_has(doc, "\"read\": {\n          \"count\": 10,\n          \"p50_us\": 600,\n          \"p99_us\": 2000,\n          \"p90_us\": 1500,\n          \"p999_us\": 3000");
+	assert_has(doc, "\"read\": {\n          \"count\": 10,\n          \"p50_us\": 600,\n          \"p90_us\": 1500,\n          \"p99_us\": 2000,\n          \"p999_us\": 3000");
 	assert_has(doc, "\"address\": \"10.0.0.2:7471\",\n          \"state\": \"live\",");
 	assert_has(doc, "\"address\": \"[fe80::1]:7471\",\n          \"state\": \"reconnecting\",");
-	assert_has(doc, "\"write\": {\n          \"count\": 20,\n          \"p50_us\": 700,\n          \"p99_us\": 2100,\n          \"p90_us\": 1600,\n          \"p999_us\": 3100\n");
+	assert_has(doc, "\"write\": {\n          \"count\": 20,\n          \"p50_us\": 700,\n          \"p90_us\": 1600,\n          \"p99_us\": 2100,\n          \"p999_us\": 3100\n");
 	/* In index order: donors/0 first. */
 	assert_true(strstr(doc, "\"10.0.0.2:7471\"") < strstr(doc, "\"[fe80::1]:7471\""));
-	assert_has(doc, "\"slabs\": 1,\n          \"free\": 14,\n          \"total\": 16,\n          \"reads\": 4,");
+	assert_has(doc, "\"slabs\": 1,\n          \"free_slabs\": 14,\n          \"total_slabs\": 16,\n          \"reads\": 4,");
 	assert_has(doc, "\"reconnects\": 3,");
 	assert_has(doc, "\"migrated_out\": 0,\n          \"revoked\": 2,\n          \"latency\": {");
 	/* Each donor's lines of the latency file, with all four percentiles. */
-	assert_has(doc, "\"read\": {\n              \"count\": 4,\n              \"p50_us\": 500,\n              \"p99_us\": 900,\n              \"p90_us\": 800,\n              \"p999_us\": 950\n");
-	assert_has(doc, "\"write\": {\n              \"count\": 12,\n              \"p50_us\": 650,\n              \"p99_us\": 1050,\n              \"p90_us\": 950,\n              \"p999_us\": 1200\n");
+	assert_has(doc, "\"read\": {\n              \"count\": 4,\n              \"p50_us\": 500,\n              \"p90_us\": 800,\n              \"p99_us\": 900,\n              \"p999_us\": 950\n");
+	assert_has(doc, "\"write\": {\n              \"count\": 12,\n              \"p50_us\": 650,\n              \"p90_us\": 950,\n              \"p99_us\": 1050,\n              \"p999_us\": 1200\n");
 	/* farswap10 has no donors: an empty list, not null. */
 	assert_has(doc, "\"donors\": []");
 	/* Failure domains: the replicas file, each donor's domain. */
@@ -238,7 +238,7 @@ static void test_json_missing_values(void **state)
 	assert_has(doc, "\"read\": {\n          \"count\": 3,\n          \"p50_us\": null,");
 	assert_has(doc, "\"write\": {\n          \"count\": null,");
 	/* No domain or free_slabs file, a garbled number: null. */
-	assert_has(doc, "\"domain\": null,\n          \"slabs\": null,\n          \"free\": null,\n          \"total\": null,\n          \"reads\": 1,\n          \"writes\": null,");
+	assert_has(doc, "\"domain\": null,\n          \"slabs\": null,\n          \"free_slabs\": null,\n          \"total_slabs\": null,\n          \"reads\": 1,\n          \"writes\": null,");
 	assert_has(doc, "\"read\": {\n              \"count\": null,");
 	/* No /proc/swaps: not active. */
 	assert_has(doc, "\"active\": false,");
@@ -344,7 +344,7 @@ static void test_no_latency_file(void **state)
 	remove_file("sys/kernel/debug/farswap/farswap10/latency");
 	doc = status_json("farswap2", &ret);
 	assert_int_equal(ret, 0);
-	assert_has(doc, "\"latency\": {\n        \"read\": {\n          \"count\": null,\n          \"p50_us\": null,\n          \"p99_us\": null,\n          \"p90_us\": null,\n          \"p999_us\": null\n        },\n        \"write\": {\n          \"count\": null,");
+	assert_has(doc, "\"latency\": {\n        \"read\": {\n          \"count\": null,\n          \"p50_us\": null,\n          \"p90_us\": null,\n          \"p99_us\": null,\n          \"p999_us\": null\n        },\n        \"write\": {\n          \"count\": null,");
 	assert_has(doc, "\"revoked\": 2,\n          \"latency\": {\n            \"read\": {\n              \"count\": null,");
 	assert_has(doc, "\"state\": \"live\",");
 	assert_has(doc, "\"reads\": 100,");
