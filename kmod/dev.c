@@ -72,7 +72,7 @@ static blk_status_t farswap_queue_rq(struct blk_mq_hw_ctx *hctx,
 	cmd->write_budget = 0;
 	cmd->start_ns = ktime_get_ns();
 	cmd->start_jiffies = jiffies;
-	cmd->nr_copies = 0;
+	cmd->nr_legs = 0;
 	cmd->tried = 0;
 	atomic_set(&cmd->pending, 0);
 
@@ -154,7 +154,7 @@ static enum blk_eh_timer_return farswap_timeout(struct request *rq)
 {
 	struct farswap_cmd *cmd = blk_mq_rq_to_pdu(rq);
 	unsigned long tmo = msecs_to_jiffies(cmd->dev->params.io_timeout_ms);
-	unsigned int r, n = READ_ONCE(cmd->nr_copies);
+	unsigned int r, n = READ_ONCE(cmd->nr_legs);
 	char why[64];
 
 	if (atomic_read(&cmd->pending) <= 0)
@@ -163,26 +163,26 @@ static enum blk_eh_timer_return farswap_timeout(struct request *rq)
 		 cmd->dev->params.io_timeout_ms);
 	/*
 	 * Each replica's donor on its own: failing a stuck one completes
-	 * its copy (flushed), and a read then goes to the next replica.
+	 * its leg (flushed), and a read then goes to the next replica.
 	 */
 	for (r = 0; r < n && r < FARSWAP_MAX_REPLICAS; r++) {
-		struct farswap_donor *donor = READ_ONCE(cmd->copy[r].place.donor);
+		struct farswap_donor *donor = READ_ONCE(cmd->leg[r].place.donor);
 		unsigned long last;
 
 		/*
-		 * A copy its donor has completed says nothing against it,
+		 * A leg its donor has completed says nothing against it,
 		 * however long the request waits for another replica (whose
 		 * stall may hold every write of this queue, so that the
 		 * healthy donor's queue shows no progress either).
 		 */
-		if (!donor || !atomic_read(&cmd->copy[r].outstanding))
+		if (!donor || !atomic_read(&cmd->leg[r].outstanding))
 			continue;
 		last = max(READ_ONCE(donor->ioq[cmd->hctx_idx].last_progress),
 			   cmd->start_jiffies);
 		if (time_before(jiffies, last + tmo))
 			continue;
 		/* For the farswap_failover event: a read's reason to move. */
-		WRITE_ONCE(cmd->copy[r].timed_out, true);
+		WRITE_ONCE(cmd->leg[r].timed_out, true);
 		farswap_donor_error(donor, why);
 	}
 	return BLK_EH_RESET_TIMER;

@@ -12,8 +12,7 @@
  *  - slot: a chunk's place in a remote slab (struct farswap_rslab), and
  *    nothing else.
  *  - leg: the part of a request that goes to one replica: a write has one
- *    per serving replica, a read one (cmd->copy[], struct
- *    farswap_cmd_copy).
+ *    per serving replica, a read one (cmd->leg[], struct farswap_leg).
  *  - ctldev: the misc device /dev/farswap-ctl (ctldev.c), where commands
  *    are written; ctrl: the control channel of a donor session, on its
  *    queue pair 0 (ctrl.c), whose requests in flight are calls.
@@ -481,8 +480,8 @@ enum farswap_failover_reason {
 	FARSWAP_FAILOVER_INTEGRITY,	/* a page failed its check */
 };
 
-/* One copy of a request: the work requests to one placement. */
-struct farswap_cmd_copy {
+/* One leg of a request: the work requests to one placement. */
+struct farswap_leg {
 	struct farswap_cmd *cmd;
 	struct ib_cqe cqe;
 	struct farswap_placement place;
@@ -501,7 +500,7 @@ struct farswap_cmd_copy {
 
 /*
  * Per-request context, allocated by blk-mq with room for the arrays.  A
- * write has a copy per replica; a read uses copy[0], and moves it to the
+ * write has a leg per replica; a read uses leg[0], and moves it to the
  * next replica when one fails.
  */
 struct farswap_cmd {
@@ -517,11 +516,11 @@ struct farswap_cmd {
 
 	/* The request's single chunk extent, set at submission. */
 	struct farswap_extent ext;
-	unsigned int nr_copies;		/* posted now */
+	unsigned int nr_legs;		/* posted now */
 	unsigned long tried;		/* read: donors (by index) that failed it */
 	u8 failover_why;		/* read: enum farswap_failover_reason */
 	u32 bad_page;			/* read: the chunk's page that failed its check */
-	struct farswap_cmd_copy copy[FARSWAP_MAX_REPLICAS];
+	struct farswap_leg leg[FARSWAP_MAX_REPLICAS];
 
 	/* A read's pages never written: zeroed once the READ lands. */
 	bool any_unwritten;

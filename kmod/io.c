@@ -27,7 +27,7 @@ static void farswap_io_done(struct ib_cq *cq, struct ib_wc *wc);
 /* Delay before blk-mq retries a request that found no DMA mapping. */
 #define FARSWAP_REQUEUE_DELAY_MS	3
 
-/* The arrays of one copy: its scatterlist, SGEs and work requests. */
+/* The arrays of one leg: its scatterlist, SGEs and work requests. */
 #define FARSWAP_COPY_ARRAYS	(FARSWAP_MAX_SEGS * (sizeof(struct scatterlist) + \
 						     sizeof(struct ib_sge) + \
 						     sizeof(struct ib_rdma_wr)))
@@ -68,7 +68,7 @@ int farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev,
 	cmd->dev = dev;
 	farswap_nomap_reset(&cmd->nomap);
 	for (r = 0; r < dev->params.replicas; r++) {
-		struct farswap_cmd_copy *c = &cmd->copy[r];
+		struct farswap_leg *c = &cmd->leg[r];
 
 		c->cmd = cmd;
 		c->cqe.done = farswap_io_done;
@@ -120,11 +120,11 @@ static void farswap_account(struct farswap_cmd *cmd, bool write, u32 bytes)
 	u64 ns = ktime_get_ns() - cmd->start_ns;
 	unsigned int r;
 
-	for (r = 0; r < cmd->nr_copies; r++) {
-		struct farswap_donor *donor = cmd->copy[r].place.donor;
+	for (r = 0; r < cmd->nr_legs; r++) {
+		struct farswap_donor *donor = cmd->leg[r].place.donor;
 		struct farswap_donor_stats *ps = &donor->stats;
 
-		if (cmd->copy[r].failed)
+		if (cmd->leg[r].failed)
 			continue;
 		if (write) {
 			atomic64_inc(&ps->writes);
@@ -260,7 +260,7 @@ static bool farswap_check_one(struct farswap_cmd *cmd, u32 i,
 	cmd->bad_page = idx & (FARSWAP_CHUNK_PAGES - 1);
 	farswap_dev_pr_err_ratelimited(dev, "page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
 				       idx << FARSWAP_PAGE_SHIFT,
-				       cmd->copy[0].place.donor->name,
+				       cmd->leg[0].place.donor->name,
 				       farswap_tag_alg_name(dev->tag_key.alg));
 	return false;
 }
@@ -385,7 +385,7 @@ static bool farswap_open_one(struct farswap_cmd *cmd, u32 i,
 	cmd->bad_page = idx & (FARSWAP_CHUNK_PAGES - 1);
 	farswap_dev_pr_err_ratelimited(dev, "page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
 				       idx << FARSWAP_PAGE_SHIFT,
-				       cmd->copy[0].place.donor->name,
+				       cmd->leg[0].place.donor->name,
 				       FARSWAP_SEAL_ALG);
 	return false;
 }
@@ -409,8 +409,8 @@ static void farswap_cmd_unmap(struct farswap_cmd *cmd, bool write)
 {
 	unsigned int r;
 
-	for (r = 0; r < cmd->nr_copies; r++) {
-		struct farswap_cmd_copy *c = &cmd->copy[r];
+	for (r = 0; r < cmd->nr_legs; r++) {
+		struct farswap_leg *c = &cmd->leg[r];
 
 		if (!c->mapped_dev)
 			continue;
@@ -429,17 +429,17 @@ static void farswap_write_done(struct farswap_cmd *cmd, struct request *rq,
 	unsigned long flags;
 	unsigned int r;
 
-	for (r = 0; r < cmd->nr_copies; r++) {
-		ok |= !cmd->copy[r].failed;
-		stale |= cmd->copy[r].failed;
+	for (r = 0; r < cmd->nr_legs; r++) {
+		ok |= !cmd->leg[r].failed;
+		stale |= cmd->leg[r].failed;
 	}
 	if (stale && ok) {
 		/* The replicas that missed it no longer hold the chunk. */
 		spin_lock_irqsave(&chunk->lock, flags);
-		for (r = 0; r < cmd->nr_copies; r++)
-			if (cmd->copy[r].failed)
+		for (r = 0; r < cmd->nr_legs; r++)
+			if (cmd->leg[r].failed)
 				farswap_chunk_stale_locked(dev, chunk,
-							   &cmd->copy[r].place);
+							   &cmd->leg[r].place);
 		spin_unlock_irqrestore(&chunk->lock, flags);
 		queue_work(dev->wq, &dev->repair_work);
 	}
@@ -458,7 +458,7 @@ static void farswap_write_done(struct farswap_cmd *cmd, struct request *rq,
  */
 static void farswap_heal(struct farswap_cmd *cmd, struct farswap_chunk *chunk)
 {
-	const struct farswap_placement *bad = &cmd->copy[0].place;
+	const struct farswap_placement *bad = &cmd->leg[0].place;
 	struct farswap_dev *dev = cmd->dev;
 	struct farswap_replica_set set;
 	u32 page = cmd->bad_page;
@@ -512,7 +512,7 @@ static void farswap_read_done(struct farswap_cmd *cmd, struct request *rq,
 	blk_status_t st = BLK_STS_OK;
 	bool damaged = false;
 
-	if (cmd->copy[0].failed) {
+	if (cmd->leg[0].failed) {
 		st = BLK_STS_IOERR;
 	} else {
 		if (cmd->any_unwritten)
@@ -530,12 +530,12 @@ static void farswap_read_done(struct farswap_cmd *cmd, struct request *rq,
 		cmd->failover_why = FARSWAP_FAILOVER_INTEGRITY;
 		farswap_heal(cmd, chunk);
 	} else {
-		cmd->failover_why = READ_ONCE(cmd->copy[0].timed_out) ?
+		cmd->failover_why = READ_ONCE(cmd->leg[0].timed_out) ?
 				    FARSWAP_FAILOVER_TIMEOUT :
 				    FARSWAP_FAILOVER_TRANSPORT;
 	}
-	__set_bit(cmd->copy[0].place.donor->index, &cmd->tried);
-	cmd->nr_copies = 0;
+	__set_bit(cmd->leg[0].place.donor->index, &cmd->tried);
+	cmd->nr_legs = 0;
 	if (farswap_submit(cmd) != BLK_STS_OK)
 		farswap_cmd_requeue(cmd);
 }
@@ -556,8 +556,8 @@ static void farswap_cmd_finish(struct farswap_cmd *cmd)
 
 static void farswap_io_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct farswap_cmd_copy *c =
-		container_of(wc->wr_cqe, struct farswap_cmd_copy, cqe);
+	struct farswap_leg *c =
+		container_of(wc->wr_cqe, struct farswap_leg, cqe);
 	struct farswap_cmd *cmd = c->cmd;
 	struct farswap_queue *q = cq->cq_context;
 
@@ -582,14 +582,14 @@ static void farswap_io_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * Build a copy's scatterlist of the request's data.  The block layer's
+ * Build a leg's scatterlist of the request's data.  The block layer's
  * own mapping cuts and merges segments by the queue's max_segment_size
  * and boundary, exactly as it counted the request's segments: no entry
  * is larger than the DMA layer can map (a THP swap-out under swiotlb is
  * cut into bounceable pieces, farswap_max_segment()), and there are at
  * most max_segments of them.
  */
-static int farswap_build_sg(struct farswap_cmd_copy *c, struct request *rq)
+static int farswap_build_sg(struct farswap_leg *c, struct request *rq)
 {
 	int n;
 
@@ -601,7 +601,7 @@ static int farswap_build_sg(struct farswap_cmd_copy *c, struct request *rq)
 }
 
 /* A sealed write's scatterlist: its bounce pages, one entry each. */
-static int farswap_build_bounce_sg(struct farswap_cmd_copy *c,
+static int farswap_build_bounce_sg(struct farswap_leg *c,
 				   struct request *rq)
 {
 	unsigned int n = blk_rq_bytes(rq) >> FARSWAP_PAGE_SHIFT, i;
@@ -613,8 +613,8 @@ static int farswap_build_bounce_sg(struct farswap_cmd_copy *c,
 	return n;
 }
 
-/* Chain a copy's RDMA work requests: at most max_sge entries each. */
-static unsigned int farswap_build_wrs(struct farswap_cmd_copy *c, u64 off,
+/* Chain a leg's RDMA work requests: at most max_sge entries each. */
+static unsigned int farswap_build_wrs(struct farswap_leg *c, u64 off,
 				      bool write, int nents, u32 max_sge,
 				      u32 lkey)
 {
@@ -655,8 +655,8 @@ enum farswap_post_result {
 	FARSWAP_POST_NOMAP,	/* no DMA mapping now: retry the request later */
 };
 
-/* Map a copy's pages for its donor's device; false if it is not live. */
-static int farswap_map_copy(struct farswap_cmd_copy *c, struct request *rq,
+/* Map a leg's pages for its donor's device; false if it is not live. */
+static int farswap_map_leg(struct farswap_leg *c, struct request *rq,
 			    bool write)
 {
 	struct farswap_donor *donor = c->place.donor;
@@ -683,9 +683,9 @@ static int farswap_map_copy(struct farswap_cmd_copy *c, struct request *rq,
 	return mapped;
 }
 
-/* Post a mapped copy; returns its work requests that will complete. */
-static unsigned int farswap_post_copy(struct farswap_cmd *cmd,
-				      struct farswap_cmd_copy *c, bool write,
+/* Post a mapped leg; returns its work requests that will complete. */
+static unsigned int farswap_post_leg(struct farswap_cmd *cmd,
+				      struct farswap_leg *c, bool write,
 				      int mapped)
 {
 	struct farswap_donor *donor = c->place.donor;
@@ -715,7 +715,7 @@ static unsigned int farswap_post_copy(struct farswap_cmd *cmd,
 }
 
 /*
- * Post the command to its copies' placements.  Unless it returns
+ * Post the command to its legs' placements.  Unless it returns
  * FARSWAP_POSTED, nothing was posted and the command is still the
  * caller's.
  */
@@ -726,17 +726,17 @@ static enum farswap_post_result farswap_post(struct farswap_cmd *cmd,
 	unsigned int r, live = 0, nwr = 0;
 
 	rcu_read_lock();
-	for (r = 0; r < cmd->nr_copies; r++) {
-		cmd->copy[r].failed = false;
-		cmd->copy[r].timed_out = false;
-		atomic_set(&cmd->copy[r].outstanding, 0);
-		mapped[r] = farswap_map_copy(&cmd->copy[r], rq, write);
+	for (r = 0; r < cmd->nr_legs; r++) {
+		cmd->leg[r].failed = false;
+		cmd->leg[r].timed_out = false;
+		atomic_set(&cmd->leg[r].outstanding, 0);
+		mapped[r] = farswap_map_leg(&cmd->leg[r], rq, write);
 		if (mapped[r] < 0)
 			break;
 		live += mapped[r] > 0;
 	}
-	if (r < cmd->nr_copies || !live) {
-		int err = r < cmd->nr_copies ? mapped[r] : 0;
+	if (r < cmd->nr_legs || !live) {
+		int err = r < cmd->nr_legs ? mapped[r] : 0;
 
 		rcu_read_unlock();
 		farswap_cmd_unmap(cmd, write);
@@ -751,11 +751,11 @@ static enum farswap_post_result farswap_post(struct farswap_cmd *cmd,
 		}
 		return err ? FARSWAP_POST_NOMAP : FARSWAP_POST_STALE;
 	}
-	/* Ours keeps the count above zero until every copy is posted. */
+	/* Ours keeps the count above zero until every leg is posted. */
 	atomic_set(&cmd->pending, 1 + FARSWAP_MAX_REPLICAS * FARSWAP_MAX_SEGS);
-	for (r = 0; r < cmd->nr_copies; r++)
+	for (r = 0; r < cmd->nr_legs; r++)
 		if (mapped[r] > 0)
-			nwr += farswap_post_copy(cmd, &cmd->copy[r], write,
+			nwr += farswap_post_leg(cmd, &cmd->leg[r], write,
 						 mapped[r]);
 	rcu_read_unlock();
 	/* Keep one for each posted work request and ours, drop ours. */
@@ -831,13 +831,13 @@ static void farswap_claim_write(struct farswap_cmd *cmd,
 	unsigned int set = farswap_replica_write_set(v, n), r;
 
 	chunk->uptodate &= set;
-	cmd->nr_copies = 0;
+	cmd->nr_legs = 0;
 	for (r = 0; r < n; r++) {
 		if (!(set & BIT(r)))
 			continue;
 		farswap_damage_clear(&chunk->place[r].damage,
 				     cmd->ext.first_page, cmd->ext.nr_pages);
-		cmd->copy[cmd->nr_copies++].place = chunk->place[r];
+		cmd->leg[cmd->nr_legs++].place = chunk->place[r];
 	}
 	farswap_pages_mark_written(&chunk->pages, cmd->ext.first_page,
 				   cmd->ext.nr_pages);
@@ -858,12 +858,12 @@ static bool farswap_claim_read(struct farswap_cmd *cmd,
 		return false;
 	if (cmd->tried) {
 		atomic64_inc(&cmd->dev->stats.failovers);
-		/* copy[0] still names the replica that failed it */
-		trace_farswap_failover(cmd, cmd->copy[0].place.donor,
+		/* leg[0] still names the replica that failed it */
+		trace_farswap_failover(cmd, cmd->leg[0].place.donor,
 				       chunk->place[r].donor);
 	}
-	cmd->copy[0].place = chunk->place[r];
-	cmd->nr_copies = 1;
+	cmd->leg[0].place = chunk->place[r];
+	cmd->nr_legs = 1;
 	farswap_note_unwritten(cmd, chunk);
 	atomic_inc(&chunk->inflight_reads);
 	return true;

@@ -156,7 +156,7 @@ TRACE_EVENT(farswap_queue_rq,
 );
 
 TRACE_EVENT(farswap_post,
-	TP_PROTO(struct farswap_cmd *cmd, struct farswap_cmd_copy *c,
+	TP_PROTO(struct farswap_cmd *cmd, struct farswap_leg *c,
 		 unsigned int nwr),
 	TP_ARGS(cmd, c, nwr),
 	TP_STRUCT__entry(
@@ -164,7 +164,7 @@ TRACE_EVENT(farswap_post,
 		__field(u16, hwq)
 		__field(int, tag)
 		__field(u8, op)
-		__field(u8, copy)
+		__field(u8, leg)
 		__field(u8, donor)
 		__field(u8, retry)
 		__field(u32, nwr)
@@ -174,19 +174,19 @@ TRACE_EVENT(farswap_post,
 
 		farswap_trace_assign_rq(cmd, rq);
 		__entry->op = farswap_trace_op(rq);
-		__entry->copy = c - cmd->copy;
+		__entry->leg = c - cmd->leg;
 		__entry->donor = c->place.donor->index;
 		__entry->retry = cmd->tried != 0;
 		__entry->nwr = nwr;
 	),
-	TP_printk("dev=%s hwq=%u tag=%d op=%s copy=%u donor=%u nwr=%u retry=%u",
+	TP_printk("dev=%s hwq=%u tag=%d op=%s leg=%u donor=%u nwr=%u retry=%u",
 		  __entry->dev, __entry->hwq, __entry->tag,
-		  show_farswap_op(__entry->op), __entry->copy, __entry->donor,
+		  show_farswap_op(__entry->op), __entry->leg, __entry->donor,
 		  __entry->nwr, __entry->retry)
 );
 
 TRACE_EVENT(farswap_complete,
-	TP_PROTO(struct farswap_cmd_copy *c, const struct ib_wc *wc),
+	TP_PROTO(struct farswap_leg *c, const struct ib_wc *wc),
 	TP_ARGS(c, wc),
 	TP_STRUCT__entry(
 		__array(char, dev, FARSWAP_NAME_LEN)

@@ -58,27 +58,27 @@ SAMPLE = """\
 CPU:1 [LOST 7 EVENTS]
    kworker/u5:1-88      [000] d..1.    99.999000: farswap_donor_state: dev=farswap0 donor=1 addr=10.0.0.3:7471 gen=2 old=connecting new=live
       pageverify-312     [001] .....   100.000100: farswap_queue_rq: dev=farswap0 hwq=2 tag=5 op=read sector=8 bytes=4096
-      pageverify-312     [001] .....   100.000110: farswap_post: dev=farswap0 hwq=2 tag=5 op=read copy=0 donor=0 nwr=1 retry=0
+      pageverify-312     [001] .....   100.000110: farswap_post: dev=farswap0 hwq=2 tag=5 op=read leg=0 donor=0 nwr=1 retry=0
           <idle>-0       [000] ..s1.   100.000610: farswap_complete: dev=farswap0 hwq=2 tag=5 donor=0 status=ok
           <idle>-0       [000] ..s1.   100.000650: farswap_end: dev=farswap0 hwq=2 tag=5 op=read error=0 ns=550000
       pageverify-313     [000] .....   100.001000: farswap_queue_rq: dev=farswap0 hwq=3 tag=1 op=read sector=4104 bytes=4096
-      pageverify-313     [000] .....   100.001020: farswap_post: dev=farswap0 hwq=3 tag=1 op=read copy=0 donor=0 nwr=1 retry=0
+      pageverify-313     [000] .....   100.001020: farswap_post: dev=farswap0 hwq=3 tag=1 op=read leg=0 donor=0 nwr=1 retry=0
    kworker/u5:1-88      [001] d..1.   100.001100: farswap_donor_state: dev=farswap0 donor=0 addr=10.0.0.2:7471 gen=1 old=live new=failed
    kworker/u5:1-88      [001] ..s1.   100.001320: farswap_complete: dev=farswap0 hwq=3 tag=1 donor=0 status=flushed
    kworker/u5:1-88      [001] d.s2.   100.001325: farswap_failover: dev=farswap0 hwq=3 tag=1 sector=4104 from=0 to=1 reason=timeout
-   kworker/u5:1-88      [001] ..s1.   100.001330: farswap_post: dev=farswap0 hwq=3 tag=1 op=read copy=0 donor=1 nwr=1 retry=1
+   kworker/u5:1-88      [001] ..s1.   100.001330: farswap_post: dev=farswap0 hwq=3 tag=1 op=read leg=0 donor=1 nwr=1 retry=1
           <idle>-0       [001] ..s1.   100.001530: farswap_complete: dev=farswap0 hwq=3 tag=1 donor=1 status=ok
           <idle>-0       [001] ..s1.   100.001600: farswap_end: dev=farswap0 hwq=3 tag=1 op=read error=0 ns=600000
       pageverify-312     [001] .....   100.002000: farswap_queue_rq: dev=farswap0 hwq=2 tag=6 op=read sector=16 bytes=4096
       pageverify-312     [001] d.h1.   100.002005: farswap_end: dev=farswap0 hwq=2 tag=6 op=read error=0 ns=5000
       pageverify-313     [000] .....   100.003000: farswap_queue_rq: dev=farswap0 hwq=3 tag=2 op=read sector=24 bytes=4096
     kworker/0:1H-40      [000] .....   100.003500: farswap_queue_rq: dev=farswap0 hwq=3 tag=2 op=read sector=24 bytes=4096
-    kworker/0:1H-40      [000] .....   100.003510: farswap_post: dev=farswap0 hwq=3 tag=2 op=read copy=0 donor=1 nwr=1 retry=0
+    kworker/0:1H-40      [000] .....   100.003510: farswap_post: dev=farswap0 hwq=3 tag=2 op=read leg=0 donor=1 nwr=1 retry=0
           <idle>-0       [000] ..s1.   100.003810: farswap_complete: dev=farswap0 hwq=3 tag=2 donor=1 status=ok
           <idle>-0       [000] ..s1.   100.003830: farswap_end: dev=farswap0 hwq=3 tag=2 op=read error=0 ns=330000
      kswapd0-45      [000] .....   100.004000: farswap_queue_rq: dev=farswap0 hwq=0 tag=0 op=write sector=512 bytes=4096
-     kswapd0-45      [000] .....   100.004005: farswap_post: dev=farswap0 hwq=0 tag=0 op=write copy=0 donor=0 nwr=1 retry=0
-     kswapd0-45      [000] .....   100.004006: farswap_post: dev=farswap0 hwq=0 tag=0 op=write copy=1 donor=1 nwr=1 retry=0
+     kswapd0-45      [000] .....   100.004005: farswap_post: dev=farswap0 hwq=0 tag=0 op=write leg=0 donor=0 nwr=1 retry=0
+     kswapd0-45      [000] .....   100.004006: farswap_post: dev=farswap0 hwq=0 tag=0 op=write leg=1 donor=1 nwr=1 retry=0
           <idle>-0       [000] ..s1.   100.004400: farswap_complete: dev=farswap0 hwq=0 tag=0 donor=0 status=ok
           <idle>-0       [001] ..s1.   100.004900: farswap_complete: dev=farswap0 hwq=0 tag=0 donor=1 status=ok
           <idle>-0       [001] ..s1.   100.004950: farswap_end: dev=farswap0 hwq=0 tag=0 op=write error=0 ns=950000
