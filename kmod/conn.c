@@ -1075,6 +1075,7 @@ struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
 	sema_init(&donor->call_sem, FARSWAP_CTRL_CALLS);
 	spin_lock_init(&donor->call_lock);
 	spin_lock_init(&donor->reclaim_lock);
+	INIT_KFIFO(donor->reclaim);
 	INIT_WORK(&donor->reclaim_work, farswap_reclaim_work);
 	INIT_WORK(&donor->err_work, farswap_donor_err_work);
 	INIT_DELAYED_WORK(&donor->reconnect_work, farswap_donor_reconnect_work);

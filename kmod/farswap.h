@@ -81,6 +81,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/completion.h>
+#include <linux/kfifo.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -116,7 +117,7 @@
 #define FARSWAP_PAGE_PIECES	(FARSWAP_PAGE_BYTES >> SECTOR_SHIFT)
 /* Work requests reserved on each I/O queue for chunk migration copies. */
 #define FARSWAP_SQ_RESERVE	4
-/* Unsolicited reclaim requests a donor may have outstanding. */
+/* Reclaim requests a donor may have outstanding (a kfifo: a power of 2). */
 #define FARSWAP_RECLAIM_DEPTH	(FARSWAP_CTRL_DEPTH / 2)
 /* Control messages in flight from the host. */
 #define FARSWAP_CTRL_CALLS	(FARSWAP_CTRL_DEPTH / 2)
@@ -270,8 +271,8 @@ struct farswap_donor {
 	 * (to be given back), waiting for the reclaim work.
 	 */
 	spinlock_t reclaim_lock;
-	struct farswap_reclaim_item reclaim[FARSWAP_RECLAIM_DEPTH];
-	unsigned int reclaim_head, reclaim_count;
+	DECLARE_KFIFO(reclaim, struct farswap_reclaim_item,
+		      FARSWAP_RECLAIM_DEPTH);
 	u32 late_grant[FARSWAP_CTRL_CALLS];
 	u32 late_gen;			/* session of the late grants */
 	unsigned int nr_late_grants;

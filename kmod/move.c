@@ -816,9 +816,14 @@ static int farswap_reclaim_one(struct farswap_dev *dev,
 void farswap_reclaim_enqueue(struct farswap_donor *donor,
 			     const struct farswap_reclaim_req *req)
 {
-	struct farswap_reclaim_item *item;
+	struct farswap_reclaim_item item = {
+		.remote_id = le32_to_cpu(req->slab_id),
+		.deadline_ms = le32_to_cpu(req->deadline_ms),
+		.cookie = le64_to_cpu(req->hdr.cookie),
+		.gen = READ_ONCE(donor->gen),
+	};
 	unsigned long flags;
-	bool queued = false;
+	bool queued;
 
 	spin_lock_irqsave(&donor->reclaim_lock, flags);
 	if (donor->stopping) {
@@ -826,16 +831,7 @@ void farswap_reclaim_enqueue(struct farswap_donor *donor,
 		spin_unlock_irqrestore(&donor->reclaim_lock, flags);
 		return;
 	}
-	if (donor->reclaim_count < FARSWAP_RECLAIM_DEPTH) {
-		item = &donor->reclaim[(donor->reclaim_head +
-					donor->reclaim_count++) %
-				       FARSWAP_RECLAIM_DEPTH];
-		item->remote_id = le32_to_cpu(req->slab_id);
-		item->deadline_ms = le32_to_cpu(req->deadline_ms);
-		item->cookie = le64_to_cpu(req->hdr.cookie);
-		item->gen = READ_ONCE(donor->gen);
-		queued = true;
-	}
+	queued = kfifo_put(&donor->reclaim, item);
 	spin_unlock_irqrestore(&donor->reclaim_lock, flags);
 
 	if (queued)
@@ -847,19 +843,8 @@ void farswap_reclaim_enqueue(struct farswap_donor *donor,
 static bool farswap_reclaim_pop(struct farswap_donor *donor,
 				struct farswap_reclaim_item *item)
 {
-	unsigned long flags;
-	bool got = false;
-
-	spin_lock_irqsave(&donor->reclaim_lock, flags);
-	if (donor->reclaim_count) {
-		*item = donor->reclaim[donor->reclaim_head];
-		donor->reclaim_head = (donor->reclaim_head + 1) %
-				      FARSWAP_RECLAIM_DEPTH;
-		donor->reclaim_count--;
-		got = true;
-	}
-	spin_unlock_irqrestore(&donor->reclaim_lock, flags);
-	return got;
+	return kfifo_out_spinlocked(&donor->reclaim, item, 1,
+				    &donor->reclaim_lock);
 }
 
 static bool farswap_rslab_held(struct farswap_dev *dev,
