@@ -725,7 +725,7 @@ int fsd_grant_done(struct fsd_donor *d, struct fsd_slab *slab, int ret)
 				      FARSWAP_ST_INTERNAL, NULL);
 	}
 	d->cnt.grants++;
-	pr_info("host %u (%s): slab %u granted (host slab %" PRIu64 "), %u free",
+	pr_info("host %u (%s): slab %u granted (host request %" PRIu64 "), %u free",
 		s->nr, s->name, slab->id, slab->host_slab, d->pool.nr_free);
 	return send_alloc_rep(d, s, slab->grant_cookie, FARSWAP_ST_OK, slab);
 }

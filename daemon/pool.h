@@ -34,7 +34,7 @@ struct fsd_slab {
 	bool granting;		/* held, zeroed and registered off the loop */
 	uint64_t grant_cookie;	/* the SLAB_ALLOC_REQ being answered */
 	void *grant_ctx;	/* fsd_ops' state of the grant in flight */
-	uint64_t host_slab;
+	uint64_t host_slab;	/* the host's request number: logs only */
 	void *mr;		/* struct ibv_mr * while held */
 	uint32_t rkey;
 	/* Reclaim in flight (owner asked to give the slab back). */

@@ -229,8 +229,8 @@ _Static_assert(sizeof(struct farswap_msg_hdr) == 16, "msg_hdr size");
 
 /*
  * SLAB_ALLOC_REQ: the host asks for one slab of slab_size bytes.  host_slab
- * is the index of the slab in the host's device (for the donor's logs and
- * stats only).
+ * is the host's serial number of the request, counted per device from 1:
+ * for the donor's logs only, it means nothing to the protocol.
  */
 struct farswap_slab_alloc_req {
 	struct farswap_msg_hdr hdr;

@@ -191,7 +191,7 @@ void farswap_chunk_stale_locked(struct farswap_dev *dev,
  * room.
  */
 static int farswap_bind_fill(struct farswap_dev *dev,
-			     struct farswap_chunk *chunk, u32 hint)
+			     struct farswap_chunk *chunk)
 {
 	unsigned int want = max(1U, farswap_replicas_possible(dev));
 	unsigned long flags, exclude, avoid;
@@ -210,7 +210,7 @@ static int farswap_bind_fill(struct farswap_dev *dev,
 		 * Donors outside the chunk's domains are asked first; a slab
 		 * granted inside them means none outside had room.
 		 */
-		ret = farswap_acquire_rslab(dev, exclude, avoid, hint, !exclude);
+		ret = farswap_acquire_rslab(dev, exclude, avoid, !exclude);
 		any = true;
 		/* Fewer replicas than wanted: the repair work adds them. */
 		if (ret)
@@ -234,8 +234,7 @@ static void farswap_bind_chunk(struct farswap_dev *dev,
 	}
 	spin_unlock_irqrestore(&chunk->lock, flags);
 
-	ret = farswap_bind_fill(dev, chunk,
-				index >> ilog2(dev->geo.chunks_per_slab));
+	ret = farswap_bind_fill(dev, chunk);
 
 	spin_lock_irqsave(&chunk->lock, flags);
 	if (chunk->nr_places) {

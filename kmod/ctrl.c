@@ -452,7 +452,7 @@ int farswap_ctrl_send(struct farswap_donor *donor, union farswap_msg *msg)
 }
 
 /* Ask for a slab; on success @rs describes it (its slots are the caller's). */
-int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 host_slab,
+int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 serial,
 			     u64 slab_bytes, struct farswap_rslab *rs)
 {
 	union farswap_msg req, rep;
@@ -461,7 +461,7 @@ int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 host_slab,
 
 	farswap_msg_init(&req, FARSWAP_MSG_SLAB_ALLOC_REQ, donor->version, 0);
 	req.alloc_req.slab_size = cpu_to_le64(slab_bytes);
-	req.alloc_req.host_slab = cpu_to_le64(host_slab);
+	req.alloc_req.host_slab = cpu_to_le64(serial);
 	ret = farswap_ctrl_xfer(donor, &req, &rep, &gen, false);
 	if (ret)
 		return ret;

@@ -381,6 +381,8 @@ struct farswap_dev {
 	struct list_head rslabs;
 	struct farswap_rslab *cur_rslab;
 	unsigned int nr_rslabs;
+	/* Slabs asked for: the number a request sends as host_slab. */
+	atomic_t rslab_serial;
 
 	struct farswap_donor *donors[FARSWAP_MAX_DONORS];
 	unsigned int nr_donors;
@@ -634,7 +636,7 @@ int farswap_ctrl_xfer(struct farswap_donor *donor,
 int farswap_ctrl_call(struct farswap_donor *donor, union farswap_msg *req,
 		      union farswap_msg *reply);
 int farswap_ctrl_send(struct farswap_donor *donor, union farswap_msg *msg);
-int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 host_slab,
+int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 serial,
 			     u64 slab_bytes, struct farswap_rslab *rs);
 int farswap_donor_free_slab(struct farswap_donor *donor, u32 remote_id);
 int farswap_donor_query_info(struct farswap_donor *donor);
@@ -679,14 +681,13 @@ void farswap_put_slot(struct farswap_dev *dev,
 		      const struct farswap_placement *place);
 int farswap_take_slot_any(struct farswap_dev *dev,
 			  unsigned long exclude, unsigned long avoid,
-			  u32 hint, struct farswap_placement *to);
+			  struct farswap_placement *to);
 int farswap_take_slot_outside(struct farswap_dev *dev,
-			      unsigned long exclude,
-			      unsigned long avoid, u32 hint,
+			      unsigned long exclude, unsigned long avoid,
 			      struct farswap_placement *to);
 int farswap_acquire_rslab(struct farswap_dev *dev,
 			  unsigned long exclude, unsigned long avoid,
-			  u32 hint, bool make_current);
+			  bool make_current);
 bool farswap_room_outside(struct farswap_dev *dev,
 			  unsigned long exclude, unsigned long avoid);
 void farswap_dev_set_domain(struct farswap_donor *donor, const char *name);

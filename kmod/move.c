@@ -282,11 +282,9 @@ static int farswap_migrate_chunk(struct farswap_dev *dev,
 		return 0;
 	}
 	if (spread) {
-		ret = farswap_take_slot_outside(dev, exclude, avoid,
-						rs->remote_id, &to);
+		ret = farswap_take_slot_outside(dev, exclude, avoid, &to);
 	} else if (!empty) {
-		ret = farswap_take_slot_any(dev, exclude, avoid, rs->remote_id,
-					    &to);
+		ret = farswap_take_slot_any(dev, exclude, avoid, &to);
 		/*
 		 * No donor without a copy of the chunk has room: the donor
 		 * gets its memory back all the same when another copy
@@ -575,8 +573,7 @@ static long farswap_repair_chunk(struct farswap_dev *dev,
 	for (r = 0; r < nr_stale; r++)
 		farswap_slot_drop(dev, &stale[r]);
 
-	ret = farswap_take_slot_any(dev, exclude, avoid,
-				    farswap_chunk_index(dev, chunk), &to);
+	ret = farswap_take_slot_any(dev, exclude, avoid, &to);
 	if (!ret) {
 		ret = farswap_copy_chunk(dev, chunk, &src, &to);
 		if (ret)

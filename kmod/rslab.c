@@ -242,8 +242,9 @@ static void farswap_pick_views(struct farswap_dev *dev, unsigned long exclude,
  */
 int farswap_acquire_rslab(struct farswap_dev *dev,
 			  unsigned long exclude, unsigned long avoid,
-			  u32 hint, bool make_current)
+			  bool make_current)
 {
+	u32 serial = atomic_inc_return(&dev->rslab_serial);
 	struct farswap_pick_view view[FARSWAP_MAX_DONORS];
 	int cand[2], order[FARSWAP_MAX_DONORS];
 	u32 slots = dev->geo.chunks_per_slab;
@@ -272,7 +273,7 @@ int farswap_acquire_rslab(struct farswap_dev *dev,
 	n = farswap_pick_order_dom(view, dev->nr_donors, avoid, cand, nc,
 				    order);
 	for (i = 0; i < n; i++) {
-		ret = farswap_donor_alloc_slab(dev->donors[order[i]], hint,
+		ret = farswap_donor_alloc_slab(dev->donors[order[i]], serial,
 					       farswap_slab_bytes(&dev->geo), rs);
 		if (ret)
 			continue;
@@ -442,7 +443,7 @@ void farswap_grow_work(struct work_struct *work)
 		/* Donors outside the short domains come last. */
 		avoid = shortm ? ~shortm & GENMASK(FARSWAP_MAX_DONORS - 1, 0) :
 				 0;
-		if (farswap_acquire_rslab(dev, 0, avoid, held, false))
+		if (farswap_acquire_rslab(dev, 0, avoid, false))
 			break;
 		if (!shortm)
 			continue;
@@ -469,7 +470,7 @@ void farswap_chunks_want_room(struct farswap_dev *dev)
  */
 int farswap_take_slot_any(struct farswap_dev *dev,
 			  unsigned long exclude, unsigned long avoid,
-			  u32 hint, struct farswap_placement *to)
+			  struct farswap_placement *to)
 {
 	int ret;
 
@@ -480,7 +481,7 @@ int farswap_take_slot_any(struct farswap_dev *dev,
 		return 0;
 	for (;;) {
 		/* Outside @avoid first: see farswap_pick_order_dom(). */
-		ret = farswap_acquire_rslab(dev, exclude, avoid, hint, false);
+		ret = farswap_acquire_rslab(dev, exclude, avoid, false);
 		/*
 		 * No grant (a donor's free count was stale, or it is busy):
 		 * a held slot in a shared domain still beats no replica.
@@ -499,7 +500,7 @@ int farswap_take_slot_any(struct farswap_dev *dev,
  */
 int farswap_take_slot_outside(struct farswap_dev *dev,
 			      unsigned long exclude,
-			      unsigned long avoid, u32 hint,
+			      unsigned long avoid,
 			      struct farswap_placement *to)
 {
 	int ret;
@@ -508,7 +509,7 @@ int farswap_take_slot_outside(struct farswap_dev *dev,
 		return 0;
 	if (!farswap_room_outside(dev, exclude, avoid))
 		return -ENOSPC;
-	ret = farswap_acquire_rslab(dev, exclude, avoid, hint, false);
+	ret = farswap_acquire_rslab(dev, exclude, avoid, false);
 	if (ret)
 		return ret;
 	return farswap_take_slot(dev, exclude, avoid, to) ? 0 : -ENOSPC;
