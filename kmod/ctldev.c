@@ -35,23 +35,6 @@ struct farswap_ctl_file {
 	loff_t pos;		/* how much of @result has been read */
 };
 
-/**
- * farswap_reason_set - say why a control command failed
- * @why: the caller's reason
- * @fmt: printf format of a one-line reason
- *
- * A newline would end the "error=" line early: it becomes a space.
- */
-void farswap_reason_set(struct farswap_reason *why, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why->msg, sizeof(why->msg), fmt, ap);
-	va_end(ap);
-	strreplace(why->msg, '\n', ' ');
-}
-
 /* Defaults of a new device: the module parameters. */
 static void farswap_default_args(struct farswap_attach_args *a)
 {

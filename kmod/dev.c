@@ -18,45 +18,21 @@
  * blk-mq
  */
 
-/*
- * Take @bytes of the write queue's in-flight budget.  One write always
- * goes, whatever its size, so the queue never stalls; past the budget
- * the request waits in blk-mq (BLK_STS_RESOURCE) until a write of this
- * queue completes, which reruns it.
+/**
+ * farswap_reason_set - say why a control command failed
+ * @why: the caller's reason
+ * @fmt: printf format of a one-line reason
+ *
+ * A newline would end the "error=" line early: it becomes a space.
  */
-static bool farswap_write_budget_get(struct farswap_dev *dev,
-				     unsigned int hctx, u32 bytes)
+void farswap_reason_set(struct farswap_reason *why, const char *fmt, ...)
 {
-	u32 cap = READ_ONCE(dev->params.write_inflight_kb) << 10;
-	atomic64_t *inflight = &dev->write_inflight[hctx];
+	va_list ap;
 
-	/*
-	 * Counted with no cap too: every write's budget is put back when
-	 * it completes, and the cap may be set while writes are in flight.
-	 */
-	if (farswap_write_budget_admit(atomic64_add_return(bytes, inflight),
-				       bytes, cap))
-		return true;
-	atomic64_sub(bytes, inflight);
-	atomic64_inc(&dev->stats.write_throttled);
-	set_bit(hctx, &dev->write_throttled);
-	/* Pairs with the barrier in farswap_write_budget_put(). */
-	smp_mb__after_atomic();
-	/* The writes we waited for may all have completed meanwhile. */
-	if (atomic64_read(inflight) <= 0)
-		return farswap_write_budget_get(dev, hctx, bytes);
-	return false;
-}
-
-void farswap_write_budget_put(struct farswap_dev *dev, unsigned int hctx,
-			      u32 bytes)
-{
-	atomic64_sub(bytes, &dev->write_inflight[hctx]);
-	/* Pairs with the barrier in farswap_write_budget_get(). */
-	smp_mb__after_atomic();
-	if (test_bit(hctx, &dev->write_throttled) &&
-	    test_and_clear_bit(hctx, &dev->write_throttled))
-		blk_mq_run_hw_queues(dev->disk->queue, true);
+	va_start(ap, fmt);
+	vsnprintf(why->msg, sizeof(why->msg), fmt, ap);
+	va_end(ap);
+	strreplace(why->msg, '\n', ' ');
 }
 
 static blk_status_t farswap_queue_rq(struct blk_mq_hw_ctx *hctx,
@@ -530,23 +506,6 @@ static int farswap_pick_slab_size(struct farswap_dev *dev,
 	}
 	*slab_size = want;
 	return 0;
-}
-
-/* Host memory per device page for its check: tag and version. */
-size_t farswap_check_bytes_per_page(const struct farswap_dev *dev)
-{
-	if (dev->params.encrypt)
-		return sizeof(*dev->seal_tags) + sizeof(*dev->versions);
-	if (dev->params.integrity == FARSWAP_TAG_OFF)
-		return 0;
-	return FARSWAP_TAG_BYTES_PER_PAGE;
-}
-
-/* The check of every page read back: the cipher's tag when sealing. */
-const char *farswap_check_name(const struct farswap_dev *dev)
-{
-	return dev->params.encrypt ? FARSWAP_SEAL_ALG :
-				     farswap_tag_alg_name(dev->params.integrity);
 }
 
 /*

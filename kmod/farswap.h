@@ -70,8 +70,12 @@
  *    remote slabs and their slots, donor choice, room ahead; move.c: the
  *    copy engine (migrate, repair, spread, heal, the reclaim queue).
  *  - log.h: kernel log messages about a device or one of its donors.
- *  - Free of RDMA, KUnit-tested: chunkmap, slots, place, replica, state,
- *    stats, admit, args, tag, seal, auth.
+ *  - Free of RDMA, KUnit-tested: chunkmap, slots, pick, replica,
+ *    donor_state, latency, admit, args, tag, seal, auth.
+ * The layers call downwards (main.c, ctldev.c, dev.c, sysfs.c, then the
+ * rest), but for one knot: io.c, conn.c, ctrl.c, chunk.c, rslab.c and
+ * move.c call each other, as a donor's failure reaches the chunks and
+ * held requests, and a chunk's move needs sessions and the data path.
  */
 #ifndef FARSWAP_H
 #define FARSWAP_H
@@ -556,8 +560,6 @@ extern struct rw_semaphore farswap_teardown_rwsem;
 extern struct list_head farswap_devs;
 
 /* ctldev.c */
-void farswap_reason_set(struct farswap_reason *why, const char *fmt, ...)
-	__printf(2, 3);
 int farswap_ctl_attach(char *opts, char *name_out,
 		       struct farswap_reason *why);
 int farswap_ctl_run(char *cmd, char *name_out, struct farswap_reason *why);
@@ -565,12 +567,12 @@ int farswap_ctl_register(void);
 void farswap_ctl_unregister(void);
 
 /* dev.c */
+void farswap_reason_set(struct farswap_reason *why, const char *fmt, ...)
+	__printf(2, 3);
 int farswap_dev_attach(struct farswap_attach_args *args, char *name_out,
 		       struct farswap_reason *why);
 int farswap_dev_detach(const char *name, struct farswap_reason *why);
 void farswap_dev_destroy_all(void);
-size_t farswap_check_bytes_per_page(const struct farswap_dev *dev);
-const char *farswap_check_name(const struct farswap_dev *dev);
 
 /* sysfs.c */
 extern const struct attribute_group farswap_kernel_group;
@@ -594,6 +596,8 @@ blk_status_t farswap_submit(struct farswap_cmd *cmd);
 void farswap_discard(struct farswap_cmd *cmd, struct request *rq);
 void farswap_cmd_fail(struct farswap_cmd *cmd, blk_status_t status);
 void farswap_resubmit_held(struct list_head *held);
+bool farswap_write_budget_get(struct farswap_dev *dev, unsigned int hctx,
+			      u32 bytes);
 void farswap_write_budget_put(struct farswap_dev *dev, unsigned int hctx,
 			      u32 bytes);
 void farswap_fail_held(struct list_head *held, blk_status_t status);
@@ -722,6 +726,24 @@ static inline bool farswap_dev_map_ready(const struct farswap_dev *dev)
 {
 	/* acquire: pairs with the release in farswap_dev_attach() */
 	return smp_load_acquire(&dev->map_ready);
+}
+
+/* Host memory per device page for its check: tag and version. */
+static inline size_t
+farswap_check_bytes_per_page(const struct farswap_dev *dev)
+{
+	if (dev->params.encrypt)
+		return sizeof(*dev->seal_tags) + sizeof(*dev->versions);
+	if (dev->params.integrity == FARSWAP_TAG_OFF)
+		return 0;
+	return FARSWAP_TAG_BYTES_PER_PAGE;
+}
+
+/* The check of every page read back: the cipher's tag when sealing. */
+static inline const char *farswap_check_name(const struct farswap_dev *dev)
+{
+	return dev->params.encrypt ? FARSWAP_SEAL_ALG :
+				     farswap_tag_alg_name(dev->params.integrity);
 }
 
 static inline struct farswap_chunk *farswap_chunk_of(struct farswap_dev *dev,

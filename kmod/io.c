@@ -488,6 +488,47 @@ static void farswap_heal(struct farswap_cmd *cmd, struct farswap_chunk *chunk)
 	}
 }
 
+/*
+ * Take @bytes of the write queue's in-flight budget.  One write always
+ * goes, whatever its size, so the queue never stalls; past the budget
+ * the request waits in blk-mq (BLK_STS_RESOURCE) until a write of this
+ * queue completes, which reruns it.
+ */
+bool farswap_write_budget_get(struct farswap_dev *dev, unsigned int hctx,
+			      u32 bytes)
+{
+	u32 cap = READ_ONCE(dev->params.write_inflight_kb) << 10;
+	atomic64_t *inflight = &dev->write_inflight[hctx];
+
+	/*
+	 * Counted with no cap too: every write's budget is put back when
+	 * it completes, and the cap may be set while writes are in flight.
+	 */
+	if (farswap_write_budget_admit(atomic64_add_return(bytes, inflight),
+				       bytes, cap))
+		return true;
+	atomic64_sub(bytes, inflight);
+	atomic64_inc(&dev->stats.write_throttled);
+	set_bit(hctx, &dev->write_throttled);
+	/* Pairs with the barrier in farswap_write_budget_put(). */
+	smp_mb__after_atomic();
+	/* The writes we waited for may all have completed meanwhile. */
+	if (atomic64_read(inflight) <= 0)
+		return farswap_write_budget_get(dev, hctx, bytes);
+	return false;
+}
+
+void farswap_write_budget_put(struct farswap_dev *dev, unsigned int hctx,
+			      u32 bytes)
+{
+	atomic64_sub(bytes, &dev->write_inflight[hctx]);
+	/* Pairs with the barrier in farswap_write_budget_get(). */
+	smp_mb__after_atomic();
+	if (test_bit(hctx, &dev->write_throttled) &&
+	    test_and_clear_bit(hctx, &dev->write_throttled))
+		blk_mq_run_hw_queues(dev->disk->queue, true);
+}
+
 /* Send a request that cannot start now back to blk-mq, to retry. */
 static void farswap_cmd_requeue(struct farswap_cmd *cmd)
 {
