@@ -63,7 +63,8 @@
  *  - main.c: module load, parameters, /sys/kernel/farswap/, ib_client;
  *    ctldev.c: /dev/farswap-ctl; dev.c: the blk-mq disk, attach, detach;
  *    sysfs.c: every sysfs attribute; debugfs.c.
- *  - io.c: the data path, a request to RDMA READs or WRITEs.
+ *  - io.c: the data path, a request to RDMA READs or WRITEs; check.c:
+ *    the check of every page written and read back (tags or seals).
  *  - conn.c: a donor's session (rdma_cm, queue pairs, handshake,
  *    keepalive, failure, reconnect); ctrl.c: its control messages.
  *  - chunk.c: the chunk table (bind, release, loss, revoke); rslab.c: the
@@ -601,6 +602,11 @@ bool farswap_write_budget_get(struct farswap_dev *dev, unsigned int hctx,
 void farswap_write_budget_put(struct farswap_dev *dev, unsigned int hctx,
 			      u32 bytes);
 void farswap_fail_held(struct list_head *held, blk_status_t status);
+
+/* check.c */
+void farswap_tag_write(struct farswap_cmd *cmd, struct request *rq);
+bool farswap_seal_write(struct farswap_cmd *cmd, struct request *rq);
+blk_status_t farswap_check_read(struct farswap_cmd *cmd, struct request *rq);
 
 /* conn.c */
 struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
