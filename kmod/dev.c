@@ -8,6 +8,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/idr.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include "compat.h"
 #include "farswap.h"
@@ -225,10 +226,26 @@ static void farswap_release(FARSWAP_RELEASE_ARGS)
 		queue_work(dev->wq, &dev->release_work);
 }
 
+/*
+ * A disk outlives its put_disk: its release is a kobject's, which may
+ * run later (CONFIG_DEBUG_KOBJECT_RELEASE delays it by seconds), and it
+ * reads disk->fops, which live in this module.  Module exit waits until
+ * every added disk has been released.
+ */
+static atomic_t farswap_disks_added = ATOMIC_INIT(0);
+
+static void farswap_free_disk(struct gendisk *disk)
+{
+	/* disk->private_data is freed by now: only the count is ours. */
+	if (atomic_dec_and_test(&farswap_disks_added))
+		wake_up_var(&farswap_disks_added);
+}
+
 static const struct block_device_operations farswap_fops = {
 	.owner		= THIS_MODULE,
 	.open		= farswap_open,
 	.release	= farswap_release,
+	.free_disk	= farswap_free_disk,
 };
 
 #ifdef FARSWAP_SYNC_VIA_RW_PAGE
@@ -243,6 +260,7 @@ static const struct block_device_operations farswap_sync_fops = {
 	.owner		= THIS_MODULE,
 	.open		= farswap_open,
 	.release	= farswap_release,
+	.free_disk	= farswap_free_disk,
 	.rw_page	= farswap_rw_page,
 };
 #endif
@@ -326,6 +344,8 @@ static int farswap_add_disk(struct farswap_dev *dev)
 	ret = device_add_disk(NULL, disk, farswap_disk_groups);
 	if (ret)
 		goto out_put_disk;
+	/* Only an added disk calls free_disk when it is released. */
+	atomic_inc(&farswap_disks_added);
 	dev->disk = disk;
 	return 0;
 
@@ -865,7 +885,10 @@ int farswap_dev_detach(const char *name, struct farswap_reason *why)
 	return 0;
 }
 
-/* Module exit: no device can be open (each holds a module reference). */
+/*
+ * Module exit: no device can be open (each holds a module reference).
+ * Returns once every disk is released, as their release reads our fops.
+ */
 void farswap_dev_destroy_all(void)
 {
 	struct farswap_dev *dev;
@@ -882,4 +905,6 @@ void farswap_dev_destroy_all(void)
 		farswap_dev_pr_info(dev, "detached at module unload\n");
 		farswap_dev_destroy_unlisted(dev);
 	}
+	wait_var_event(&farswap_disks_added,
+		       !atomic_read(&farswap_disks_added));
 }
