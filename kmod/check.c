@@ -3,7 +3,8 @@
  * The check of every page: as a write goes out its pages are tagged
  * (tag.c) or sealed (seal.c) on this host, and as a read lands each page
  * must prove it is the one last written there, or the request fails and
- * no process sees it.  io.c calls these around the RDMA transfers.
+ * no process sees it; a read's pages never written read as zeros.  io.c
+ * calls these around the RDMA transfers.
  */
 #include <linux/highmem.h>
 #include <linux/scatterlist.h>
@@ -12,17 +13,45 @@
 #include "farswap.h"
 #include "log.h"
 
-typedef bool (*farswap_page_fn)(struct farswap_cmd *cmd, u32 i,
-				const void *data);
+/*
+ * A piece of a request's data that lies in one device page: a whole page
+ * (always, for swap) or a part of one (direct I/O aligns to sectors).
+ */
+struct farswap_piece {
+	struct page *page;
+	u32 offset;		/* in @page */
+	u32 len;
+	u32 at;			/* the request's bytes before it */
+};
+
+/* The request's page the piece lies in, and where in that page. */
+static u32 farswap_piece_index(const struct farswap_piece *p)
+{
+	return p->at >> FARSWAP_PAGE_SHIFT;
+}
+
+static u32 farswap_piece_in_page(const struct farswap_piece *p)
+{
+	return p->at & (FARSWAP_PAGE_BYTES - 1);
+}
+
+/* The piece ends its page: the page is whole. */
+static bool farswap_piece_ends_page(const struct farswap_piece *p)
+{
+	return farswap_piece_in_page(p) + p->len == FARSWAP_PAGE_BYTES;
+}
+
+typedef bool (*farswap_piece_fn)(struct farswap_cmd *cmd,
+				 const struct farswap_piece *p, void *arg);
 
 /*
- * Call @fn on each device page of the request, i its index in the
- * request, with its bytes in one piece: in place when one segment holds
- * the whole page (always, for swap), else copied into cmd->page_buf.
+ * Call @fn on each piece of the request's data, in order (segments never
+ * cross a page, rq_for_each_segment's, but a page may come in several).
  * Stops at the first call that returns false.
  */
-static bool farswap_for_each_page(struct farswap_cmd *cmd, struct request *rq,
-				  farswap_page_fn fn)
+static bool farswap_for_each_piece(struct farswap_cmd *cmd,
+				   struct request *rq, farswap_piece_fn fn,
+				   void *arg)
 {
 	struct req_iterator iter;
 	struct bio_vec bv;
@@ -32,28 +61,75 @@ static bool farswap_for_each_page(struct farswap_cmd *cmd, struct request *rq,
 		u32 done = 0;
 
 		while (done < bv.bv_len) {
-			u32 in_page = (at + done) & (FARSWAP_PAGE_BYTES - 1);
-			u32 n = min(bv.bv_len - done,
-				    FARSWAP_PAGE_BYTES - in_page);
-			u32 i = (at + done) >> FARSWAP_PAGE_SHIFT;
-			void *va = kmap_local_page(bv.bv_page);
-			const void *data = va + bv.bv_offset + done;
-			bool go = true;
+			struct farswap_piece p = {
+				.page = bv.bv_page,
+				.offset = bv.bv_offset + done,
+				.at = at + done,
+			};
 
-			if (n < FARSWAP_PAGE_BYTES) {
-				memcpy(cmd->page_buf + in_page, data, n);
-				data = cmd->page_buf;
-			}
-			if (in_page + n == FARSWAP_PAGE_BYTES)
-				go = fn(cmd, i, data);
-			kunmap_local(va);
-			if (!go)
+			p.len = min(bv.bv_len - done, FARSWAP_PAGE_BYTES -
+				    farswap_piece_in_page(&p));
+			if (!fn(cmd, &p, arg))
 				return false;
-			done += n;
+			done += p.len;
 		}
 		at += bv.bv_len;
 	}
 	return true;
+}
+
+static bool farswap_zero_piece(struct farswap_cmd *cmd,
+			       const struct farswap_piece *p, void *arg)
+{
+	if (test_bit(farswap_piece_index(p), cmd->unwritten))
+		memzero_page(p->page, p->offset, p->len);
+	return true;
+}
+
+/*
+ * Zero the pages of a read that were never written: the slot they lie in
+ * may have held another chunk's pages, and only written pages are ours.
+ */
+void farswap_zero_unwritten(struct farswap_cmd *cmd, struct request *rq)
+{
+	farswap_for_each_piece(cmd, rq, farswap_zero_piece, NULL);
+}
+
+typedef bool (*farswap_page_fn)(struct farswap_cmd *cmd, u32 i,
+				const void *data);
+
+/*
+ * A piece to its page's bytes in one piece: in place when the piece is
+ * the whole page, else gathered into cmd->page_buf; @arg's function is
+ * called once the page is whole.
+ */
+static bool farswap_gather_piece(struct farswap_cmd *cmd,
+				 const struct farswap_piece *p, void *arg)
+{
+	farswap_page_fn fn = arg;
+	void *va = kmap_local_page(p->page);
+	const void *data = va + p->offset;
+	bool go = true;
+
+	if (p->len < FARSWAP_PAGE_BYTES) {
+		memcpy(cmd->page_buf + farswap_piece_in_page(p), data, p->len);
+		data = cmd->page_buf;
+	}
+	if (farswap_piece_ends_page(p))
+		go = fn(cmd, farswap_piece_index(p), data);
+	kunmap_local(va);
+	return go;
+}
+
+/*
+ * Call @fn on each device page of the request, i its index in the
+ * request, with its bytes in one piece.  Stops at the first call that
+ * returns false.
+ */
+static bool farswap_for_each_page(struct farswap_cmd *cmd, struct request *rq,
+				  farswap_page_fn fn)
+{
+	return farswap_for_each_piece(cmd, rq, farswap_gather_piece, fn);
 }
 
 /* Index on the device of the request's page @i. */
@@ -109,6 +185,33 @@ static bool farswap_check_one(struct farswap_cmd *cmd, u32 i,
 typedef bool (*farswap_sg_fn)(struct farswap_cmd *cmd, u32 i,
 			      unsigned int nents);
 
+struct farswap_sg_walk {
+	farswap_sg_fn fn;
+	struct request *rq;
+	unsigned int nents;
+};
+
+/* A piece into cmd->seal_sg; @arg's function once its page is whole. */
+static bool farswap_sg_piece(struct farswap_cmd *cmd,
+			     const struct farswap_piece *p, void *arg)
+{
+	struct farswap_sg_walk *w = arg;
+
+	if (!farswap_piece_in_page(p)) {
+		sg_init_table(cmd->seal_sg, ARRAY_SIZE(cmd->seal_sg));
+		w->nents = 0;
+	}
+	if (w->nents == FARSWAP_PAGE_PIECES) {
+		farswap_dev_pr_err_ratelimited(cmd->dev, "a page of a request at sector %llu comes in more than %u pieces\n",
+					       blk_rq_pos(w->rq),
+					       FARSWAP_PAGE_PIECES);
+		return false;
+	}
+	sg_set_page(&cmd->seal_sg[w->nents++], p->page, p->len, p->offset);
+	return !farswap_piece_ends_page(p) ||
+	       w->fn(cmd, farswap_piece_index(p), w->nents);
+}
+
 /*
  * Call @fn on each device page of the request, i its index in the
  * request, with cmd->seal_sg's first @nents entries holding its pieces in
@@ -118,40 +221,9 @@ typedef bool (*farswap_sg_fn)(struct farswap_cmd *cmd, u32 i,
 static bool farswap_for_each_page_sg(struct farswap_cmd *cmd,
 				     struct request *rq, farswap_sg_fn fn)
 {
-	struct req_iterator iter;
-	unsigned int nents = 0;
-	struct bio_vec bv;
-	u32 at = 0;
+	struct farswap_sg_walk w = { .fn = fn, .rq = rq };
 
-	rq_for_each_segment(bv, rq, iter) {
-		u32 done = 0;
-
-		while (done < bv.bv_len) {
-			u32 in_page = (at + done) & (FARSWAP_PAGE_BYTES - 1);
-			u32 n = min(bv.bv_len - done,
-				    FARSWAP_PAGE_BYTES - in_page);
-
-			if (!in_page) {
-				sg_init_table(cmd->seal_sg,
-					      ARRAY_SIZE(cmd->seal_sg));
-				nents = 0;
-			}
-			if (nents == FARSWAP_PAGE_PIECES) {
-				farswap_dev_pr_err_ratelimited(cmd->dev, "a page of a request at sector %llu comes in more than %u pieces\n",
-							       blk_rq_pos(rq),
-							       FARSWAP_PAGE_PIECES);
-				return false;
-			}
-			sg_set_page(&cmd->seal_sg[nents++], bv.bv_page, n,
-				    bv.bv_offset + done);
-			if (in_page + n == FARSWAP_PAGE_BYTES &&
-			    !fn(cmd, (at + done) >> FARSWAP_PAGE_SHIFT, nents))
-				return false;
-			done += n;
-		}
-		at += bv.bv_len;
-	}
-	return true;
+	return farswap_for_each_piece(cmd, rq, farswap_sg_piece, &w);
 }
 
 /* End cmd->seal_sg after a page's @nents pieces with its tag. */

@@ -604,6 +604,7 @@ void farswap_write_budget_put(struct farswap_dev *dev, unsigned int hctx,
 void farswap_fail_held(struct list_head *held, blk_status_t status);
 
 /* check.c */
+void farswap_zero_unwritten(struct farswap_cmd *cmd, struct request *rq);
 void farswap_tag_write(struct farswap_cmd *cmd, struct request *rq);
 bool farswap_seal_write(struct farswap_cmd *cmd, struct request *rq);
 blk_status_t farswap_check_read(struct farswap_cmd *cmd, struct request *rq);

@@ -142,35 +142,6 @@ static void farswap_account(struct farswap_cmd *cmd, bool write, u32 bytes)
 	farswap_lat_record(write ? &ds->write_lat : &ds->read_lat, ns);
 }
 
-/*
- * Zero the pages of a read that were never written: the slot they lie in
- * may have held another chunk's pages, and only written pages are ours.
- * Segments never cross a page (rq_for_each_segment).
- */
-static void farswap_zero_unwritten(struct farswap_cmd *cmd,
-				   struct request *rq)
-{
-	struct req_iterator iter;
-	struct bio_vec bv;
-	u32 at = 0;
-
-	rq_for_each_segment(bv, rq, iter) {
-		u32 done = 0;
-
-		while (done < bv.bv_len) {
-			u32 pos = at + done;
-			u32 n = min(bv.bv_len - done, FARSWAP_PAGE_BYTES -
-				    (pos & (FARSWAP_PAGE_BYTES - 1)));
-
-			if (test_bit(pos >> FARSWAP_PAGE_SHIFT, cmd->unwritten))
-				memzero_page(bv.bv_page, bv.bv_offset + done,
-					     n);
-			done += n;
-		}
-		at += bv.bv_len;
-	}
-}
-
 static void farswap_cmd_unmap(struct farswap_cmd *cmd, bool write)
 {
 	unsigned int r;
