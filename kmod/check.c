@@ -156,6 +156,23 @@ void farswap_tag_write(struct farswap_cmd *cmd, struct request *rq)
 		farswap_for_each_page(cmd, rq, farswap_tag_one);
 }
 
+/*
+ * The read's page at device page @idx failed its check (@alg): counted,
+ * kept for the heal, and the read fails.  Returns false, to stop the walk.
+ */
+static bool farswap_page_failed(struct farswap_cmd *cmd, u64 idx,
+				const char *alg)
+{
+	struct farswap_dev *dev = cmd->dev;
+
+	atomic64_inc(&dev->stats.mismatches);
+	cmd->bad_page = idx & (FARSWAP_CHUNK_PAGES - 1);
+	farswap_dev_pr_err_ratelimited(dev, "page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
+				       idx << FARSWAP_PAGE_SHIFT,
+				       cmd->leg[0].place.donor->name, alg);
+	return false;
+}
+
 static bool farswap_check_one(struct farswap_cmd *cmd, u32 i,
 			      const void *data)
 {
@@ -169,13 +186,8 @@ static bool farswap_check_one(struct farswap_cmd *cmd, u32 i,
 	if (farswap_tag_matches(&dev->tag_key, &dev->page_locks, dev->versions,
 				dev->tags, idx, data))
 		return true;
-	atomic64_inc(&dev->stats.mismatches);
-	cmd->bad_page = idx & (FARSWAP_CHUNK_PAGES - 1);
-	farswap_dev_pr_err_ratelimited(dev, "page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
-				       idx << FARSWAP_PAGE_SHIFT,
-				       cmd->leg[0].place.donor->name,
-				       farswap_tag_alg_name(dev->tag_key.alg));
-	return false;
+	return farswap_page_failed(cmd, idx,
+				   farswap_tag_alg_name(dev->tag_key.alg));
 }
 
 /*
@@ -290,13 +302,7 @@ static bool farswap_open_one(struct farswap_cmd *cmd, u32 i,
 				dev->seal_tags, idx, cmd->seal_sg,
 				&cmd->seal_tag))
 		return true;
-	atomic64_inc(&dev->stats.mismatches);
-	cmd->bad_page = idx & (FARSWAP_CHUNK_PAGES - 1);
-	farswap_dev_pr_err_ratelimited(dev, "page at byte %llu read from donor %s failed its integrity check (%s): failing the read\n",
-				       idx << FARSWAP_PAGE_SHIFT,
-				       cmd->leg[0].place.donor->name,
-				       FARSWAP_SEAL_ALG);
-	return false;
+	return farswap_page_failed(cmd, idx, FARSWAP_SEAL_ALG);
 }
 
 /*
