@@ -66,6 +66,23 @@ int fsd_parse_u64(const char *s, uint64_t *out, const char **end)
 	return 0;
 }
 
+/*
+ * The number a value begins with (after any space), and in *rest what
+ * follows it: its unit, for the parsers below.
+ */
+static int fsd_parse_number(const char *s, uint64_t *v, const char **rest)
+{
+	if (!s)
+		return -EINVAL;
+	return fsd_parse_u64(fsd_skip_space(s), v, rest);
+}
+
+/* Nothing but space is left: the value ended where it should. */
+static bool fsd_only_space(const char *s)
+{
+	return !*fsd_skip_space(s);
+}
+
 /* "4096", "256M", "8G", "2MiB", "1tb": binary units, integers only. */
 int fsd_parse_size(const char *s, uint64_t *out)
 {
@@ -74,9 +91,7 @@ int fsd_parse_size(const char *s, uint64_t *out)
 	unsigned int shift = 0;
 	int ret;
 
-	if (!s)
-		return -EINVAL;
-	ret = fsd_parse_u64(fsd_skip_space(s), &v, &p);
+	ret = fsd_parse_number(s, &v, &p);
 	if (ret)
 		return ret;
 	switch (toupper((unsigned char)*p)) {
@@ -108,7 +123,7 @@ int fsd_parse_size(const char *s, uint64_t *out)
 	} else if (*p) {
 		p++;	/* the lone 'B' */
 	}
-	if (*fsd_skip_space(p))
+	if (!fsd_only_space(p))
 		return -EINVAL;
 	if (shift && v > (UINT64_MAX >> shift))
 		return -ERANGE;
@@ -123,13 +138,11 @@ int fsd_parse_amount(const char *s, struct fsd_amount *out)
 	uint64_t v;
 	int ret;
 
-	if (!s)
-		return -EINVAL;
-	if (strchr(s, '%')) {
-		ret = fsd_parse_u64(fsd_skip_space(s), &v, &p);
+	if (s && strchr(s, '%')) {
+		ret = fsd_parse_number(s, &v, &p);
 		if (ret)
 			return ret;
-		if (*p != '%' || *fsd_skip_space(p + 1))
+		if (*p != '%' || !fsd_only_space(p + 1))
 			return -EINVAL;
 		if (v < 1 || v > 100)
 			return -ERANGE;
@@ -152,9 +165,7 @@ int fsd_parse_duration_ms(const char *s, uint32_t *out)
 	uint64_t v, mult;
 	int ret;
 
-	if (!s)
-		return -EINVAL;
-	ret = fsd_parse_u64(fsd_skip_space(s), &v, &p);
+	ret = fsd_parse_number(s, &v, &p);
 	if (ret)
 		return ret;
 	if (!strncasecmp(p, "ms", 2)) {
@@ -169,7 +180,7 @@ int fsd_parse_duration_ms(const char *s, uint32_t *out)
 	} else {
 		mult = 1000;
 	}
-	if (*fsd_skip_space(p))
+	if (!fsd_only_space(p))
 		return -EINVAL;
 	if (v > 86400000ull / mult)
 		return -ERANGE;
@@ -184,9 +195,7 @@ int fsd_parse_percent100(const char *s, unsigned int *out)
 	uint64_t whole, frac = 0;
 	int ret, digits = 0;
 
-	if (!s)
-		return -EINVAL;
-	ret = fsd_parse_u64(fsd_skip_space(s), &whole, &p);
+	ret = fsd_parse_number(s, &whole, &p);
 	if (ret)
 		return ret;
 	if (*p == '.') {
@@ -205,7 +214,7 @@ int fsd_parse_percent100(const char *s, unsigned int *out)
 	}
 	if (*p == '%')
 		p++;
-	if (*fsd_skip_space(p))
+	if (!fsd_only_space(p))
 		return -EINVAL;
 	if (whole > 100 || (whole == 100 && frac))
 		return -ERANGE;
@@ -229,14 +238,14 @@ int fsd_parse_rate(const char *s, uint32_t *rate, uint32_t *burst)
 		*burst = 0;
 		return 0;
 	}
-	if (fsd_parse_u64(fsd_skip_space(s), &r, &p))
+	if (fsd_parse_number(s, &r, &p))
 		return -EINVAL;
 	b = r;
 	if (*p == '/') {
 		if (fsd_parse_u64(p + 1, &b, &p) || !b)
 			return -EINVAL;
 	}
-	if (*fsd_skip_space(p))
+	if (!fsd_only_space(p))
 		return -EINVAL;
 	if (r > 1000000 || b > 1000000)
 		return -ERANGE;
