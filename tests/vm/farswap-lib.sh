@@ -88,8 +88,9 @@ fs_start_donor() {
 
 # The host's sessions ended and every slab they held is free again.
 fs_no_host_left() {
-	local secs=$((60 * ${BED_TIME_SCALE:-1})) end
+	local secs end
 
+	secs=$(bed_secs 60)
 	end=$((SECONDS + secs))
 	# Connections a host gave up on while they were being made hold
 	# nothing; only sessions that are up, and slabs, count.
@@ -219,9 +220,10 @@ fs_donor_field() {
 }
 
 fs_wait_donor_state() {
-	# BED_TIME_SCALE: a debug kernel's farswapd takes minutes to start.
-	local want=$3 secs=$(($4 * ${BED_TIME_SCALE:-1})) end now
+	# Stretched: a debug kernel's farswapd takes minutes to start.
+	local want=$3 secs end now
 
+	secs=$(bed_secs "$4")
 	end=$((SECONDS + secs))
 
 	while :; do
@@ -272,8 +274,9 @@ fs_workload_start() {
 }
 
 fs_workload_wait_hold() {
-	local n=$1 secs=$((${2:-600} * ${BED_TIME_SCALE:-1})) end
+	local n=$1 secs end
 
+	secs=$(bed_secs "${2:-600}")
 	end=$((SECONDS + secs))
 	while [ "$(grep -c '^HOLD ' "$FS_WL_LOG" || true)" -lt "$n" ]; do
 		if ! kill -0 "$FS_WL_PID" 2>/dev/null; then
@@ -336,8 +339,9 @@ fs_doomed_start() {
 
 # Until the doomed workload swapped in 2000 pages (it must still run).
 fs_wait_swapping() {
-	local end=$((SECONDS + 300 * ${BED_TIME_SCALE:-1})) in0
+	local end in0
 
+	end=$((SECONDS + $(bed_secs 300)))
 	in0=$(fs_vmstat pswpin)
 	until [ $(($(fs_vmstat pswpin) - in0)) -ge 2000 ]; do
 		[ $SECONDS -lt $end ] || bed_fail "no swap traffic"

@@ -28,6 +28,8 @@
 #                              "CMD | grep -q" fails under pipefail when grep,
 #                              done at its first match, leaves CMD to die of
 #                              SIGPIPE on its next write)
+#   bed_secs SECS              SECS stretched by BED_TIME_SCALE: bed.py
+#                              slows every wait on a slow kernel (debug)
 #   bed_result KEY VALUE       report a measurement: appended to
 #                              $BED/results, printed by bed.py at the end
 #   bed_wait_rdma_listen PORT [SECS [PID]]
@@ -55,6 +57,10 @@ bed_fail() {
 		bed_on_fail || true
 	fi
 	exit 1
+}
+
+bed_secs() {
+	echo $(($1 * ${BED_TIME_SCALE:-1}))
 }
 
 bed_grep() {
@@ -106,8 +112,8 @@ bed_cut_power() {
 
 bed_wait() {
 	[ $# -ge 2 ] || bed_fail "usage: bed_wait ROLE NAME [TIMEOUT]"
-	# BED_TIME_SCALE: bed.py stretches waits on a slow kernel (debug).
-	local role=$1 name=$2 secs=$((${3:-120} * ${BED_TIME_SCALE:-1}))
+	local role=$1 name=$2 secs
+	secs=$(bed_secs "${3:-120}")
 	local end=$((SECONDS + secs))
 
 	while [ ! -e "$BED/$role.$name" ]; do
@@ -131,7 +137,8 @@ bed_result() {
 
 bed_wait_rdma_listen() {
 	[ $# -ge 1 ] || bed_fail "usage: bed_wait_rdma_listen PORT [TIMEOUT [PID]]"
-	local port=$1 secs=$((${2:-60} * ${BED_TIME_SCALE:-1})) pid=${3:-}
+	local port=$1 secs pid=${3:-}
+	secs=$(bed_secs "${2:-60}")
 	local end=$((SECONDS + secs))
 
 	# rdma_cm listeners are not sockets: ss cannot see them, but the

@@ -12,7 +12,7 @@ set -euo pipefail
 # A deadline ample for the copies (a debug kernel's take minutes): this
 # scenario moves every page, a revoke would be its failure.
 fs_start_donor --donate 192M --slab-size 16M --headroom 160M --hysteresis 32M \
-	--reclaim-deadline $((60 * ${BED_TIME_SCALE:-1}))s --pressure-interval 1s
+	--reclaim-deadline "$(bed_secs 60)s" --pressure-interval 1s
 log=$BED/donor-farswapd.log
 bed_signal ready
 
