@@ -42,9 +42,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 	$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Linux 7.x: trixie-backports' headers in a trixie chroot, and the 7.3
-# image unpacked for guests.  Silent when made; the first time takes
-# some minutes and downloads about 300 MB.
+# Linux 7.x: trixie-backports' headers in a trixie chroot, 7.3's source
+# for KUnit (make check-full), and the 7.3 image unpacked for guests.
+# Silent when made; the first time takes some minutes and downloads
+# about 480 MB.
 if [ -z "${FARSWAP_NO_7X:-}" ]; then
 	$SUDO "$top/scripts/trixie-chroot.sh"
 fi

@@ -19,6 +19,10 @@
 #                                      7.3.4+deb13-amd64); fails if none
 #   scripts/trixie-chroot.sh --guest   print the unpacked guest kernel's
 #                                      directory (fails if there is none)
+#   scripts/trixie-chroot.sh --source SERIES   print the path, outside the
+#                                      chroot, of SERIES's newest
+#                                      linux-source tarball in it (KUnit);
+#                                      fails if there is none
 #   scripts/trixie-chroot.sh run [--bind DIR]... -- CMD [ARG...]
 #                                      run CMD inside the chroot, as root,
 #                                      with each DIR bind-mounted at the
@@ -26,13 +30,18 @@
 #
 # What it makes (caches outside the checkout, shared by every worktree):
 #
-#   $FARSWAP_TRIXIE (default /var/cache/farswap/trixie, about 910 MB):
+#   $FARSWAP_TRIXIE (default /var/cache/farswap/trixie, about 1.1 GB):
 #     the chroot, with gcc-14, make, sparse, kmod, pahole, and for each
 #     series in $FARSWAP_7X_SERIES (default "7.0 7.1 7.2 7.3") the newest
 #     linux-headers-<series>.*-amd64 (with its linux-headers-*-common,
 #     linux-kbuild-* and linux-base-*: 7.x headers need no image).  The
 #     headers are at /usr/src/linux-headers-<kver>/ and
-#     /lib/modules/<kver>/build inside.
+#     /lib/modules/<kver>/build inside.  For KUnit under UML
+#     (tests/kunit/run.sh with FARSWAP_KUNIT_SERIES=7.3), the whole
+#     source of $FARSWAP_7X_KUNIT (default 7.3; empty: none), package
+#     linux-source-<series> (about 165 MB, /usr/src/linux-source-*.tar.xz),
+#     and what kunit.py needs to build a UML kernel from it: python3,
+#     flex, bison and gcc (the plain name kbuild calls).
 #   $FARSWAP_KERNELS (default /var/cache/farswap/kernels)/<kver>/ (about
 #     135 MB): the newest release of $FARSWAP_7X_GUEST (default 7.3), its
 #     linux-image, linux-binary (the kernel), linux-modules and linux-base
@@ -48,14 +57,16 @@
 # One writer at a time (flock on $FARSWAP_TRIXIE.lock); a half-made
 # chroot (mmdebstrap interrupted) is made anew, not used.  The first run
 # downloads about 300 MB from deb.debian.org and took 2 to 6 minutes here
-# (the time is kept in $FARSWAP_TRIXIE/.farswap-seconds).  Everything
-# after the quick "all there" check runs under nice/ionice.
+# (the time is kept in $FARSWAP_TRIXIE/.farswap-seconds); KUnit's source
+# and tools are 176 MB more (adding them to a made chroot took 32 s).
+# Everything after the quick "all there" check runs under nice/ionice.
 set -euo pipefail
 
 root=${FARSWAP_TRIXIE:-/var/cache/farswap/trixie}
 kernels=${FARSWAP_KERNELS:-/var/cache/farswap/kernels}
 series=${FARSWAP_7X_SERIES:-7.0 7.1 7.2 7.3}
 guest=${FARSWAP_7X_GUEST:-7.3}
+kunit=${FARSWAP_7X_KUNIT-7.3}
 mirror=${FARSWAP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mirror_https=${FARSWAP_DEBIAN_MIRROR_HTTPS:-https://deb.debian.org/debian}
 secmirror=${FARSWAP_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
@@ -124,6 +135,28 @@ apt_kver() {
 		grep -v -E -- '-(cloud|rt)-amd64$' | sed 's/^linux-headers-//' | sort -V | tail -n1 || true
 }
 
+# source_tarball SERIES: the chroot's newest linux-source-SERIES tarball
+# (Debian names it after the series, linux-source-7.3.tar.xz; glob
+# rather than name it), as a path outside the chroot.
+source_tarball() {
+	local t
+
+	t=$(printf '%s\n' "$root/usr/src/linux-source-$1"*.tar.xz | sort -V | tail -n1)
+	[ -f "$t" ] && echo "$t"
+}
+
+# kunit_ready: the KUnit source and kunit.py's tools are in the chroot
+# (each package here installs the command of its own name).
+kunit_ready() {
+	local t
+
+	[ -n "$kunit" ] || return 0
+	source_tarball "$kunit" >/dev/null || return 1
+	for t in gcc python3 flex bison; do
+		[ -x "$root/usr/bin/$t" ] || return 1
+	done
+}
+
 guest_dir() {
 	local k
 	k=$(cd "$kernels" 2>/dev/null && ls -d "$guest".*-amd64 2>/dev/null | sort -V | tail -n1) || true
@@ -137,6 +170,7 @@ complete() {
 		k=$(installed_kver "$s")
 		[ -n "$k" ] && [ -f "$root/usr/src/linux-headers-$k/Makefile" ] || return 1
 	done
+	kunit_ready || return 1
 	guest_dir >/dev/null
 }
 
@@ -160,6 +194,12 @@ case ${1:-} in
 	guest_dir || die "no unpacked $guest kernel in $kernels; run scripts/trixie-chroot.sh"
 	exit 0
 	;;
+--source)
+	[ -f "$stamp" ] || die "no trixie chroot at $root; run scripts/trixie-chroot.sh (make setup)"
+	source_tarball "${2:?--source needs a series}" ||
+		die "no linux-source-$2 in $root; run scripts/trixie-chroot.sh (make setup; FARSWAP_7X_KUNIT names the series it installs)"
+	exit 0
+	;;
 run)
 	shift
 	run_in "$@"
@@ -167,7 +207,7 @@ run)
 	;;
 --update | '') ;;
 *)
-	die "usage: $0 [--update | --check | --root | --kver SERIES | --guest | run [--bind DIR]... -- CMD...]"
+	die "usage: $0 [--update | --check | --root | --kver SERIES | --guest | --source SERIES | run [--bind DIR]... -- CMD...]"
 	;;
 esac
 update=
@@ -296,10 +336,23 @@ for s in $series; do
 		die "linux-headers-$want installed but $root/usr/src/linux-headers-$want/Makefile is missing"
 done
 
-# The downloaded .debs (about 120 MB) are not needed once installed.
+# 3. KUnit: the newest linux-source of $kunit (apt picks the release) and
+# the tools kunit.py builds a UML kernel with.  Asked of apt only when
+# something is missing, or on --update (a newer release then replaces
+# the tarball, and graft.sh extracts it anew).
+if [ -n "$kunit" ] && { [ -n "$update" ] || ! kunit_ready; }; then
+	msg "installing linux-source-$kunit, python3, flex, bison and gcc (KUnit under UML)"
+	run_in -- apt-get install -y -qq -o Dpkg::Use-Pty=0 \
+		"linux-source-$kunit" python3 flex bison gcc >/dev/null ||
+		die "apt-get install linux-source-$kunit python3 flex bison gcc failed"
+	kunit_ready || die "linux-source-$kunit installed but no $root/usr/src/linux-source-$kunit*.tar.xz"
+fi
+
+# The downloaded .debs (about 120 MB, and the source's 165 MB) are not
+# needed once installed.
 run_in -- apt-get clean
 
-# 3. The guest kernel: the newest $guest image and modules, unpacked.
+# 4. The guest kernel: the newest $guest image and modules, unpacked.
 k=$(apt_kver "$guest")
 [ -n "$k" ] || die "trixie-backports lists no linux-headers-$guest.*-amd64"
 dir=$kernels/$k
