@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Turn a KUnit run's kernel log into make check's result lines.
 
-    report.py --tree TREE --log BUILD_DIR/test.log --suites "a b c"
+    report.py --tree TREE --log BUILD_DIR/test.log --suites "a b c" \
+              [--prefix kunit@7.3]
 
 Prints one line per test, "PASS: kunit/<suite>/<case>" or
 "FAIL: kunit/<suite>/<case>: why"; a parameterised case gives one line
-per parameter, "kunit/<suite>/<case>/<parameter>".  Every suite named by
+per parameter, "kunit/<suite>/<case>/<parameter>".  --prefix replaces
+"kunit" (tests/kunit/run.sh gives "kunit@<series>" for a kernel other
+than 6.12, so that the two runs' lines differ).  Every suite named by
 --suites that did not report counts as a failure, so a suite that never
 registered (or a kernel that died before reaching it) cannot pass.
 
@@ -16,6 +19,7 @@ Exit status: 0 if everything named passed, 1 otherwise.
 """
 
 import argparse
+import inspect
 import os
 import re
 import sys
@@ -73,21 +77,48 @@ def report(test, name):
     return failed
 
 
+def quiet_printer(kunit_printer):
+    """A kunit_printer.Printer that prints nothing, in either API.
+
+    6.12's Printer takes the file to print to; later ones (after 6.12,
+    "kunit: tool: Only print the summary") take print=False and offer
+    null_printer, and there Printer(file) would print to stdout.
+    """
+    if hasattr(kunit_printer, 'null_printer'):
+        return kunit_printer.null_printer
+    return kunit_printer.Printer(open(os.devnull, 'w'))
+
+
+def parse(kunit_parser, lines, quiet):
+    """kunit_parser.parse_run_tests(), printing nothing, in either API.
+
+    The parser prints a progress report of its own: 6.12's through the
+    module's stdout printer, later ones (the same change) through a
+    printer argument as well.
+    """
+    kunit_parser.stdout = quiet
+    params = inspect.signature(kunit_parser.parse_run_tests).parameters
+    if 'printer' in params:
+        return kunit_parser.parse_run_tests(lines, quiet)
+    return kunit_parser.parse_run_tests(lines)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--tree', required=True)
     ap.add_argument('--log', required=True)
     ap.add_argument('--suites', required=True,
                     help='space-separated suites that must report')
+    ap.add_argument('--prefix', default='kunit',
+                    help='the first part of every test name')
     args = ap.parse_args()
 
     sys.path.insert(0, os.path.join(args.tree, 'tools/testing/kunit'))
     import kunit_parser
     import kunit_printer
 
-    # The parser prints a progress report of its own: keep it off stdout.
-    quiet = kunit_printer.Printer(open(os.devnull, 'w'))
-    kunit_parser.stdout = quiet
+    # The parser's progress report stays off stdout.
+    quiet = quiet_printer(kunit_printer)
     kunit_printer.stdout = quiet
 
     expected = args.suites.split()
@@ -103,7 +134,7 @@ def main():
             if m:
                 death = m.group(1).strip()
                 break
-        root = kunit_parser.parse_run_tests(lines)
+        root = parse(kunit_parser, lines, quiet)
         suites = root.subtests
     else:
         suites = []
@@ -114,16 +145,17 @@ def main():
         seen.add(suite.name)
         if not suite.subtests:
             failed += 1
-            print('FAIL: kunit/%s: no test case reported (%s)' %
-                  (suite.name, suite.status.name.lower()))
+            print('FAIL: %s/%s: no test case reported (%s)' %
+                  (args.prefix, suite.name, suite.status.name.lower()))
             continue
-        failed += report(suite, 'kunit/' + suite.name)
+        failed += report(suite, '%s/%s' % (args.prefix, suite.name))
 
     for name in expected:
         if name not in seen:
             failed += 1
-            print('FAIL: kunit/%s: suite did not run (%s; see %s)' %
-                  (name, death or 'not in the kernel log', args.log))
+            print('FAIL: %s/%s: suite did not run (%s; see %s)' %
+                  (args.prefix, name, death or 'not in the kernel log',
+                   args.log))
     return 1 if failed else 0
 
 

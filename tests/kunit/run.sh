@@ -17,11 +17,40 @@
 # linux-source-6.12 tree, uml/ (kunit.py's build dir, kept warm between
 # runs) and kunit.log (kunit.py's own output).  FARSWAP_KUNIT_SANITIZE=1
 # builds with KASAN and UBSAN instead, in uml-sanitize/.
+#
+# FARSWAP_KUNIT_SERIES picks the kernel (default 6.12, Debian 12's
+# linux-source-6.12, all of the above unchanged).  Any other series,
+# e.g. 7.3, is the linux-source of the trixie chroot
+# (scripts/trixie-chroot.sh, which installs 7.3's), whose kbuild Debian
+# 12 cannot run: the tree is extracted into build/kunit-7.3
+# (FARSWAP_KUNIT_DIR-7.3), kunit.py and report.py run inside the chroot,
+# and the lines say "PASS: kunit@7.3/<suite>/<case>".  A list
+# ("6.12 7.3", make check-full) runs each in turn.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/kunit
+series=${FARSWAP_KUNIT_SERIES:-6.12}
+
+# A list of series: one run each, one after the other (two UML builds
+# at once would starve the machine's two cores), failing if any fails.
+if [ "$(wc -w <<<"$series")" -gt 1 ]; then
+	rc=0
+	for s in $series; do
+		FARSWAP_KUNIT_SERIES=$s "$0" "$@" || rc=1
+	done
+	exit "$rc"
+fi
+
 kdir=${FARSWAP_KUNIT_DIR:-$top/build/kunit}
+name=kunit
+chroot=
+if [ "$series" != 6.12 ]; then
+	# A directory of its own: graft.sh keeps one tree per directory.
+	kdir=$kdir-$series
+	name=kunit@$series
+	chroot=1
+fi
 build=$kdir/uml
 log=$kdir/kunit.log
 glob=${1:-farswap_*}
@@ -40,11 +69,27 @@ if [ "${FARSWAP_KUNIT_SANITIZE:-0}" = 1 ]; then
 fi
 
 fail() {
-	echo "FAIL: kunit/$1: $2"
+	echo "FAIL: $name/$1: $2"
 	exit 1
 }
 
+# with_kbuild CMD...: CMD where the tree's kbuild can run: here for
+# 6.12.  For the chroot's series, inside the trixie chroot with the
+# checkout and the KUnit directory bound at their own paths:
+# drivers/farswap is a symlink to the checkout's path, the paths given
+# to kunit.py are host paths, and what it writes (the build, test.log)
+# lands where the host reads it.
+with_kbuild() {
+	if [ -z "$chroot" ]; then
+		"$@"
+	else
+		"$top/scripts/trixie-chroot.sh" run --bind "$top" --bind "$kdir" -- "$@"
+	fi
+}
+
 mkdir -p "$kdir" || fail build "cannot create $kdir"
+# The chroot's bind mounts need the directory's absolute path.
+[ -z "$chroot" ] || kdir=$(cd "$kdir" && pwd)
 
 # One run at a time per build dir: two kunit.py builds in one O= dir
 # would corrupt each other.
@@ -62,18 +107,34 @@ suites=$(sed -n 's/^[[:space:]]*\.name[[:space:]]*=[[:space:]]*"\(farswap_[a-z0-
 	 done)
 [ -n "$suites" ] || fail build "no suite in tests/kunit matches '$glob'"
 
+# The chroot's source tarball, for graft.sh to extract (on the host:
+# it only reads the chroot's file).
+if [ -n "$chroot" ]; then
+	"$top/scripts/trixie-chroot.sh" --check ||
+		fail build "no trixie chroot ($("$top/scripts/trixie-chroot.sh" --root)) for Linux $series: run 'make setup'"
+	tarball=$("$top/scripts/trixie-chroot.sh" --source "$series" 2>&1) ||
+		fail build "$tarball"
+	export FARSWAP_KUNIT_TARBALL=$tarball
+fi
+
 start=$(date +%s)
 if ! tree=$("$here/graft.sh" "$kdir" 2>"$kdir/graft.log") || [ -z "$tree" ]; then
 	fail build "kernel tree not ready: $(tail -n1 "$kdir/graft.log")"
 fi
 
-echo "kunit: building and running in $build (log: $log); a cold build takes a few minutes"
+if [ -n "$chroot" ]; then
+	echo "$name: building and running in $build inside the trixie chroot (log: $log); a cold build takes a few minutes"
+else
+	echo "kunit: building and running in $build (log: $log); a cold build takes a few minutes"
+fi
 run_kunit() {
 	# A stale log from an earlier run must never pass for this run's.
 	rm -f "$build/test.log"
-	(cd "$tree" && python3 tools/testing/kunit/kunit.py run \
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	with_kbuild /bin/sh -c 'cd "$1" && shift && exec "$@"' sh "$tree" \
+		python3 tools/testing/kunit/kunit.py run \
 		--kunitconfig="$here" --build_dir="$build" --timeout=300 \
-		"${extra[@]}" "$glob") >"$log" 2>&1
+		"${extra[@]}" "$glob" >"$log" 2>&1
 }
 
 run_kunit
@@ -82,11 +143,11 @@ rc=$?
 # build/ and, racing a build, leaves ar or ld without an input: once more.
 if [ ! -s "$build/test.log" ] &&
    grep -qE '^ERROR:root:(ar|ld): .*No such file or directory' "$log"; then
-	echo "kunit: objects vanished during the build (a make clean?); building again"
+	echo "$name: objects vanished during the build (a make clean?); building again"
 	run_kunit
 	rc=$?
 fi
-echo "kunit: kunit.py exited $rc after $(($(date +%s) - start)) s"
+echo "$name: kunit.py exited $rc after $(($(date +%s) - start)) s"
 
 if [ ! -s "$build/test.log" ]; then
 	# Nothing ran: configuration or build failed.  Say where it broke.
@@ -94,8 +155,9 @@ if [ ! -s "$build/test.log" ]; then
 	fail build "no kernel ran (kunit.py exited $rc): ${why:-see $log}"
 fi
 
-python3 "$here/report.py" --tree "$tree" --log "$build/test.log" \
-	--suites "$suites"
+# The tree's own KTAP parser, under the python that ran its kunit.py.
+with_kbuild python3 "$here/report.py" --tree "$tree" --log "$build/test.log" \
+	--suites "$suites" --prefix "$name"
 report_rc=$?
 # kunit.py itself failing (timeout, parse error) is a failure even if
 # every test that did report passed.
