@@ -2,7 +2,8 @@
 #
 # make            farswap.ko (against KDIR) and the userspace programs
 # make check      every test suite; ends with "N passed, N failed"
-# make check-full the same with every guest scenario (about twice as long)
+# make check-full the same with every guest scenario (about twice as long),
+#                 and KUnit on the newest series (7.3) as well as on 6.12
 # make check-debug the lifetime scenarios on a debug kernel (KASAN, lockdep)
 # make demo       boot a donor and a host guest and swap a workload to RDMA
 # make bench      farswap against NVMe-oF/RDMA, NBD and zram, side by side
@@ -63,8 +64,11 @@ setup:
 check: setup
 	@tests/check.sh
 
+# KUnit on FARSWAP_NEWEST_SERIES too: its UML kernel is built from the
+# trixie chroot's linux-source (tests/kunit/run.sh), a cold build of some
+# minutes that make check's time budget has no room for.
 check-full: setup
-	@FARSWAP_VM_FULL=1 tests/check.sh
+	@FARSWAP_VM_FULL=1 FARSWAP_KUNIT_SERIES="6.12 $(FARSWAP_NEWEST_SERIES)" tests/check.sh
 
 # The scenarios marked 'debug' in tests/vm/suite.list on the bed's debug
 # kernel (scripts/debug-kernel.sh: built once, cached in
