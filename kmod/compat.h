@@ -95,6 +95,27 @@ farswap_alloc_disk(struct blk_mq_tag_set *set, const struct farswap_limits *l,
 #endif
 
 /*
+ * 6.2 moved the kobject of a disk's queue/ directory into the gendisk
+ * (disk->queue_kobj, "block: untangle request_queue refcounting from
+ * sysfs"), with a release that does nothing, so the gendisk may be freed
+ * before that release has run.  With CONFIG_DEBUG_KOBJECT_RELEASE the
+ * release is a timer 1-4 s after del_gendisk's last put, which then
+ * fires in the freed gendisk (KASAN: slab-use-after-free in
+ * __run_timers, on 6.12; 7.3's blk-sysfs.c is the same).  Run it now,
+ * after del_gendisk and before the disk's last reference goes.  Before
+ * 6.2 the queue's kobject was the request_queue's, which it freed.
+ */
+static inline void farswap_disk_run_queue_release(struct gendisk *disk)
+{
+#if defined(CONFIG_DEBUG_KOBJECT_RELEASE) && \
+	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	/* Zero: del_gendisk's put scheduled the release (a timer). */
+	if (!kref_read(&disk->queue_kobj.kref))
+		flush_delayed_work(&disk->queue_kobj.release);
+#endif
+}
+
+/*
  * Before 6.3 the swap code marks a device SWP_SYNCHRONOUS_IO when its
  * block_device_operations has rw_page, and tries rw_page before building
  * a bio.  farswap's rw_page declines every call, so the I/O itself always

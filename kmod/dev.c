@@ -431,8 +431,10 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 	/* Readers of the donors' files leave before the donors go. */
 	farswap_debugfs_remove(dev);
 	farswap_donor_dirs_remove(dev);
-	if (dev->disk)
+	if (dev->disk) {
 		del_gendisk(dev->disk);	/* waits for every request */
+		farswap_disk_run_queue_release(dev->disk);
+	}
 
 	/*
 	 * Every session ends first: work stalled on a donor's network is
