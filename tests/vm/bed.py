@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """farswap test bed: boot a scenario's guests under QEMU and judge the run.
 
-    tests/vm/bed.py run SCENARIO [--kernel 6.12|6.1|debug] [--timeout S] [--keep]
+    tests/vm/bed.py run SCENARIO [--kernel 6.12|6.1|7.3|debug] [--timeout S] [--keep]
 
 SCENARIO is a name under tests/vm/scenarios/ or a path to such a directory:
 scenario.conf plus one bash script per role (see tests/vm/README.md).  The
@@ -135,16 +135,20 @@ def version_key(s):
 
 
 class Kernel:
-    """A guest kernel: Debian's (from /boot, modules in /lib/modules) or
-    the bed's debug kernel (scripts/debug-kernel.sh, everything the bed
-    needs built in)."""
+    """A guest kernel: Debian's, installed (from /boot, modules in
+    /lib/modules) or unpacked (Linux 7.x from trixie-backports, in
+    scripts/trixie-chroot.sh's cache), or the bed's debug kernel
+    (scripts/debug-kernel.sh, everything the bed needs built in)."""
 
     def __init__(self, kver, image, config, kdir=None, modules=None):
         self.kver = kver
         self.image = image
         self.config = config        # its .config, for the memory debugging
         self.kdir = kdir            # debug kernel: its build tree
-        self.modules = modules      # debug kernel: its /lib/modules/<kver>
+        # Its /lib/modules/<kver> when that is not the machine's (debug
+        # and unpacked kernels): modprobe here reads it with -d, and
+        # guest-init.sh links the guest's /lib/modules/<kver> to it.
+        self.modules = modules
 
     @property
     def debug(self):
@@ -156,6 +160,9 @@ def find_kernel(series):
     the debug kernel ("debug")."""
     if series == DEBUG_SERIES:
         return debug_kernel()
+    unpacked = unpacked_kernel(series)
+    if unpacked:
+        return unpacked
     cands = []
     for img in Path("/boot").glob(f"vmlinuz-{series}.*-amd64"):
         kver = img.name[len("vmlinuz-"):]
@@ -163,11 +170,27 @@ def find_kernel(series):
             cands.append((version_key(kver), kver, img))
     if not cands:
         raise Fail(f"no kernel {series} installed (/boot/vmlinuz-{series}.*-amd64 "
-                   f"with /lib/modules); run 'make setup'")
+                   f"with /lib/modules) nor unpacked for guests (7.x: "
+                   f"scripts/trixie-chroot.sh); run 'make setup'")
     _, kver, img = max(cands)
     if not os.access(img, os.R_OK):
         raise Fail(f"{img} is not readable")
     return Kernel(kver, img, Path("/boot") / f"config-{kver}")
+
+
+def unpacked_kernel(series):
+    """The newest kernel of a series that scripts/trixie-chroot.sh unpacked
+    for guests (its 'ok' stamp written last), or None."""
+    root = Path(os.environ.get("FARSWAP_KERNELS", "/var/cache/farswap/kernels"))
+    cands = [(version_key(d.name), d) for d in root.glob(f"{series}.*-amd64")
+             if (d / "ok").exists()]
+    if not cands:
+        return None
+    d = max(cands)[1]
+    kver = d.name
+    modules = d / "lib" / "modules" / kver
+    return Kernel(kver, d / "boot" / f"vmlinuz-{kver}", modules / "config",
+                  modules=modules)
 
 
 def debug_kernel():
@@ -262,7 +285,7 @@ def modules_for(kernel):
     debug kernel has them all built in (its initramfs loads nothing):
     checked here, so a fragment that lost one fails before any boot."""
     order = []
-    root = ["-d", str(kernel.modules.parents[2])] if kernel.debug else []
+    root = ["-d", str(kernel.modules.parents[2])] if kernel.modules else []
     for mod in INITRAMFS_MODULES:
         p = subprocess.run(["modprobe", *root, "-S", kernel.kver, "--show-depends", mod],
                            capture_output=True, text=True)
@@ -669,9 +692,10 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
             "BED_LINKS": " ".join(",".join(l[1:]) for l in g.links),
             "ALLOW_LOG_PATTERNS": conf.get("ALLOW_LOG_PATTERNS", ""),
         })
-        if kernel.debug:
-            # guest-init.sh links /lib/modules/<kver> here: modprobe of a
-            # built-in module (rdma_cm, libcrc32c...) then succeeds.
+        if kernel.modules:
+            # guest-init.sh links /lib/modules/<kver> here: modprobe
+            # (rdma_cm, the crypto libraries...) then finds the kernel's
+            # modules, built in or not.
             env["BED_MODULES_DIR"] = str(kernel.modules)
         for _, _, netdev, rxe, addr, peer in g.links:
             ip = addr.split("/")[0]
@@ -922,7 +946,8 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="boot a scenario's guests and judge the run")
     r.add_argument("scenario", help="name under tests/vm/scenarios/ or a directory")
-    r.add_argument("--kernel", help="kernel series: 6.12 (default) or 6.1, or 'debug' "
+    r.add_argument("--kernel", help="kernel series: 6.12 (default), 6.1, 7.3 (unpacked by "
+                   "scripts/trixie-chroot.sh), or 'debug' "
                    "(scripts/debug-kernel.sh: KASAN, lockdep; built when missing)")
     r.add_argument("--timeout", type=int, help="seconds, overrides TIMEOUT in scenario.conf")
     r.add_argument("--keep", action="store_true",

@@ -138,10 +138,14 @@ fs_chunks_intact_or_eio() {
 
 fs_load_module() {
 	[ -f "$FARSWAP_KO" ] || bed_fail "no module at $FARSWAP_KO"
-	# insmod loads no dependencies: what modules.dep would bring.
-	modprobe rdma_cm || bed_fail "modprobe rdma_cm failed"
-	modprobe libcrc32c || bed_fail "modprobe libcrc32c failed"
-	modprobe libchacha20poly1305 || bed_fail "modprobe libchacha20poly1305 failed"
+	# insmod loads no dependencies: the module names its own (they
+	# differ between kernels: 7.x has no libcrc32c, for one).
+	local deps d
+	deps=$(modinfo -F depends "$FARSWAP_KO") ||
+		bed_fail "modinfo $FARSWAP_KO failed"
+	for d in ${deps//,/ }; do
+		modprobe "$d" || bed_fail "modprobe $d (a dependency of farswap.ko) failed"
+	done
 	# The debug kernel (KASAN, lockdep) under TCG takes seconds per I/O:
 	# its timeouts stretch as the bed's waits do (a scenario's own
 	# values, after these, win).

@@ -51,10 +51,10 @@ envfile=/bed/.bed/$BED_ROLE.env
 # shellcheck source=/dev/null
 . "$envfile"
 
-# The debug kernel (bed.py --kernel debug) has every module built in and
-# its modules.builtin in its cache, not under the machine's /lib/modules:
-# link it there (the root is an overlay), so that modprobe of a built-in
-# module (rdma_cm, libcrc32c, ...) succeeds as it does on Debian's kernels.
+# The debug kernel (bed.py --kernel debug, every module built in) and the
+# unpacked 7.x kernels keep their modules in a cache, not under the
+# machine's /lib/modules: link it there (the root is an overlay), so that
+# modprobe works as it does on an installed kernel.
 if [ -n "${BED_MODULES_DIR:-}" ]; then
 	kver=$(</proc/sys/kernel/osrelease)
 	if [ ! -e "/lib/modules/$kver" ]; then
