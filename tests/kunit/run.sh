@@ -156,9 +156,15 @@ if [ ! -s "$build/test.log" ]; then
 fi
 
 # The tree's own KTAP parser, under the python that ran its kunit.py.
-with_kbuild python3 "$here/report.py" --tree "$tree" --log "$build/test.log" \
-	--suites "$suites" --prefix "$name"
+report=$(with_kbuild python3 "$here/report.py" --tree "$tree" \
+	--log "$build/test.log" --suites "$suites" --prefix "$name")
 report_rc=$?
+[ -z "$report" ] || printf '%s\n' "$report"
+# report.py failing without a FAIL line (a traceback: kunit.py's parser
+# changed under it) must still say where it broke.
+if [ "$report_rc" -ne 0 ] && ! grep -q '^FAIL: ' <<<"$report"; then
+	fail report "report.py exited $report_rc without naming a failure (its error above)"
+fi
 # kunit.py itself failing (timeout, parse error) is a failure even if
 # every test that did report passed.
 if [ "$report_rc" -eq 0 ] && [ "$rc" -ne 0 ]; then
