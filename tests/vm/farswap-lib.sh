@@ -147,13 +147,23 @@ fs_load_module() {
 		modprobe "$d" || bed_fail "modprobe $d (a dependency of farswap.ko) failed"
 	done
 	# The debug kernel (KASAN, lockdep) under TCG takes seconds per I/O:
-	# its timeouts stretch as the bed's waits do (a scenario's own
-	# values, after these, win).
-	local slow=() k=${BED_TIME_SCALE:-1}
+	# its timeouts stretch as the bed's waits do, the defaults and a
+	# scenario's own short ones alike (replicas' 3 s io_timeout_ms
+	# declared every sound donor dead there, and its pages lost).
+	local slow=() args=() a k=${BED_TIME_SCALE:-1}
 	[ "$k" -le 1 ] || slow=(io_timeout_ms=$((10000 * k))
 		ctrl_timeout_ms=$((10000 * k)) connect_timeout_ms=$((5000 * k))
 		keepalive_ms=$((10000 * k)))
-	insmod "$FARSWAP_KO" "${slow[@]}" "$@" || bed_fail "insmod $FARSWAP_KO ${slow[*]} $* failed"
+	for a in "$@"; do
+		case $a in
+		io_timeout_ms=* | ctrl_timeout_ms=* | connect_timeout_ms=* | keepalive_ms=*)
+			a=${a%%=*}=$(bed_secs "${a#*=}")
+			;;
+		esac
+		args+=("$a")
+	done
+	insmod "$FARSWAP_KO" "${slow[@]}" "${args[@]}" ||
+		bed_fail "insmod $FARSWAP_KO ${slow[*]} ${args[*]} failed"
 	[ -d /sys/kernel/farswap ] || bed_fail "no /sys/kernel/farswap after insmod"
 	fs_add_key
 }
