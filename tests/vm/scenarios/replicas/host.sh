@@ -17,10 +17,10 @@ wait_failed() {
 }
 
 wait_repaired() {
-	local end=$((SECONDS + 400))
+	local end=$((SECONDS + $(bed_secs 400)))
 
 	until [ "$(rep degraded)" = 0 ]; do
-		[ $SECONDS -lt $end ] || bed_fail "$(rep degraded) chunks still degraded after 400 s"
+		[ $SECONDS -lt $end ] || bed_fail "$(rep degraded) chunks still degraded after $(bed_secs 400) s"
 		sleep 1
 	done
 }
@@ -67,9 +67,9 @@ bed_result replicas.colocated_rackB_away "$colocated"
 t0=$SECONDS
 bed_signal cont-farswapd
 fs_wait_donor_state "$name" "$d3" live 180
-end=$((SECONDS + 300))
+end=$((SECONDS + $(bed_secs 300)))
 until [ "$(rep colocated)" = 0 ]; do
-	[ $SECONDS -lt $end ] || bed_fail "$(rep colocated) chunks still have both replicas in rackA 300 s after rackB came back"
+	[ $SECONDS -lt $end ] || bed_fail "$(rep colocated) chunks still have both replicas in rackA $(bed_secs 300) s after rackB came back"
 	sleep 1
 done
 bed_result replicas.spread_s $((SECONDS - t0))
@@ -114,11 +114,11 @@ FS_WL_LOG=$BED/host-pageverify-2.log
 	>"$FS_WL_LOG" 2>&1 &
 w2_pid=$!
 w2_log=$FS_WL_LOG
-end=$((SECONDS + 300))
+end=$((SECONDS + $(bed_secs 300)))
 until [ $(($(fs_vmstat pswpout) - out0)) -ge 3000 ] ||
 	[ "$(grep -c '^HOLD ' "$w2_log" || true)" -ge 2 ]; do
 	kill -0 "$w2_pid" 2>/dev/null || bed_fail "the second workload ended during its fill: $(tail -n 5 "$w2_log")"
-	[ $SECONDS -lt $end ] || bed_fail "the second workload swapped out too little in 300 s"
+	[ $SECONDS -lt $end ] || bed_fail "the second workload swapped out too little in $(bed_secs 300) s"
 	sleep 0.5
 done
 
