@@ -37,7 +37,11 @@ bed_on_fail() {
 	dmesg | grep farswap | tail -n 30
 }
 
-fs_load_module io_timeout_ms=3000 ctrl_timeout_ms=3000 keepalive_ms=2000
+# A power cut is noticed by the keepalive (2 s) and the control timeout;
+# the I/O timeout is for a donor that answers pings but not I/O, and 3 s
+# was too short for sound donors under this swap storm on 7.3 under TCG
+# (both rackA donors declared dead in the same instant, their pages lost).
+fs_load_module io_timeout_ms=10000 ctrl_timeout_ms=3000 keepalive_ms=2000
 for d in donor donor2 donor3; do bed_wait "$d" ready 120; done
 dev=$(fs_attach --donor "$d1" --donor "$d2" --donor "$d3" --size 256M --replicas 2)
 name=${dev#/dev/}
