@@ -150,10 +150,12 @@ fs_load_module() {
 	# its timeouts stretch as the bed's waits do, the defaults and a
 	# scenario's own short ones alike (replicas' 3 s io_timeout_ms
 	# declared every sound donor dead there, and its pages lost).
-	local slow=() args=() a k=${BED_TIME_SCALE:-1}
-	[ "$k" -le 1 ] || slow=(io_timeout_ms=$((10000 * k))
-		ctrl_timeout_ms=$((10000 * k)) connect_timeout_ms=$((5000 * k))
-		keepalive_ms=$((10000 * k)))
+	# There the module's own defaults are too short too: they go first,
+	# stretched like the rest, and a scenario's values after them win.
+	local args=() a
+	[ "${BED_TIME_SCALE:-1}" -le 1 ] ||
+		set -- io_timeout_ms=10000 ctrl_timeout_ms=10000 \
+			connect_timeout_ms=5000 keepalive_ms=10000 "$@"
 	for a in "$@"; do
 		case $a in
 		io_timeout_ms=* | ctrl_timeout_ms=* | connect_timeout_ms=* | keepalive_ms=*)
@@ -162,8 +164,8 @@ fs_load_module() {
 		esac
 		args+=("$a")
 	done
-	insmod "$FARSWAP_KO" "${slow[@]}" "${args[@]}" ||
-		bed_fail "insmod $FARSWAP_KO ${slow[*]} ${args[*]} failed"
+	insmod "$FARSWAP_KO" "${args[@]}" ||
+		bed_fail "insmod $FARSWAP_KO ${args[*]} failed"
 	[ -d /sys/kernel/farswap ] || bed_fail "no /sys/kernel/farswap after insmod"
 	fs_add_key
 }
