@@ -23,6 +23,9 @@
 #                                      chroot, of SERIES's newest
 #                                      linux-source tarball in it (KUnit);
 #                                      fails if there is none
+#   scripts/trixie-chroot.sh --guest-root   make the chroot fit to boot a
+#                                      guest's root (the packages below,
+#                                      once; as root) and print its path
 #   scripts/trixie-chroot.sh run [--bind DIR]... -- CMD [ARG...]
 #                                      run CMD inside the chroot, as root,
 #                                      with each DIR bind-mounted at the
@@ -49,6 +52,12 @@
 #     unpacked with dpkg-deb -x (not installed): usr/lib/modules/<kver>/
 #     with vmlinuz and depmod's files, boot/vmlinuz-<kver> and lib/ as
 #     links into it, for guests.  DIR/packages lists the .debs.
+#   With --guest-root (tests/vm/bed.py, for a scenario whose roles boot
+#   the userland of their kernel's release: DISTRO_ROOT), what a Debian 13
+#   guest's scripts and farswap's packages need on top: dkms (with
+#   build-essential), iproute2 (ip, rdma), keyutils, procps, busybox,
+#   libibverbs1, librdmacm1t64 and ibverbs-providers (about 80 MB).  Not
+#   part of make setup: only scenarios run by hand use it.
 #
 # Versions are never named here: each series' newest release is whatever
 # apt in the chroot lists (for a series whose binaries trixie-backports'
@@ -163,6 +172,18 @@ guest_dir() {
 	[ -n "$k" ] && [ -f "$kernels/$k/ok" ] && echo "$kernels/$k"
 }
 
+# The packages a guest booted on the chroot's userland needs (--guest-root).
+guest_root_packages="dkms iproute2 keyutils procps busybox libibverbs1 librdmacm1t64 ibverbs-providers"
+
+guest_root_ready() {
+	local p
+
+	for p in $guest_root_packages; do
+		[ "$(chroot "$root" dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)" = "ii " ] ||
+			return 1
+	done
+}
+
 complete() {
 	local s k
 	[ -f "$stamp" ] || return 1
@@ -205,9 +226,28 @@ run)
 	run_in "$@"
 	exit
 	;;
+--guest-root)
+	[ -f "$stamp" ] || die "no trixie chroot at $root; run scripts/trixie-chroot.sh (make setup)"
+	if ! guest_root_ready; then
+		[ "$(id -u)" -eq 0 ] || die "must run as root (chroot, apt)"
+		exec 9>"$root.lock"
+		flock 9
+		if ! guest_root_ready; then
+			msg "installing what a guest's root needs: $guest_root_packages"
+			# shellcheck disable=SC2086 # one word per package
+			nice -n 19 ionice -c3 "$0" run -- sh -c 'apt-get update -qq &&
+				apt-get install -y -qq -o Dpkg::Use-Pty=0 "$@" >/dev/null &&
+				apt-get clean' sh $guest_root_packages ||
+				die "apt-get install $guest_root_packages failed"
+			guest_root_ready || die "$guest_root_packages installed but dpkg does not list them all"
+		fi
+	fi
+	echo "$root"
+	exit 0
+	;;
 --update | '') ;;
 *)
-	die "usage: $0 [--update | --check | --root | --kver SERIES | --guest | --source SERIES | run [--bind DIR]... -- CMD...]"
+	die "usage: $0 [--update | --check | --root | --kver SERIES | --guest | --guest-root | --source SERIES | run [--bind DIR]... -- CMD...]"
 	;;
 esac
 update=

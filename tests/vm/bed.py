@@ -193,6 +193,38 @@ def unpacked_kernel(series):
                   modules=modules)
 
 
+def distro_root(kernel):
+    """The root filesystem of the Debian release that ships a kernel, for
+    a role that must run that release's own userland (DKMS builds with
+    the kernel's headers, whose kbuild needs that release's toolchain):
+    the trixie chroot for an unpacked 7.x kernel, made fit for a guest by
+    scripts/trixie-chroot.sh --guest-root; None for the machine's own
+    kernels and the debug kernel (the machine's root is theirs)."""
+    if kernel.debug or kernel.modules is None:
+        return None
+    p = subprocess.run([str(SRC / "scripts" / "trixie-chroot.sh"), "--guest-root"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise Fail(f"no Debian 13 root for {kernel.kver}'s guests: "
+                   f"{(p.stderr.strip().splitlines() or ['?'])[-1]}")
+    return Path(p.stdout.strip())
+
+
+def guest_binds(paths):
+    """The machine's directories a guest on another root sees at their own
+    paths (the checkout, the build directory, the scenario, the kernel's
+    modules): no path inside another, none with a comma (the kernel
+    command line lists them)."""
+    out = []
+    # Absolute, symlinks kept: the guest sees each at the path it is named by.
+    for p in sorted({Path(os.path.abspath(p)) for p in paths if p}):
+        if "," in str(p) or re.search(r"\s", str(p)):
+            raise Fail(f"{p}: a path a guest binds must have no comma or space")
+        if not any(p == o or o in p.parents for o in out):
+            out.append(p)
+    return out
+
+
 def debug_kernel():
     """The debug kernel, built (or found in its cache) by
     scripts/debug-kernel.sh: a cold build takes tens of minutes."""
@@ -514,6 +546,8 @@ class Guest:
         self.killed = False
         self.power_cut = False  # killed on a peer's request (bed_cut_power)
         self.console = None
+        self.root = Path("/")   # the 9p root filesystem's lower layer
+        self.binds = []         # machine paths shown at their own path
 
 
 def load_patterns(conf):
@@ -658,6 +692,19 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
 
     for r in roles:
         guests.append(Guest(r, conf_int(conf, f"MEM_{r}", 512), conf_int(conf, f"SMP_{r}", 1)))
+    distro = conf.get("DISTRO_ROOT", "").split()
+    for r in distro:
+        if r not in roles:
+            raise Fail(f"scenario.conf: DISTRO_ROOT names {r}, which is not in ROLES")
+    root = distro_root(kernel) if distro else None
+    if root:
+        binds = guest_binds([SRC, BUILD, sc, kernel.modules,
+                             os.environ.get("FARSWAP_DEB_DIR")])
+        for g in guests:
+            if g.role in distro:
+                g.root, g.binds = root, binds
+        log(f"{' '.join(distro)} boot(s) {root} (the userland of {kver}), "
+            f"with {' '.join(map(str, binds))} from the machine")
     hub = guests[0]
     socks, ports = free_udp_ports(2 * (len(guests) - 1))
 
@@ -817,6 +864,8 @@ def read_lines(path):
 def launch(g, vmlinuz, initramfs, shared, logdir, cmdline_extra):
     cmdline = (f"console=ttyS0 zswap.enabled=0 panic=-1 printk.time=1 "
                f"bed_role={g.role} bed_init={VMDIR / 'guest-init.sh'} {cmdline_extra}")
+    if g.binds:
+        cmdline += f" bed_binds={','.join(str(b) for b in g.binds)}"
     g.console = logdir / f"{g.role}.console"
     cmd = [
         "qemu-system-x86_64",
@@ -827,11 +876,14 @@ def launch(g, vmlinuz, initramfs, shared, logdir, cmdline_extra):
         "-kernel", str(vmlinuz), "-initrd", str(initramfs), "-append", cmdline.strip(),
         "-chardev", f"file,id=con,path={g.console}",
         "-serial", "chardev:con",
-        "-virtfs", "local,path=/,mount_tag=farswap_root,security_model=none,"
+        "-virtfs", f"local,path={g.root},mount_tag=farswap_root,security_model=none,"
                    "readonly=on,multidevs=remap",
         "-virtfs", f"local,path={shared},mount_tag=farswap_bed,security_model=none,"
                    "multidevs=remap",
     ]
+    if g.binds:
+        cmd += ["-virtfs", "local,path=/,mount_tag=farswap_machine,security_model=none,"
+                           "readonly=on,multidevs=remap"]
     for n, (netdev, mac, *_rest) in enumerate(g.links):
         cmd += ["-netdev", f"socket,id=n{n},{netdev}",
                 "-device", f"virtio-net-pci,netdev=n{n},mac={mac}"]

@@ -54,12 +54,20 @@ envfile=/bed/.bed/$BED_ROLE.env
 # The debug kernel (bed.py --kernel debug, every module built in) and the
 # unpacked 7.x kernels keep their modules in a cache, not under the
 # machine's /lib/modules: link it there (the root is an overlay), so that
-# modprobe works as it does on an installed kernel.
+# modprobe works as it does on an installed kernel.  On a root that has
+# the kernel's headers (DISTRO_ROOT: /lib/modules/<kver> holds the build
+# link), lay the modules over that directory instead, with a tmpfs on top
+# so that DKMS can install into it and depmod can rewrite its indexes.
 if [ -n "${BED_MODULES_DIR:-}" ]; then
 	kver=$(</proc/sys/kernel/osrelease)
-	if [ ! -e "/lib/modules/$kver" ]; then
-		ln -s "$BED_MODULES_DIR" "/lib/modules/$kver" ||
-			setup_fail "cannot link /lib/modules/$kver to $BED_MODULES_DIR"
+	mods=/lib/modules/$kver
+	if [ ! -e "$mods" ]; then
+		ln -s "$BED_MODULES_DIR" "$mods" ||
+			setup_fail "cannot link $mods to $BED_MODULES_DIR"
+	elif [ ! -e "$mods/modules.dep" ]; then
+		mkdir -p /run/bed-modules/upper /run/bed-modules/work
+		mount -t overlay -o "lowerdir=$BED_MODULES_DIR:$mods,upperdir=/run/bed-modules/upper,workdir=/run/bed-modules/work" \
+			bed-modules "$mods" || setup_fail "cannot lay $BED_MODULES_DIR over $mods"
 	fi
 fi
 

@@ -53,8 +53,10 @@ mount -t devtmpfs devtmpfs /dev
 # Read the command line before /proc moves.
 bed_init=
 bed_role=
+bed_binds=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
+	bed_binds=*) bed_binds=${arg#bed_binds=} ;;
 	bed_init=*) bed_init=${arg#bed_init=} ;;
 	bed_role=*) bed_role=${arg#bed_role=} ;;
 	esac
@@ -78,7 +80,6 @@ mount -t tmpfs -o mode=0755 upper /upper
 mkdir -p /upper/data /upper/work
 mount -t overlay -o lowerdir=/lower,upperdir=/upper/data,workdir=/upper/work \
 	overlay /newroot || fatal "cannot mount the overlay root"
-[ -f "/newroot$bed_init" ] || fatal "guest init $bed_init not found in the machine's root"
 
 n=/newroot
 mount --move /proc $n/proc
@@ -96,6 +97,19 @@ mount -t tmpfs tmpfs $n/dev/shm
 # nothing here.  (So a scenario directory must not live under /tmp.)
 mount -t tmpfs -o mode=1777 tmpfs $n/tmp
 mount -t tmpfs -o mode=0755 tmpfs $n/run
+# A guest on another root than the machine's (bed.py's DISTRO_ROOT: a
+# Debian 13 userland for a 7.x kernel) still needs some of the machine's
+# directories (the checkout, the build, the kernel's modules): bed.py
+# names them in bed_binds=, and each is bound, read-only, at its own path.
+if [ -n "$bed_binds" ]; then
+	mkdir -p $n/run/bed-machine
+	mount_9p farswap_machine $n/run/bed-machine ro
+	for p in $(echo "$bed_binds" | tr , ' '); do
+		mkdir -p "$n$p" && mount -o bind "$n/run/bed-machine$p" "$n$p" ||
+			fatal "cannot bind the machine's $p"
+	done
+fi
+[ -f "/newroot$bed_init" ] || fatal "guest init $bed_init not found in the guest's root"
 mount -t debugfs debugfs $n/sys/kernel/debug 2>/dev/null
 mount -t configfs configfs $n/sys/kernel/config 2>/dev/null
 # cgroup v2 with the memory controller available to children, so role
