@@ -54,10 +54,10 @@ bool fsd_session_authenticated(const struct fsd_session *s)
 	return s->auth == FSD_AUTH_NONE || s->auth == FSD_AUTH_OK;
 }
 
-/* Slabs a host may get right now: none while short of memory. */
+/* Slabs a host may get right now: none while short of memory or draining. */
 uint32_t fsd_slabs_offered(const struct fsd_donor *d)
 {
-	if (d->under_pressure || d->shutting_down)
+	if (d->under_pressure || d->shutting_down || d->drain.on)
 		return 0;
 	return d->pool.nr_free;
 }
@@ -86,11 +86,11 @@ static bool at_slab_cap(const struct fsd_donor *d,
 	       host_slabs(d, s) >= d->lim.max_slabs_per_host;
 }
 
-/* What to tell @s is free: nothing once it holds its share. */
+/* What to tell @s is free: nothing once it holds its share, or must go. */
 static uint32_t slabs_offered_to(const struct fsd_donor *d,
 				 const struct fsd_session *s)
 {
-	return at_slab_cap(d, s) ? 0 : fsd_slabs_offered(d);
+	return at_slab_cap(d, s) || s->disallowed ? 0 : fsd_slabs_offered(d);
 }
 
 struct fsd_session *fsd_session_find(struct fsd_donor *d, uint64_t token)
@@ -459,7 +459,13 @@ void fsd_session_detach_io(struct fsd_session *s, unsigned int qid)
 	}
 }
 
-/* After a reload: sessions allowed-hosts no longer names are closed. */
+/*
+ * After a reload: sessions allowed-hosts no longer names are closed, but
+ * not those holding slabs, whose pages may have no other copy (a typo in
+ * allowed-hosts must lose nothing): those are drained first (drain.c),
+ * refused new slabs, and closed once they hold none.  A session named
+ * again by a later reload keeps what it holds and may ask for more.
+ */
 void fsd_donor_recheck_access(struct fsd_donor *d)
 {
 	struct fsd_session *s;
@@ -470,12 +476,25 @@ void fsd_donor_recheck_access(struct fsd_donor *d)
 		if (s->closing)
 			continue;
 		v = fsd_access_check(&d->lim.acl, &s->addr, s->host_id);
-		if (v == FSD_ACCESS_OK)
+		if (v == FSD_ACCESS_OK) {
+			if (s->disallowed)
+				pr_notice("host %u (%s, %s): allowed again after the reload; keeps its %u slabs",
+					  s->nr, s->name, s->peer, s->nr_slabs);
+			s->disallowed = false;
 			continue;
-		d->cnt.closed_not_allowed++;
-		fsd_session_close(d, s, FSD_LOG_WARN,
-				  "%s after the reload; freeing its %u slabs",
-				  fsd_access_verdict_str(v), s->nr_slabs);
+		}
+		if (!s->nr_slabs) {
+			d->cnt.closed_not_allowed++;
+			fsd_session_close(d, s, FSD_LOG_WARN,
+					  "%s after the reload; it holds no slab",
+					  fsd_access_verdict_str(v));
+			continue;
+		}
+		if (!s->disallowed)
+			pr_warn("host %u (%s, %s): %s after the reload, but it holds %u slabs: asking for them back (never revoked), granting it no more, closing it once it holds none",
+				s->nr, s->name, s->peer,
+				fsd_access_verdict_str(v), s->nr_slabs);
+		s->disallowed = true;
 	}
 }
 
@@ -643,6 +662,12 @@ static unsigned int alloc_refusal(struct fsd_donor *d, struct fsd_session *s,
 		return FARSWAP_ST_BUSY;
 	if (le64_to_cpu(req->slab_size) != d->pool.slab_size)
 		return FARSWAP_ST_SLAB_SIZE;
+	/*
+	 * Draining, or no longer allowed: NO_SPACE (and 0 free), which a
+	 * host takes as "this donor is full" and goes elsewhere.
+	 */
+	if (fsd_session_draining(d, s))
+		return FARSWAP_ST_NO_SPACE;
 	if (d->under_pressure)
 		return FARSWAP_ST_BUSY;
 	if (!d->pool.nr_free)
@@ -783,6 +808,8 @@ int fsd_handle_free(struct fsd_donor *d, struct fsd_session *s,
 		if (fsd_unregister_slab(d, slab))
 			fsd_pool_put(&d->pool, slab);
 		d->cnt.frees++;
+		if (fsd_session_draining(d, s))
+			d->drain.slabs_returned++;
 		pr_info("host %u (%s): slab %u freed, %u free", s->nr, s->name,
 			id, d->pool.nr_free);
 	}

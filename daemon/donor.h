@@ -44,6 +44,11 @@
  * gives slabs back when asked, so a donor short of memory can get some.
  */
 #define FSD_FEATURES_REQUIRED (FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH)
+/*
+ * A drain asks for at most this many slabs per pressure check, over all
+ * hosts (and each host has at most FSD_RECLAIMS_MAX requests in flight).
+ */
+#define FSD_DRAIN_BATCH 32
 /* Refused connections and allocations: this many log lines per interval. */
 #define FSD_REFUSE_LOG_BURST 20
 #define FSD_REFUSE_LOG_MS 10000
@@ -107,6 +112,11 @@ struct fsd_session {
 	bool refused;
 	int refusal_level;
 	char refusal[96];
+	/*
+	 * A reload's allowed-hosts no longer names it: it gets no slab, its
+	 * slabs are asked back (never revoked), and it closes at zero.
+	 */
+	bool disallowed;
 	uint32_t nr_slabs;		/* held, grants in flight included */
 	uint32_t nr_reclaiming;
 	uint32_t unsolicited;		/* reclaims + notices in flight */
@@ -195,6 +205,29 @@ struct fsd_counters {
 	uint64_t auth_timeouts;		/* not authenticated in time */
 };
 
+/*
+ * The operator's drain (farswapd --drain, drain.c): no slab is granted,
+ * every held one is asked back, a round at a time (each slab asked once
+ * per round, a refused one again after a reclaim deadline), and none is
+ * ever revoked.  Drained, the state shown, is draining with no slab held:
+ * safe to stop.
+ */
+enum fsd_drain_state {
+	FSD_DRAIN_OFF,
+	FSD_DRAIN_DRAINING,
+	FSD_DRAIN_DRAINED,		/* derived: draining, nothing held */
+};
+
+struct fsd_drain {
+	bool on;			/* --drain until --undrain */
+	bool drained_logged;
+	uint64_t since;			/* ms: drain asked */
+	uint32_t round;			/* slabs asked in it carry its number */
+	uint64_t slabs_returned;	/* given back since the drain began */
+	uint64_t refusals;		/* RECLAIM_REP refusals since */
+	uint64_t reclaim_sent;		/* RECLAIM_REQ sent by the drain */
+};
+
 /* Who may connect and how much they may take: the limit keys. */
 struct fsd_limits_live {
 	struct fsd_access acl;
@@ -228,6 +261,7 @@ struct fsd_donor {
 	struct fsd_meminfo mem;		/* last reading */
 	struct fsd_counters cnt;
 	struct fsd_limits_live lim;
+	struct fsd_drain drain;
 	struct fsd_ratelimit refuse_log;
 	struct fsd_ratelimit alloc_log;
 	struct fsd_ratelimit auth_log;
@@ -307,5 +341,23 @@ uint32_t fsd_slabs_offered(const struct fsd_donor *d);
 
 void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 		    uint64_t now_ms);
+
+/* Is @s's host to give its slabs back: a drain, or a reload's access. */
+static inline bool fsd_session_draining(const struct fsd_donor *d,
+					const struct fsd_session *s)
+{
+	return d->drain.on || s->disallowed;
+}
+
+/* The drain (drain.c). */
+int fsd_donor_drain(struct fsd_donor *d, uint64_t now_ms);
+int fsd_donor_undrain(struct fsd_donor *d, uint64_t now_ms);
+void fsd_drain_tick(struct fsd_donor *d, uint64_t now_ms);
+enum fsd_drain_state fsd_drain_state(const struct fsd_donor *d);
+const char *fsd_drain_state_str(enum fsd_drain_state st);
+uint32_t fsd_session_refused_slabs(const struct fsd_donor *d,
+				   const struct fsd_session *s,
+				   unsigned int *status);
+int fsd_drain_report(const struct fsd_donor *d, char *buf, size_t len);
 
 #endif /* FSD_DONOR_H */

@@ -20,6 +20,10 @@ uint32_t fsd_live_sessions(const struct fsd_donor *d, bool authenticated);
 bool fsd_unregister_slab(struct fsd_donor *d, struct fsd_slab *slab);
 void fsd_slab_leaves(struct fsd_session *s, struct fsd_slab *slab);
 void fsd_send_notices(struct fsd_donor *d, uint64_t now);
+/* reclaim.c's, for drain.c: may @slab be asked back; ask for it. */
+bool fsd_can_reclaim(const struct fsd_slab *slab, uint64_t now);
+int fsd_reclaim_slab(struct fsd_donor *d, struct fsd_session *s,
+		     struct fsd_slab *slab, uint64_t now);
 /* The requests donor.c answers, for dispatch.c. */
 int fsd_handle_alloc(struct fsd_donor *d, struct fsd_session *s,
 		     const union farswap_msg *m, uint64_t now);

@@ -87,6 +87,8 @@ int fsd_pool_put(struct fsd_pool *p, struct fsd_slab *slab)
 	slab->clean_upto = 0;
 	slab->reclaim_retry_after = 0;
 	slab->reclaim_first = 0;
+	slab->drain_round = 0;
+	slab->refused_st = 0;
 	p->nr_held--;
 	p->nr_free++;
 	return 0;
@@ -130,6 +132,8 @@ int fsd_pool_released(struct fsd_pool *p, struct fsd_slab *slab)
 	slab->dirty = false;
 	slab->reclaim_retry_after = 0;
 	slab->reclaim_first = 0;
+	slab->drain_round = 0;
+	slab->refused_st = 0;
 	p->nr_released++;
 	return 0;
 }

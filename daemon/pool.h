@@ -46,6 +46,9 @@ struct fsd_slab {
 	uint64_t reclaim_first;		/* ms: first asked this pressure spell */
 	/* Revoked, its host told (SLAB_REVOKE): deregistered at this ms. */
 	uint64_t revoke_at;
+	/* Drain (drain.c): the round it was last asked in, and why it stayed. */
+	uint32_t drain_round;
+	uint16_t refused_st;	/* the host's last refusal; 0: none */
 };
 
 struct fsd_pool {

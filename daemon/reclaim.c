@@ -46,13 +46,27 @@ int fsd_handle_reclaim_rep(struct fsd_donor *d, struct fsd_session *s,
 	if (st != FARSWAP_ST_OK) {
 		fsd_pool_reclaim_end(&d->pool, slab);
 		slab->reclaim_retry_after = now + d->reclaim_deadline_ms;
+		slab->refused_st = (uint16_t)(st ?: FARSWAP_ST_INTERNAL);
 		d->cnt.reclaim_refused++;
-		pr_notice("host %u (%s, %s): keeps slab %u: %s", s->nr, s->name,
-			  s->peer, id, farswap_status_str(st));
+		if (fsd_session_draining(d, s)) {
+			d->drain.refusals++;
+			pr_notice("host %u (%s, %s): keeps slab %u: %s; draining, so asked again in %u ms, never revoked",
+				  s->nr, s->name, s->peer, id,
+				  st == FARSWAP_ST_NO_SPACE ?
+					  "no room elsewhere" :
+					  farswap_status_str(st),
+				  d->reclaim_deadline_ms);
+		} else {
+			pr_notice("host %u (%s, %s): keeps slab %u: %s",
+				  s->nr, s->name, s->peer, id,
+				  farswap_status_str(st));
+		}
 		return 0;
 	}
 	s->nr_slabs--;
 	d->cnt.reclaim_ok++;
+	if (fsd_session_draining(d, s))
+		d->drain.slabs_returned++;
 	if (!fsd_unregister_slab(d, slab))
 		return 0;
 	if (d->under_pressure) {
@@ -67,7 +81,7 @@ int fsd_handle_reclaim_rep(struct fsd_donor *d, struct fsd_session *s,
 	return 0;
 }
 
-static bool can_reclaim(const struct fsd_slab *slab, uint64_t now)
+bool fsd_can_reclaim(const struct fsd_slab *slab, uint64_t now)
 {
 	const struct fsd_session *s = slab->owner;
 
@@ -75,6 +89,37 @@ static bool can_reclaim(const struct fsd_slab *slab, uint64_t now)
 	       !slab->granting && !slab->revoke_at &&
 	       now >= slab->reclaim_retry_after && s && !s->closing &&
 	       s->established && (s->features & FARSWAP_FEAT_RECLAIM);
+}
+
+/*
+ * Ask @s for @slab back (RECLAIM_REQ with a reclaim deadline).  0, or
+ * -errno when it could not be sent (the session is closing then).
+ */
+int fsd_reclaim_slab(struct fsd_donor *d, struct fsd_session *s,
+		     struct fsd_slab *slab, uint64_t now)
+{
+	union farswap_msg m;
+	uint64_t cookie;
+	int ret;
+
+	cookie = ++s->next_cookie;
+	farswap_msg_init(&m, FARSWAP_MSG_RECLAIM_REQ, s->version, cookie);
+	m.reclaim_req.slab_id = cpu_to_le32(slab->id);
+	m.reclaim_req.deadline_ms = cpu_to_le32(d->reclaim_deadline_ms);
+	ret = fsd_send_msg(d, s, &m, 0);
+	if (ret)
+		return ret;
+	fsd_pool_reclaim_start(&d->pool, slab, cookie,
+			       now + d->reclaim_deadline_ms);
+	if (!slab->reclaim_first)
+		slab->reclaim_first = now;
+	s->nr_reclaiming++;
+	s->unsolicited++;
+	s->last_active = now;
+	d->cnt.reclaim_sent++;
+	pr_info("host %u (%s, %s): RECLAIM_REQ slab %u, deadline %u ms",
+		s->nr, s->name, s->peer, slab->id, d->reclaim_deadline_ms);
+	return 0;
 }
 
 static void send_reclaims(struct fsd_donor *d, struct fsd_session *s,
@@ -85,30 +130,12 @@ static void send_reclaims(struct fsd_donor *d, struct fsd_session *s,
 	/* Highest slab ids first: the pool hands out low ids first. */
 	for (i = d->pool.nr_slabs; i-- > 0 && n && !s->closing;) {
 		struct fsd_slab *slab = &d->pool.slabs[i];
-		union farswap_msg m;
-		uint64_t cookie;
 
-		if (slab->owner != s || !can_reclaim(slab, now))
+		if (slab->owner != s || !fsd_can_reclaim(slab, now))
 			continue;
-		cookie = ++s->next_cookie;
-		farswap_msg_init(&m, FARSWAP_MSG_RECLAIM_REQ, s->version,
-				 cookie);
-		m.reclaim_req.slab_id = cpu_to_le32(slab->id);
-		m.reclaim_req.deadline_ms = cpu_to_le32(d->reclaim_deadline_ms);
-		if (fsd_send_msg(d, s, &m, 0))
+		if (fsd_reclaim_slab(d, s, slab, now))
 			return;
-		fsd_pool_reclaim_start(&d->pool, slab, cookie,
-				       now + d->reclaim_deadline_ms);
-		if (!slab->reclaim_first)
-			slab->reclaim_first = now;
-		s->nr_reclaiming++;
-		s->unsolicited++;
-		s->last_active = now;
-		d->cnt.reclaim_sent++;
 		n--;
-		pr_info("host %u (%s, %s): RECLAIM_REQ slab %u, deadline %u ms",
-			s->nr, s->name, s->peer, slab->id,
-			d->reclaim_deadline_ms);
 	}
 }
 
@@ -134,7 +161,7 @@ static void reclaim_from_hosts(struct fsd_donor *d, uint32_t want,
 	for (j = 0; j < d->pool.nr_slabs; j++) {
 		struct fsd_slab *slab = &d->pool.slabs[j];
 
-		if (!can_reclaim(slab, now))
+		if (!fsd_can_reclaim(slab, now))
 			continue;
 		for (i = 0; i < n; i++)
 			if (ss[i] == slab->owner)
@@ -241,12 +268,16 @@ static void revoke_slab(struct fsd_donor *d, struct fsd_slab *slab,
 		revoke_finish(d, slab);
 }
 
-/* Under pressure, has @slab had revoke-after deadlines to come back? */
+/*
+ * Under pressure, has @slab had revoke-after deadlines to come back?  A
+ * draining host's never has: a drain waits, it never loses a page.
+ */
 static bool revoke_due(const struct fsd_donor *d, const struct fsd_slab *slab,
 		       uint64_t now)
 {
 	return d->under_pressure && d->lim.revoke_after &&
 	       slab->state == FSD_SLAB_HELD && !slab->granting &&
+	       slab->owner && !fsd_session_draining(d, slab->owner) &&
 	       !slab->revoke_at && slab->reclaim_first &&
 	       ms_since(now, slab->reclaim_first) >=
 		       (uint64_t)d->lim.revoke_after * d->reclaim_deadline_ms;
@@ -358,7 +389,7 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 	for (i = 0; i < d->pool.nr_slabs; i++) {
 		const struct fsd_slab *slab = &d->pool.slabs[i];
 
-		if (can_reclaim(slab, now))
+		if (fsd_can_reclaim(slab, now))
 			in.nr_reclaimable++;
 		if (slab->state == FSD_SLAB_HELD && slab->revoke_at)
 			in.nr_revoking++;
@@ -422,5 +453,6 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 	if ((n || (was && !out.under)) && fsd_slabs_offered(d))
 		fsd_send_notices(d, now);
 	check_deadlines(d, now);
+	fsd_drain_tick(d, now);
 	zero_some(d);
 }

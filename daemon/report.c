@@ -118,6 +118,19 @@ static void json_host(struct fsj *j, const struct fsd_donor *d,
 	fsj_u64(j, "io_queues", s->nr_io_queues);
 	fsj_string(j, "state", session_state(s));
 	fsj_u64(j, "granting", s->grants_in_flight);
+	fsj_bool(j, "draining", fsd_session_draining(d, s));
+	fsj_u64(j, "refused", fsd_session_refused_slabs(d, s, NULL));
+	fsj_object_end(j);
+}
+
+static void json_drain(struct fsj *j, const struct fsd_donor *d)
+{
+	fsj_object_begin(j, "drain");
+	fsj_string(j, "state", fsd_drain_state_str(fsd_drain_state(d)));
+	fsj_u64(j, "slabs_left", d->pool.nr_held);
+	fsj_u64(j, "slabs_returned", d->drain.slabs_returned);
+	fsj_u64(j, "bytes_moved", d->drain.slabs_returned * d->pool.slab_size);
+	fsj_u64(j, "refusals", d->drain.refusals);
 	fsj_object_end(j);
 }
 
@@ -145,6 +158,7 @@ void fsd_donor_json(const struct fsd_donor *d, struct fsj *j)
 	fsj_double(j, "psi_some_avg10", d->mem.psi_some_avg10 / 100.0);
 	fsj_u64(j, "slabs_quarantined", p->nr_quarantined);
 	fsj_string(j, "auth", d->key.len ? "hmac-sha256" : "none");
+	json_drain(j, d);
 	fsj_object_begin(j, "counters");
 	for (i = 0; i < ARRAY_SIZE(counters); i++)
 		fsj_u64(j, counters[i].key, counter(d, i));
@@ -265,6 +279,12 @@ void fsd_donor_metrics(const struct fsd_donor *d, struct fsm *m)
 
 		fsm_u64(m, &l, 1, refused(d, r));
 	}
+	gauge(m, "farswapd_draining",
+	      "1 while the donor drains (farswapd --drain), drained or not.",
+	      d->drain.on);
+	gauge(m, "farswapd_drain_slabs_returned",
+	      "Slabs hosts gave back since the drain began.",
+	      d->drain.slabs_returned);
 	gauge(m, "farswapd_hosts", "Host sessions.", d->nr_sessions);
 	host_family(m, d, "farswapd_host_slabs", "Slabs the host holds.",
 		    host_slabs);
@@ -381,13 +401,21 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     d->cnt.depth_clamped, d->cnt.closed_not_allowed,
 	     d->cnt.auth_ok, d->cnt.auth_failed, d->cnt.auth_denied_msgs,
 	     d->cnt.auth_timeouts, d->cnt.revoke_notices);
+	emit(&o, "drain %s\ndrain_slabs_left %u\ndrain_slabs_returned %" PRIu64
+	     "\ndrain_bytes_moved %" PRIu64 "\ndrain_refusals %" PRIu64 "\n",
+	     fsd_drain_state_str(fsd_drain_state(d)), p->nr_held,
+	     d->drain.slabs_returned, d->drain.slabs_returned * p->slab_size,
+	     d->drain.refusals);
 	emit(&o, "hosts %u\n", d->nr_sessions);
 	for (s = d->sessions; s; s = s->next)
 		emit(&o, "host %u id %s peer %s slabs %u bytes %" PRIu64
-		     " reclaiming %u io_queues %u/%u state %s granting %u\n",
+		     " reclaiming %u io_queues %u/%u state %s granting %u"
+		     " draining %s refused %u\n",
 		     s->nr, s->name, s->peer, s->nr_slabs,
 		     (uint64_t)s->nr_slabs * p->slab_size, s->nr_reclaiming,
 		     io_attached(s), s->nr_io_queues, session_state(s),
-		     s->grants_in_flight);
+		     s->grants_in_flight,
+		     fsd_session_draining(d, s) ? "yes" : "no",
+		     fsd_session_refused_slabs(d, s, NULL));
 	return o.full ? -ENOSPC : (int)o.off;
 }

@@ -22,7 +22,7 @@ U=$top/tests/unit
 CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top/include -I$D -I$U"
 
 declare -A srcs=(
-	[donor]="$here/fuzz_donor.c $U/fake_ops.c $D/log.c $D/access.c $D/config.c $D/parse.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c -lcrypto"
+	[donor]="$here/fuzz_donor.c $U/fake_ops.c $D/log.c $D/access.c $D/config.c $D/parse.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c $D/drain.c -lcrypto"
 	[access]="$here/fuzz_access.c $D/access.c"
 )
 # Committed inputs of each target (replayed), and its share of the time.

@@ -17,7 +17,7 @@ CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$top/include -I$
 D=$top/daemon
 T=$top/tools
 C=$top/common
-core="$D/log.c $D/access.c $D/config.c $D/parse.c $D/cmdline.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c $D/report.c $C/json.c $C/metrics.c"
+core="$D/log.c $D/access.c $D/config.c $D/parse.c $D/cmdline.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c $D/drain.c $D/report.c $C/json.c $C/metrics.c"
 
 declare -A srcs=(
 	[proto]="test_proto.c"

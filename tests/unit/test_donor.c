@@ -1876,7 +1876,7 @@ static void test_stats_text_new_fields(void **state)
 	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 refused_max_unauthenticated=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0 revoke_notices=0\n"));
 	assert_non_null(strstr(buf, "\nslabs_quarantined 0\n"));
 	assert_non_null(strstr(buf, "\nauth none\n"));
-	assert_non_null(strstr(buf, "io_queues 0/2 state up granting 0\n"));
+	assert_non_null(strstr(buf, "io_queues 0/2 state up granting 0 draining no refused 0\n"));
 }
 
 /* max-hosts and max-unauthenticated, on a donor that requires the key. */
@@ -2056,6 +2056,365 @@ static void test_max_hosts_at_proof(void **state)
 	assert_int_equal(auth_rep_status(c), FARSWAP_ST_OK);
 }
 
+/* The drain (drain.c): farswapd --drain, and a reload's narrowed access. */
+
+static struct fsd_meminfo calm(struct ctx *c)
+{
+	return mem(c->d.headroom + c->d.hysteresis + 64 * MiB);
+}
+
+/* Answer every RECLAIM_REQ sent since @from with @st, at @now. */
+static unsigned int answer_reclaims(struct ctx *c, unsigned int from,
+				    unsigned int st, uint64_t now)
+{
+	unsigned int i, end = c->f.nr_sent, n = 0;
+
+	assert_true(end - from <= FAKE_SENT_MAX);
+	for (i = from; i < end; i++) {
+		const union farswap_msg *req = &c->f.sent[i % FAKE_SENT_MAX];
+		union farswap_msg rep;
+
+		if (req->hdr.type != FARSWAP_MSG_RECLAIM_REQ)
+			continue;
+		farswap_msg_init(&rep, FARSWAP_MSG_RECLAIM_REP, V,
+				 le64_to_cpu(req->hdr.cookie));
+		rep.reclaim_rep.slab_id = req->reclaim_req.slab_id;
+		rep.reclaim_rep.status = cpu_to_le16((uint16_t)st);
+		assert_int_equal(fsd_handle_msg(&c->d,
+						c->f.sent_to[i % FAKE_SENT_MAX],
+						&rep,
+						sizeof(rep.reclaim_rep), now),
+				 0);
+		n++;
+	}
+	return n;
+}
+
+/* RECLAIM_REQs for slab @id sent since @from. */
+static unsigned int asked_for(struct ctx *c, unsigned int from, uint32_t id)
+{
+	unsigned int i, n = 0;
+
+	assert_true(c->f.nr_sent - from <= FAKE_SENT_MAX);
+	for (i = from; i < c->f.nr_sent; i++) {
+		const union farswap_msg *m = &c->f.sent[i % FAKE_SENT_MAX];
+
+		if (m->hdr.type == FARSWAP_MSG_RECLAIM_REQ &&
+		    le32_to_cpu(m->reclaim_req.slab_id) == id)
+			n++;
+	}
+	return n;
+}
+
+static void test_drain_grants_nothing(void **state)
+{
+	struct ctx *c = *state;
+	const struct farswap_slab_alloc_rep *r;
+	union farswap_msg m;
+
+	alloc(c, c->a, SLAB);
+	assert_int_equal(fsd_donor_drain(&c->d, 1000), 0);
+	assert_int_equal(fsd_donor_drain(&c->d, 1000), -EALREADY);
+	assert_int_equal(fsd_drain_state(&c->d), FSD_DRAIN_DRAINING);
+	/* NO_SPACE, 0 free: the host goes elsewhere. */
+	r = alloc(c, c->b, SLAB);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_NO_SPACE);
+	assert_int_equal(le32_to_cpu(r->slabs_free), 0);
+	assert_int_equal(c->f.grants, 1);
+	assert_int_equal(fsd_slabs_offered(&c->d), 0);
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, V, 7);
+	assert_int_equal(send_msg(c, c->a, &m), 0);
+	assert_int_equal(le32_to_cpu(fake_last(&c->f)->stats_rep.slabs_free), 0);
+}
+
+/*
+ * Every held slab is asked for once in a round; nothing again while
+ * requests are in flight; a refused one again a deadline later, once.
+ */
+static void test_drain_asks_each_slab_once_per_round(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = calm(c);
+	unsigned int before, i;
+	struct fsd_slab *kept;
+
+	hold_everything(c);	/* A 5, B 3 */
+	c->d.reclaim_deadline_ms = 10000;
+	before = c->f.nr_sent;
+	assert_int_equal(fsd_donor_drain(&c->d, 1000), 0);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, c->a), 5);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, c->b), 3);
+	for (i = 0; i < NR; i++)
+		assert_int_equal(asked_for(c, before, i), 1);
+	assert_int_equal(c->d.drain.reclaim_sent, 8);
+	/* In flight: not asked twice. */
+	fsd_donor_tick(&c->d, &mi, 2000);
+	fsd_donor_tick(&c->d, &mi, 3000);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, NULL), 8);
+	/* B gives its 3 back; A keeps one, gives 4. */
+	kept = fsd_pool_get(&c->d.pool, 0);
+	assert_ptr_equal(kept->owner, c->a);
+	for (i = before; i < c->f.nr_sent; i++) {
+		const union farswap_msg *req = &c->f.sent[i];
+		union farswap_msg rep;
+		bool refuse = le32_to_cpu(req->reclaim_req.slab_id) == kept->id;
+
+		farswap_msg_init(&rep, FARSWAP_MSG_RECLAIM_REP, V,
+				 le64_to_cpu(req->hdr.cookie));
+		rep.reclaim_rep.slab_id = req->reclaim_req.slab_id;
+		rep.reclaim_rep.status = cpu_to_le16(refuse ? FARSWAP_ST_NO_SPACE :
+							      FARSWAP_ST_OK);
+		assert_int_equal(fsd_handle_msg(&c->d, c->f.sent_to[i], &rep,
+						sizeof(rep.reclaim_rep), 3000),
+				 0);
+	}
+	assert_int_equal(c->d.pool.nr_held, 1);
+	assert_int_equal(c->d.drain.slabs_returned, 7);
+	assert_int_equal(c->d.drain.refusals, 1);
+	assert_int_equal(kept->refused_st, FARSWAP_ST_NO_SPACE);
+	/* Refused: not again before a deadline... */
+	before = c->f.nr_sent;
+	fsd_donor_tick(&c->d, &mi, 4000);
+	fsd_donor_tick(&c->d, &mi, 12999);
+	assert_int_equal(asked_for(c, before, kept->id), 0);
+	/* ...then once, however many checks pass. */
+	fsd_donor_tick(&c->d, &mi, 13000);
+	fsd_donor_tick(&c->d, &mi, 14000);
+	fsd_donor_tick(&c->d, &mi, 15000);
+	assert_int_equal(asked_for(c, before, kept->id), 1);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, NULL), 1);
+}
+
+/* Not thousands at once: a batch per check, 15 in flight per host. */
+static void test_drain_paced(void **state)
+{
+	struct fsd_meminfo mi;
+	struct fsd_session *h[3];
+	struct fsd_donor d;
+	struct fake f;
+	unsigned int i, j, before;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(fake_donor_init(&d, &f, 90, SLAB), 0);
+	mi = mem(d.headroom + d.hysteresis + 64 * MiB);
+	for (j = 0; j < 3; j++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "host-%u", j);
+		h[j] = fake_session(&d, name, 1);
+		assert_non_null(h[j]);
+		for (i = 0; i < 30; i++) {
+			union farswap_msg m;
+
+			farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, V, i);
+			m.alloc_req.slab_size = cpu_to_le64(SLAB);
+			assert_int_equal(fsd_handle_msg(&d, h[j], &m,
+							sizeof(m.alloc_req), 0),
+					 0);
+		}
+	}
+	assert_int_equal(d.pool.nr_held, 90);
+	before = f.nr_sent;
+	assert_int_equal(fsd_donor_drain(&d, 1000), 0);
+	assert_true(f.nr_sent - before <= FSD_DRAIN_BATCH);
+	for (j = 0; j < 3; j++)
+		assert_true(h[j]->nr_reclaiming <= FSD_RECLAIMS_MAX);
+	fsd_donor_tick(&d, &mi, 2000);
+	assert_int_equal(f.nr_sent - before, 3 * FSD_RECLAIMS_MAX);
+	for (j = 0; j < 3; j++) {
+		assert_int_equal(h[j]->nr_reclaiming, FSD_RECLAIMS_MAX);
+		assert_false(h[j]->closing);
+	}
+	fake_donor_exit(&d);
+}
+
+/*
+ * Short of memory with revoke-after 1, a host that refuses for ever keeps
+ * its slabs while the donor drains: asked again, never revoked.
+ */
+static void test_drain_refusal_never_revokes(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo low = mem(c->d.headroom - 4 * SLAB);
+	unsigned int from;
+	uint64_t t;
+	char buf[1024];
+
+	hold_everything(c);
+	from = c->f.nr_sent;
+	c->d.reclaim_deadline_ms = 1000;
+	c->d.lim.revoke_after = 1;
+	assert_int_equal(fsd_donor_drain(&c->d, 1000), 0);
+	for (t = 1000; t < 60000; t += 500) {
+		fsd_donor_tick(&c->d, &low, t);
+		answer_reclaims(c, from, FARSWAP_ST_NO_SPACE, t);
+		from = c->f.nr_sent;
+	}
+	assert_int_equal(c->d.cnt.revoke_notices, 0);
+	assert_int_equal(c->d.cnt.revoked, 0);
+	assert_int_equal(c->f.revokes, 0);
+	assert_int_equal(c->d.pool.nr_held, NR);
+	assert_int_equal(c->a->nr_slabs, 5);
+	/*
+	 * Each asked again after each deadline, no oftener (by the drain
+	 * and the pressure response together).
+	 */
+	assert_true(c->d.cnt.reclaim_sent <= NR * 60);
+	assert_true(c->d.drain.refusals >= NR * 10);
+	assert_int_equal(fsd_drain_state(&c->d), FSD_DRAIN_DRAINING);
+	assert_true(fsd_drain_report(&c->d, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "state draining\n"));
+	assert_non_null(strstr(buf, "slabs_left 8\n"));
+	assert_non_null(strstr(buf, "host-a: 5 slabs, no room elsewhere (5 refused"));
+	assert_non_null(strstr(buf, "host-b: 3 slabs, no room elsewhere (3 refused"));
+	/* Undrained, the same host's refusals count against it again. */
+	assert_int_equal(fsd_donor_undrain(&c->d, 60000), 0);
+	for (t = 60000; t < 90000; t += 500) {
+		fsd_donor_tick(&c->d, &low, t);
+		answer_reclaims(c, from, FARSWAP_ST_NO_SPACE, t);
+		from = c->f.nr_sent;
+	}
+	assert_true(c->d.cnt.revoked > 0);
+}
+
+/* Drained only once no slab is held, grants in flight included. */
+static void test_drained_only_at_zero(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = calm(c);
+	union farswap_msg m;
+	unsigned int before;
+	char buf[1024], text[4096];
+
+	alloc(c, c->a, SLAB);
+	alloc(c, c->b, SLAB);
+	c->f.async_grant = 1;
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, V, 11);
+	m.alloc_req.slab_size = cpu_to_le64(SLAB);
+	assert_int_equal(send_msg(c, c->a, &m), 0);	/* on the worker */
+	before = c->f.nr_sent;
+	assert_int_equal(fsd_donor_drain(&c->d, 1000), 0);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, NULL), 2);
+	answer_reclaims(c, before, FARSWAP_ST_OK, 1500);
+	assert_int_equal(c->d.pool.nr_held, 1);
+	assert_int_equal(fsd_drain_state(&c->d), FSD_DRAIN_DRAINING);
+	/* The grant completes (granted: the host asked first), then goes. */
+	assert_int_equal(fake_grant_finish(&c->d, 0), 0);
+	assert_int_equal(fsd_drain_state(&c->d), FSD_DRAIN_DRAINING);
+	before = c->f.nr_sent;
+	fsd_donor_tick(&c->d, &mi, 2000);
+	fsd_donor_tick(&c->d, &mi, 3000);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, c->a), 1);
+	answer_reclaims(c, before, FARSWAP_ST_OK, 3500);
+	assert_int_equal(c->d.pool.nr_held, 0);
+	assert_int_equal(fsd_drain_state(&c->d), FSD_DRAIN_DRAINED);
+	fsd_donor_tick(&c->d, &mi, 4000);
+	assert_true(c->d.drain.drained_logged);
+	assert_true(fsd_drain_report(&c->d, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "state drained\nslabs_left 0\nhosts_holding 0\nslabs_returned 3\n"));
+	assert_null(strstr(buf, "waiting"));
+	assert_true(fsd_donor_stats(&c->d, text, sizeof(text)) > 0);
+	assert_non_null(strstr(text, "drain drained\ndrain_slabs_left 0\ndrain_slabs_returned 3\n"));
+	/* Sessions stay: the hosts simply hold nothing here. */
+	assert_false(c->a->closing);
+	assert_false(c->b->closing);
+}
+
+static void test_undrain_grants_again(void **state)
+{
+	struct ctx *c = *state;
+	unsigned int before;
+
+	assert_int_equal(fsd_donor_undrain(&c->d, 1000), -EALREADY);
+	assert_int_equal(fsd_donor_drain(&c->d, 1000), 0);
+	assert_int_equal(fsd_drain_state(&c->d), FSD_DRAIN_DRAINED);
+	assert_int_equal(le16_to_cpu(alloc(c, c->a, SLAB)->status),
+			 FARSWAP_ST_NO_SPACE);
+	before = c->f.nr_sent;
+	assert_int_equal(fsd_donor_undrain(&c->d, 2000), 0);
+	assert_int_equal(fsd_drain_state(&c->d), FSD_DRAIN_OFF);
+	/* Hosts are told there are slabs again. */
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->a), 1);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->b), 1);
+	assert_int_equal(le16_to_cpu(alloc(c, c->a, SLAB)->status),
+			 FARSWAP_ST_OK);
+	assert_int_equal(fsd_slabs_offered(&c->d), NR - 1);
+}
+
+/*
+ * A reload that no longer allows a host holding slabs drains it, never
+ * frees them: it is refused new ones and closed once it holds none.
+ */
+static void test_reload_narrowing_drains(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = calm(c);
+	struct fsd_session *s;
+	struct fsd_conn_decision dec;
+	unsigned int before, i;
+
+	assert_int_equal(decide_from(c, "10.0.9.9", FARSWAP_QT_CTRL, 0,
+				     "host-c", &dec), FARSWAP_ST_OK);
+	s = fsd_session_new(&c->d, &dec, "10.0.9.9:1", 0);
+	fsd_session_established(&c->d, s, 0);
+	for (i = 0; i < 2; i++)
+		alloc(c, s, SLAB);
+	alloc(c, c->a, SLAB);
+	assert_int_equal(s->nr_slabs, 2);
+	set_acl(c, "10.0.0.0/24");
+	before = c->f.nr_sent;
+	fsd_donor_recheck_access(&c->d);
+	/* Not closed, not freed: draining. */
+	assert_false(s->closing);
+	assert_true(s->disallowed);
+	assert_int_equal(s->nr_slabs, 2);
+	assert_int_equal(c->f.revokes, 0);
+	assert_int_equal(c->d.cnt.closed_not_allowed, 0);
+	/* The others are not. */
+	assert_false(c->a->disallowed);
+	assert_false(c->d.drain.on);
+	assert_int_equal(le16_to_cpu(alloc(c, s, SLAB)->status),
+			 FARSWAP_ST_NO_SPACE);
+	assert_int_equal(le16_to_cpu(alloc(c, c->a, SLAB)->status),
+			 FARSWAP_ST_OK);
+	/* Asked for its slabs at the next check, refusals kept. */
+	fsd_donor_tick(&c->d, &mi, 2000);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, s), 2);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, c->a), 0);
+	before = c->f.nr_sent;
+	answer_reclaims(c, before - 2, FARSWAP_ST_NO_SPACE, 2000);
+	fsd_donor_tick(&c->d, &mi, 100000);
+	assert_false(s->closing);
+	assert_int_equal(s->nr_slabs, 2);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_SLAB_REVOKE, NULL), 0);
+	/* Given back: closed. */
+	answer_reclaims(c, before, FARSWAP_ST_OK, 100000);
+	assert_int_equal(s->nr_slabs, 0);
+	fsd_donor_tick(&c->d, &mi, 101000);
+	assert_true(s->closing);
+	assert_int_equal(c->d.cnt.closed_not_allowed, 1);
+	assert_false(c->a->closing);
+}
+
+/* Allowed again by a later reload: it keeps its slabs and may ask. */
+static void test_reload_allows_again(void **state)
+{
+	struct ctx *c = *state;
+
+	alloc(c, c->a, SLAB);
+	set_acl(c, "10.9.0.0/24");
+	fsd_donor_recheck_access(&c->d);
+	assert_true(c->a->disallowed);
+	assert_true(c->b->closing);	/* nothing held: closed at once */
+	set_acl(c, "10.0.0.0/24");
+	fsd_donor_recheck_access(&c->d);
+	assert_false(c->a->disallowed);
+	assert_false(c->a->closing);
+	assert_int_equal(le16_to_cpu(alloc(c, c->a, SLAB)->status),
+			 FARSWAP_ST_OK);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 #define TK(f) cmocka_unit_test_setup_teardown(f, setup_key, teardown)
 
@@ -2119,6 +2478,14 @@ int main(void)
 		T(test_async_grant_pressure_skips_it),
 		T(test_teardown_with_grant_in_flight),
 		T(test_stats_text_new_fields),
+		T(test_drain_grants_nothing),
+		T(test_drain_asks_each_slab_once_per_round),
+		cmocka_unit_test(test_drain_paced),
+		T(test_drain_refusal_never_revokes),
+		T(test_drained_only_at_zero),
+		T(test_undrain_grants_again),
+		T(test_reload_narrowing_drains),
+		T(test_reload_allows_again),
 		TK(test_max_unauthenticated),
 		TK(test_unauthenticated_not_max_hosts),
 		TK(test_max_hosts_at_proof),
