@@ -23,6 +23,9 @@
  *   op 10: the grant worker finishes the oldest grant [bit 0: it failed]
  *   op 11: handshake check [dt], I/O queue up [sess] [qid]
  *   op 12: limits         [acl] [cap] [per address] [rate] [revoke-after]
+ *   op 13: drain          [bit 0: drain, else undrain] (farswapd --drain):
+ *          while it lasts no slab is ever revoked, and a draining host
+ *          is granted none
  *
  * Knobs (op 5) also make grants asynchronous (bit 5: answered by op 10)
  * and deregistration fail (bit 6: the slab is quarantined); bit 7 gives
@@ -219,6 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fake f;
 	uint64_t now = 1000;
 	unsigned int steps = 0;
+	uint64_t revoked = 0;
 
 	fsd_log_init(0, false);	/* silent */
 	if (fake_donor_init(&d, &f, NR_SLABS, SLAB))
@@ -229,7 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake_session(&d, "fuzz-b", 4);
 
 	while (c.n && steps++ < 256) {
-		uint8_t buf[160], op = next(&c) % 13;
+		uint8_t buf[160], op = next(&c) % 14;
 		struct fsd_addr addr;
 		struct fsd_conn_decision dec;
 		struct fsd_session *s;
@@ -336,7 +340,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			set_limits(&d, &c);
 			fsd_donor_recheck_access(&d);
 			break;
+		case 13:
+			if (next(&c) & 1)
+				fsd_donor_drain(&d, now);
+			else
+				fsd_donor_undrain(&d, now);
+			revoked = d.cnt.revoked;
+			break;
 		}
+		/* A drain never takes a slab by force. */
+		if (d.drain.on && d.cnt.revoked != revoked)
+			abort();
+		revoked = d.cnt.revoked;
 		check(&d);
 		reap(&d);
 		check(&d);

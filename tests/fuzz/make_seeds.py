@@ -121,6 +121,15 @@ seeds.update({
     'async_teardown': bytes([5, 32]) + raw(0, alloc_req()) * 3 +
                       bytes([10, 0]) + bytes([3, 0]) + bytes([10, 0]) +
                       bytes([10, 1]) + raw(1, alloc_req()),
+    # Drain while short of memory, a host that never answers: nothing
+    # revoked while it lasts; undrained, revoked after 2 deadlines.
+    'drain': limits(0, 0, 4, 0, 2) + raw(0, alloc_req()) * 12 +
+             bytes([13, 1]) + tick(100, 0, 10) + tick(100, 0, 110) +
+             tick(100, 0, 110) + raw(0, alloc_req()) + bytes([13, 0]) +
+             tick(100, 0, 110) + tick(100, 0, 110),
+    # A reload drops the host holding slabs: drained, then closed.
+    'reload_drain': raw(0, alloc_req()) * 3 + limits(2, 0, 4, 0, 3) +
+                    tick(200, 0, 10) + tick(200, 0, 110),
     # Pressure, a host that never answers: revoked after 2 deadlines.
     'revoke': limits(0, 0, 4, 0, 2) + raw(0, alloc_req()) * 12 +
               tick(100, 0, 10) + tick(100, 0, 110) + tick(100, 0, 110),
@@ -166,4 +175,20 @@ aout = os.path.join(os.path.dirname(os.path.abspath(out)), 'seeds-access')
 os.makedirs(aout, exist_ok=True)
 for name, data in ACCESS.items():
     with open(os.path.join(aout, name), 'wb') as f:
+        f.write(data)
+
+# fuzz_ctl: the stats socket's commands, and a drain reply.
+CTL = {
+    'drain': b'drain\n',
+    'undrain': b'undrain\n',
+    'status': b'drain-status\n',
+    'reply': b'ok draining\nstate draining\nslabs_left 3\nhosts_holding 1\n'
+             b'slabs_returned 5\nbytes_moved 20971520\nrefusals 2\n'
+             b'waiting host 1 host-a: 3 slabs, no room elsewhere '
+             b'(2 refused, asked again every 10000 ms)\n',
+}
+cout = os.path.join(os.path.dirname(os.path.abspath(out)), 'seeds-ctl')
+os.makedirs(cout, exist_ok=True)
+for name, data in CTL.items():
+    with open(os.path.join(cout, name), 'wb') as f:
         f.write(data)
