@@ -16,7 +16,8 @@
 
 /* Options that are not config keys; their values start after the keys'. */
 enum {
-	OPT_STATS = 256, OPT_CHECK, OPT_VERSION, OPT_JSON,
+	OPT_STATS = 256, OPT_CHECK, OPT_VERSION, OPT_JSON, OPT_DRAIN,
+	OPT_UNDRAIN, OPT_WAIT, OPT_TIMEOUT, OPT_CHECK_AS,
 	OPT_KEY,	/* OPT_KEY + i: fsd_keys[i] */
 };
 
@@ -28,6 +29,11 @@ static const struct option other_opts[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "drain", no_argument, NULL, OPT_DRAIN },
+	{ "undrain", no_argument, NULL, OPT_UNDRAIN },
+	{ "wait", no_argument, NULL, OPT_WAIT },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "check-as", required_argument, NULL, OPT_CHECK_AS },
 };
 
 #define NR_OTHER_OPTS (sizeof(other_opts) / sizeof(other_opts[0]))
@@ -36,6 +42,8 @@ static const struct option other_opts[] = {
 static const char usage_head[] =
 	"Usage: farswapd [OPTIONS]\n"
 	"       farswapd --stats [--json] [--stats-socket PATH]\n"
+	"       farswapd --drain [--wait [--timeout DUR]] | --undrain\n"
+	"       farswapd --check-config [--check-as USER] [OPTIONS]\n"
 	"\n"
 	"Donate this machine's idle DRAM to farswap hosts over RDMA.\n"
 	"\n";
@@ -45,7 +53,19 @@ static const char usage_tail[] =
 	"  -v, --verbose                more log output (repeatable)\n"
 	"      --stats                  print a running daemon's stats and exit\n"
 	"      --json                   with --stats: as JSON\n"
-	"      --check-config           print the effective configuration and exit\n"
+	"      --drain                  tell the running daemon to drain: grant no\n"
+	"                               slab, ask every host for its slabs back\n"
+	"                               (never revoked)\n"
+	"      --wait                   with --drain: until no host holds a slab\n"
+	"                               here (exit 0: safe to stop)\n"
+	"      --timeout DUR            with --wait: give up after DUR (exit 1)\n"
+	"      --undrain                tell the running daemon to grant again\n"
+	"      --check-config           print the effective configuration, run the\n"
+	"                               checks a start runs, and exit (1: it would\n"
+	"                               not start)\n"
+	"      --check-as USER          with --check-config: check the key files as\n"
+	"                               USER (the unit's User=; as root, farswap\n"
+	"                               when that user exists)\n"
 	"      --version                print the protocol versions and exit\n"
 	"  -h, --help                   this text\n"
 	"\n"
@@ -153,6 +173,26 @@ int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
 		case OPT_JSON:
 			a->json = true;
 			continue;
+		case OPT_DRAIN:
+			a->action = FSD_ACT_DRAIN;
+			continue;
+		case OPT_UNDRAIN:
+			a->action = FSD_ACT_UNDRAIN;
+			continue;
+		case OPT_WAIT:
+			a->wait = true;
+			continue;
+		case OPT_TIMEOUT:
+			if (fsd_parse_duration_ms(optarg, &a->timeout_ms)) {
+				snprintf(err, errlen,
+					 "--timeout: bad duration '%s' (ms, s, m)",
+					 optarg);
+				return -EINVAL;
+			}
+			continue;
+		case OPT_CHECK_AS:
+			a->check_as = optarg;
+			continue;
 		case ':':
 			snprintf(err, errlen, "option '%s' needs a value",
 				 argv[optind - 1]);
@@ -186,6 +226,18 @@ int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
 	if (optind < argc) {
 		snprintf(err, errlen, "unexpected argument '%s' (see --help)",
 			 argv[optind]);
+		return -EINVAL;
+	}
+	if ((a->wait || a->timeout_ms) && a->action != FSD_ACT_DRAIN) {
+		snprintf(err, errlen, "--wait and --timeout go with --drain");
+		return -EINVAL;
+	}
+	if (a->timeout_ms && !a->wait) {
+		snprintf(err, errlen, "--timeout needs --wait");
+		return -EINVAL;
+	}
+	if (a->check_as && a->action != FSD_ACT_CHECK) {
+		snprintf(err, errlen, "--check-as goes with --check-config");
 		return -EINVAL;
 	}
 	return 0;

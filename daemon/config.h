@@ -81,6 +81,8 @@ enum fsd_action {
 	FSD_ACT_VERSION,
 	FSD_ACT_STATS,		/* print a running daemon's stats */
 	FSD_ACT_CHECK,		/* print the effective configuration */
+	FSD_ACT_DRAIN,		/* tell a running daemon to drain */
+	FSD_ACT_UNDRAIN,	/* ... to return to service */
 };
 
 struct fsd_override {
@@ -93,6 +95,9 @@ struct fsd_args {
 	const char *config_path;	/* NULL: the default, may be absent */
 	int verbose;			/* -v count */
 	bool json;			/* --stats --json */
+	bool wait;			/* --drain --wait: until drained */
+	uint32_t timeout_ms;		/* --drain --wait --timeout; 0: none */
+	const char *check_as;		/* --check-config --check-as USER */
 	unsigned int nr;
 	struct fsd_override kv[FSD_MAX_OVERRIDES];
 };

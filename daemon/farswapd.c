@@ -28,6 +28,7 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "client.h"
 #include "log.h"
 #include "report.h"
 #include "server.h"
@@ -200,10 +201,17 @@ static void notify_status(struct fsd_server *srv)
 	char status[sizeof(srv->notify_status)];
 	char msg[sizeof(status) + 16];
 
+	static const char *const drain[] = {
+		[FSD_DRAIN_OFF] = "",
+		[FSD_DRAIN_DRAINING] = ", draining",
+		[FSD_DRAIN_DRAINED] = ", drained: safe to stop",
+	};
+
 	snprintf(status, sizeof(status),
-		 "%u hosts, %u of %u slabs in use%s", d->nr_sessions,
+		 "%u hosts, %u of %u slabs in use%s%s", d->nr_sessions,
 		 d->pool.nr_held, d->pool.nr_slabs,
-		 d->under_pressure ? ", under memory pressure" : "");
+		 d->under_pressure ? ", under memory pressure" : "",
+		 drain[fsd_drain_state(d)]);
 	if (!strcmp(status, srv->notify_status))
 		return;
 	memcpy(srv->notify_status, status, sizeof(status));
@@ -533,8 +541,12 @@ static void on_signal(struct fsd_server *srv)
 		switch (si.ssi_signo) {
 		case SIGTERM:
 		case SIGINT:
-			pr_notice("%s: freeing everything and exiting",
-				  strsignal((int)si.ssi_signo));
+			/* At once: farswapd --drain --wait first loses nothing. */
+			pr_notice("%s: freeing everything and exiting%s",
+				  strsignal((int)si.ssi_signo),
+				  srv->donor.pool.nr_held ?
+					  " (hosts still hold slabs here: pages with no other copy are lost)" :
+					  "");
 			srv->stop = true;
 			break;
 		case SIGHUP:
@@ -560,6 +572,39 @@ static void on_stats_json(struct fsd_server *srv)
 	free(text);
 }
 
+/* A command on the text socket (statsock.h): drain, undrain, status. */
+static int on_ctl(void *ctx, const struct fsd_ctl_req *req, char *reply,
+		  size_t len)
+{
+	struct fsd_server *srv = ctx;
+	struct fsd_donor *d = &srv->donor;
+	const char *head = "ok";
+	int n, m;
+
+	switch (req->cmd) {
+	case FSD_CTL_DRAIN:
+		pr_notice("drain asked by uid %u (pid %d)",
+			  (unsigned int)req->uid, (int)req->pid);
+		head = fsd_donor_drain(d, fsd_now_ms()) ? "ok already draining" :
+							  "ok draining";
+		break;
+	case FSD_CTL_UNDRAIN:
+		pr_notice("undrain asked by uid %u (pid %d)",
+			  (unsigned int)req->uid, (int)req->pid);
+		head = fsd_donor_undrain(d, fsd_now_ms()) ? "ok not draining" :
+							    "ok back in service";
+		break;
+	default:
+		break;
+	}
+	notify_status(srv);
+	n = snprintf(reply, len, "%s\n", head);
+	if (n < 0 || (size_t)n >= len)
+		return 0;
+	m = fsd_drain_report(d, reply + n, len - (size_t)n);
+	return m < 0 ? n : n + m;
+}
+
 static void on_stats(struct fsd_server *srv, bool json)
 {
 	char *buf;
@@ -575,7 +620,7 @@ static void on_stats(struct fsd_server *srv, bool json)
 	n = fsd_donor_stats(&srv->donor, buf, STATS_MAX);
 	if (n < 0)
 		n = snprintf(buf, STATS_MAX, "error stats too long\n");
-	fsd_stats_serve(srv->stats_fd, buf, (size_t)n);
+	fsd_stats_serve_ctl(srv->stats_fd, buf, (size_t)n, on_ctl, srv);
 	free(buf);
 }
 
@@ -844,23 +889,12 @@ static void shutdown_all(struct fsd_server *srv)
 		close(srv->epfd);
 }
 
-static int check_rdma_devices(void)
-{
-	struct ibv_device **list;
-	int n = 0;
-
-	list = ibv_get_device_list(&n);
-	if (list)
-		ibv_free_device_list(list);
-	return n;
-}
-
 int main(int argc, char **argv)
 {
 	static struct fsd_server srv;
 	struct fsd_auth_key key = { .len = 0 };
 	struct fsd_meminfo mi;
-	char err[512], text[8192], size[32];
+	char err[512], size[32];
 	int ret;
 
 	srv.epfd = srv.sig_fd = srv.timer_fd = srv.ka_fd = srv.stats_fd = -1;
@@ -904,20 +938,18 @@ int main(int argc, char **argv)
 			die("%s", err);
 		return 0;
 	}
+	if (srv.args.action == FSD_ACT_DRAIN)
+		return fsd_client_drain(srv.cfg.stats_socket, srv.args.wait,
+					srv.args.timeout_ms);
+	if (srv.args.action == FSD_ACT_UNDRAIN)
+		return fsd_client_undrain(srv.cfg.stats_socket);
+	if (srv.args.action == FSD_ACT_CHECK)
+		return fsd_client_check(&srv.cfg, &srv.args, &srv.lim);
 	if (fsd_read_meminfo(MEMINFO, PSI_MEMORY, &mi))
 		die("cannot read %s", MEMINFO);
 	if (fsd_config_resolve(&srv.cfg, mi.mem_total, mi.mem_available,
 			       &srv.lim, err, sizeof(err)))
 		die("%s", err);
-	if (srv.args.action == FSD_ACT_CHECK) {
-		fsd_config_print(&srv.cfg, text, sizeof(text));
-		fputs(text, stdout);
-		printf("resolved donate %" PRIu64 " bytes (%u slabs), headroom %" PRIu64
-		       " bytes, hysteresis %" PRIu64 " bytes\n",
-		       srv.lim.donate, srv.lim.nr_slabs, srv.lim.headroom,
-		       srv.lim.hysteresis);
-		return 0;
-	}
 	if (fsd_config_check_auth(&srv.cfg, err, sizeof(err)))
 		die("%s", err);
 	if (srv.cfg.key_file[0] &&
@@ -925,7 +957,7 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (fsd_memlock_check(srv.lim.donate + (16ull << 20), err, sizeof(err)))
 		die("%s", err);
-	if (check_rdma_devices() <= 0)
+	if (fsd_rdma_devices() <= 0)
 		die("%s", "no RDMA device: load a driver (for Soft-RoCE: modprobe rdma_rxe; rdma link add rxe0 type rxe netdev eth0)");
 
 	if (fsd_donor_init(&srv.donor, srv.lim.nr_slabs, srv.cfg.slab_size,
