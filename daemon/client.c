@@ -414,15 +414,19 @@ int fsd_client_check(struct fsd_config *cfg, const struct fsd_args *args,
 	if (cfg->host_keys[0])
 		describe_file("host-keys", cfg->host_keys);
 	as = check_user(args);
-	if (args->check_as && !as && getpwnam(args->check_as) == NULL)
+	if (args->check_as && !as && !getpwnam(args->check_as))
 		problems++;
-	{
+	/*
+	 * As the unit's user alone when there is one: a key file that user
+	 * owns is refused to root (neither this user's nor root's), rightly.
+	 */
+	if (as) {
+		problems += check_keys_as(cfg, as);
+	} else {
 		struct passwd *me = getpwuid(geteuid());
 
 		problems += check_keys(cfg, me ? me->pw_name : "this user");
 	}
-	if (as)
-		problems += check_keys_as(cfg, as);
 	if (sized) {
 		if (fsd_memlock_check(lim->donate + (16ull << 20), err,
 				      sizeof(err))) {
@@ -440,8 +444,8 @@ int fsd_client_check(struct fsd_config *cfg, const struct fsd_args *args,
 		printf("ok: %d RDMA devices\n", fsd_rdma_devices());
 	}
 	if (problems) {
-		printf("check-config: %d problems: farswapd would not start\n",
-		       problems);
+		printf("check-config: %d problem%s: farswapd would not start\n",
+		       problems, problems == 1 ? "" : "s");
 		return 1;
 	}
 	printf("check-config: ok\n");
