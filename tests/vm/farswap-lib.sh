@@ -94,7 +94,7 @@ fs_no_host_left() {
 	end=$((SECONDS + secs))
 	# Connections a host gave up on while they were being made hold
 	# nothing; only sessions that are up, and slabs, count.
-	until ! "$FS_FARSWAPD" --stats | bed_grep '^host .* state up$' &&
+	until ! "$FS_FARSWAPD" --stats | bed_grep '^host .* state up ' &&
 	      "$FS_FARSWAPD" --stats | bed_grep -x 'slabs_used 0'; do
 		[ $SECONDS -lt $end ] || bed_fail "host sessions or slabs left $secs s after detach: $("$FS_FARSWAPD" --stats | grep -E '^(host|slabs_used) ' | tr '\n' ';')"
 		sleep 1
