@@ -110,7 +110,7 @@
 #include "latency.h"
 
 /* dkms.conf's PACKAGE_VERSION (tests/dkms checks the two agree). */
-#define FARSWAP_MODULE_VERSION	"0.1"
+#define FARSWAP_MODULE_VERSION	"0.3.0"
 
 /* Segments of one request; THP swap-out is one contiguous segment. */
 #define FARSWAP_MAX_SEGS	64

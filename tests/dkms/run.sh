@@ -3,11 +3,11 @@
 # installed Debian 6.1 and 6.12 kernel, kernels before 6.1 are refused
 # with DKMS's BUILD_EXCLUSIVE message and newer ones than the newest
 # supported are tried with a clear word when they fail, make dkms-install
-# runs twice, the userspace side installs and uninstalls cleanly, and
-# make deb builds farswap-dkms and farswap-tools with what each must hold
-# (dpkg-deb -c, -f and the maintainer scripts: keyutils, no restart on
-# upgrade, the host id made at configure and removed at purge; lintian if
-# there).
+# runs twice, the userspace side installs and uninstalls cleanly, every
+# place that writes the version says dkms.conf's, and make deb builds
+# farswap-dkms and farswap-tools with what each must hold (dpkg-deb -c,
+# -f and the maintainer scripts: keyutils, no restart on upgrade, the
+# host id made at configure and removed at purge; lintian if there).
 # Installing the .debs is tests/vm/scenarios/deb-install's: dpkg --root
 # cannot run their maintainer scripts (DKMS, systemd) outside a system.  Uses private DKMS and install trees, so
 # the machine's own /lib/modules and /usr/src are left alone.
@@ -22,12 +22,27 @@ failed=0
 pass() { echo "PASS: dkms/$1"; }
 fail() { echo "FAIL: dkms/$1: $2"; failed=1; }
 
-# One version: dkms.conf's is the package's, the module reports the same.
-modver=$(sed -n 's/^#define FARSWAP_MODULE_VERSION[[:space:]]*"\(.*\)"/\1/p' kmod/farswap.h)
-if [ "$modver" = "$version" ]; then
+# One version: dkms.conf's is the package's, and every other place that
+# writes it says the same, so none can drift: the module, the Debian
+# changelog's newest entry, the man pages' headers, and the README's and
+# docs/json.md's examples.  farswapctl and farswapd print the Makefiles'
+# (dkms.conf's; checked on the packaged programs below).
+versions=$(
+	printf 'kmod/farswap.h %s\n' "$(sed -n 's/^#define FARSWAP_MODULE_VERSION[[:space:]]*"\(.*\)"/\1/p' kmod/farswap.h)"
+	printf 'debian/changelog %s\n' "$(sed -n '1s/^farswap (\([^)]*\)).*/\1/p' debian/changelog)"
+	for m in docs/man/*.[1-9]; do
+		printf '%s %s\n' "$m" "$(sed -n 's/^\.TH .* "farswap \([^"]*\)".*/\1/p' "$m")"
+	done
+	grep -oE '/usr/src/farswap-[0-9][0-9A-Za-z.+~-]*[0-9A-Za-z]|farswap-(dkms|tools)_[^_ ]*_' README.md |
+		sed -E 's/^(\/usr\/src\/farswap-|farswap-(dkms|tools)_)//; s/_$//; s/^/README.md /'
+	grep -oE '"(farswapctl_version|version)": "[^"]*"' docs/json.md |
+		sed -E 's/.*: "(.*)"/docs\/json.md \1/'
+)
+drift=$(awk -v v="$version" '$2 != v { printf "%s says %s; ", $1, ($2 == "" ? "nothing" : $2) }' <<<"$versions")
+if [ -n "$version" ] && [ -z "$drift" ] && [ "$(wc -l <<<"$versions")" -ge 8 ]; then
 	pass version
 else
-	fail version "dkms.conf says $version, kmod/farswap.h says $modver"
+	fail version "dkms.conf says ${version:-nothing}, but ${drift:-fewer places than expected say it}"
 fi
 
 rm -rf "$work"
