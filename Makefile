@@ -100,15 +100,29 @@ dkms-src:
 	install -m 0644 include/farswap_proto.h $(DKMS_SRC)/include/
 
 # Build and install farswap.ko with DKMS for every kernel that has headers.
+# Runs again without harm: a version DKMS already has is not added twice,
+# and a kernel it is installed for is skipped (DKMS says so).  A kernel
+# dkms.conf's BUILD_EXCLUSIVE refuses (DKMS exits 77) is skipped with a
+# word, not an error.  DKMS: the command, for tests (private DKMS trees).
+DKMS ?= dkms
 dkms-install: dkms-src
-	dkms add -m farswap -v $(VERSION)
-	for k in /lib/modules/*/build; do \
+	@if [ -n "$$($(DKMS) status -m farswap -v $(VERSION))" ]; then \
+		echo "farswap/$(VERSION) is already added to DKMS"; \
+	else \
+		$(DKMS) add -m farswap -v $(VERSION) || exit 1; \
+	fi
+	@for k in /lib/modules/*/build; do \
 		k=$${k%/build}; k=$${k##*/}; \
-		dkms install -m farswap -v $(VERSION) -k $$k || exit 1; \
+		$(DKMS) install -m farswap -v $(VERSION) -k $$k; rc=$$?; \
+		case $$rc in \
+		0) ;; \
+		77) echo "farswap: Linux $$k is not one farswap builds for (dkms.conf's BUILD_EXCLUSIVE): skipped" ;; \
+		*) echo "farswap: dkms install for Linux $$k failed ($$rc)" >&2; exit 1 ;; \
+		esac; \
 	done
 
 dkms-uninstall:
-	-dkms remove -m farswap -v $(VERSION) --all
+	-$(DKMS) remove -m farswap -v $(VERSION) --all
 	rm -rf $(DKMS_SRC)
 
 # The .debs (debian/), built by dpkg-buildpackage in a copy of the checkout

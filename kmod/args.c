@@ -19,6 +19,7 @@
 #include <linux/parser.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uuid.h>
 #include <net/net_namespace.h>
 
 #include "farswap_proto.h"
@@ -42,6 +43,7 @@ enum {
 	FARSWAP_OPT_KEY		= 1 << 10,
 	FARSWAP_OPT_READ_POLICY	= 1 << 11,
 	FARSWAP_OPT_ENCRYPT	= 1 << 12,
+	FARSWAP_OPT_HOST_ID	= 1 << 13,
 };
 
 /* A device is made of several donors: the one option given more than once. */
@@ -61,6 +63,7 @@ static const match_table_t farswap_attach_tokens = {
 	{ FARSWAP_OPT_KEY,		"key=%s" },
 	{ FARSWAP_OPT_READ_POLICY,	"read_policy=%s" },
 	{ FARSWAP_OPT_ENCRYPT,		"encrypt=%s" },
+	{ FARSWAP_OPT_HOST_ID,		"host_id=%s" },
 	{ FARSWAP_OPT_ERR,		NULL },
 };
 
@@ -252,6 +255,36 @@ int farswap_name_index(const char *name)
 	return n;
 }
 
+/* The words sysfs host_id_source shows. */
+const char *farswap_host_id_source_name(enum farswap_host_id_source src)
+{
+	switch (src) {
+	case FARSWAP_HOST_ID_ATTACH:
+		return "attach";
+	case FARSWAP_HOST_ID_MODULE:
+		return "module";
+	case FARSWAP_HOST_ID_RANDOM:
+		break;
+	}
+	return "random";
+}
+
+/*
+ * host_id=: a UUID in its 36-character form.  uuid_parse() reads the
+ * first 36 characters only, so the length is checked here; the nil UUID
+ * names no host (a hostid file left empty by a template, say).
+ */
+static int farswap_parse_host_id(const char *s, u8 *id)
+{
+	uuid_t u;
+
+	if (strlen(s) != UUID_STRING_LEN || uuid_parse(s, &u) ||
+	    uuid_is_null(&u))
+		return -EINVAL;
+	memcpy(id, &u, FARSWAP_ID_LEN);
+	return 0;
+}
+
 /* The next non-empty option of @buf, or NULL at its end. */
 static char *farswap_next_option(char **buf)
 {
@@ -331,7 +364,10 @@ static int farswap_add_donor(const char *val, struct farswap_attach_args *a,
 	return 0;
 }
 
-/* An option whose value is a string: donor=, size=, slab_size=, name=. */
+/*
+ * An option whose value is a string: donor=, size=, slab_size=, name=,
+ * integrity=, read_policy=, key=, host_id=.
+ */
 static int farswap_apply_string(int token, substring_t *arg,
 				struct farswap_attach_args *a, char *err,
 				size_t errlen)
@@ -379,6 +415,13 @@ static int farswap_apply_string(int token, substring_t *arg,
 					  val);
 		else
 			strscpy(a->key_desc, val, sizeof(a->key_desc));
+		break;
+	case FARSWAP_OPT_HOST_ID:
+		if (farswap_parse_host_id(val, a->host_id))
+			ret = farswap_bad("bad host_id '%s' (want a UUID other than the nil one, as in /etc/farswap/hostid)",
+					  val);
+		else
+			a->host_id_source = FARSWAP_HOST_ID_ATTACH;
 		break;
 	}
 	kfree(val);
@@ -463,6 +506,7 @@ static int farswap_apply_option(char *opt, unsigned int *seen,
 	case FARSWAP_OPT_INTEGRITY:
 	case FARSWAP_OPT_READ_POLICY:
 	case FARSWAP_OPT_KEY:
+	case FARSWAP_OPT_HOST_ID:
 		return farswap_apply_string(token, &args[0], a, err, errlen);
 	default:
 		return farswap_apply_number(token, &args[0], a, err, errlen);

@@ -7,7 +7,7 @@
  *            [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N]
  *            [sync_io=0|1] [integrity=siphash|crc32c|off] [replicas=N]
  *            [read_policy=fastest|round-robin] [key=PREFIX:NAME]
- *            [encrypt=0|1]
+ *            [encrypt=0|1] [host_id=UUID]
  *   detach name=farswapN
  *
  * Options are separated by spaces, tabs, newlines or commas.  ADDR is IPv4
@@ -32,6 +32,19 @@
 #define FARSWAP_NAME_LEN	32
 #define FARSWAP_ERR_LEN		160
 
+/*
+ * Where a device's host_id came from: an attach's host_id= (farswapctl
+ * sends /etc/farswap/hostid's), else the module's, which is the host_id
+ * module parameter or random at load.  A random one changes at every load:
+ * donors that know hosts by their id (host-keys, allowed-hosts id:, the
+ * per-host cap) no longer know this one after a reboot.
+ */
+enum farswap_host_id_source {
+	FARSWAP_HOST_ID_RANDOM,
+	FARSWAP_HOST_ID_MODULE,
+	FARSWAP_HOST_ID_ATTACH,
+};
+
 struct farswap_attach_args {
 	char name[FARSWAP_NAME_LEN];	/* "" lets the module choose */
 	struct sockaddr_storage donor[FARSWAP_MAX_DONORS];
@@ -48,6 +61,9 @@ struct farswap_attach_args {
 	unsigned int replicas;		/* 0: 2 with two donors or more, else 1 */
 	/* A logon key's description; "": do not authenticate. */
 	char key_desc[FARSWAP_KEY_DESC_LEN];
+	/* The identity the device's sessions show donors, and its source. */
+	u8 host_id[FARSWAP_ID_LEN];
+	enum farswap_host_id_source host_id_source;
 };
 
 /* Limits, also enforced on module parameters. */
@@ -72,5 +88,6 @@ int farswap_parse_detach(char *buf, char *name, char *err, size_t errlen);
 bool farswap_addr_equal(const struct sockaddr_storage *a,
 			const struct sockaddr_storage *b);
 int farswap_name_index(const char *name);
+const char *farswap_host_id_source_name(enum farswap_host_id_source src);
 
 #endif /* FARSWAP_ARGS_H */

@@ -343,7 +343,7 @@ static int farswap_cm_route_resolved(struct farswap_queue *q)
 	farswap_conn_req_init(&req, q->qid ? FARSWAP_QT_IO : FARSWAP_QT_CTRL,
 			      q->qid, donor->nr_ioq, q->qid ? donor->session : 0,
 			      q->sq_depth);
-	memcpy(req.host_id, farswap_host_id, FARSWAP_ID_LEN);
+	memcpy(req.host_id, donor->dev->host_id, FARSWAP_ID_LEN);
 	/* Announced only with a key: the donor then expects the handshake. */
 	if (donor->dev->auth_key.len)
 		req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
@@ -677,7 +677,7 @@ static int farswap_donor_authenticate(struct farswap_donor *donor)
 
 	farswap_msg_init(&req, FARSWAP_MSG_AUTH_PROOF, donor->version, 0);
 	ret = farswap_auth_answer(key, host_nonce, &rep.auth_chal,
-				  donor->session, farswap_host_id,
+				  donor->session, donor->dev->host_id,
 				  donor->donor_id, req.auth_proof.host_mac);
 	if (ret == -EACCES) {
 		farswap_donor_pr_err_ratelimited(donor, " failed authentication: its proof does not match this device's key\n");

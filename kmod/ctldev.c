@@ -48,6 +48,8 @@ static void farswap_default_args(struct farswap_attach_args *a)
 	a->encrypt = farswap_defaults.encrypt;
 	a->read_policy = farswap_defaults.read_policy;
 	a->replicas = farswap_defaults.replicas;
+	memcpy(a->host_id, farswap_host_id, FARSWAP_ID_LEN);
+	a->host_id_source = farswap_host_id_source;
 }
 
 /**

@@ -592,6 +592,8 @@ static void farswap_dev_init(struct farswap_dev *dev,
 	dev->params.integrity = a->integrity;
 	dev->params.encrypt = a->encrypt;
 	dev->params.read_policy = a->read_policy;
+	memcpy(dev->host_id, a->host_id, FARSWAP_ID_LEN);
+	dev->host_id_source = a->host_id_source;
 	mutex_init(&dev->map_mutex);
 	spin_lock_init(&dev->work_lock);
 	spin_lock_init(&dev->rslab_lock);
@@ -823,7 +825,7 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 
 	strscpy(name_out, dev->name, FARSWAP_NAME_LEN);
 	farswap_warn_overcommit(dev);
-	farswap_dev_pr_info(dev, "attached: %llu MiB, donors' slabs of %llu MiB, over %u donor%s, %u replica%s, %u read and %u write queues of depth %u%s, integrity %s%s, auth %s\n",
+	farswap_dev_pr_info(dev, "attached: %llu MiB, donors' slabs of %llu MiB, over %u donor%s, %u replica%s, %u read and %u write queues of depth %u%s, integrity %s%s, auth %s, host %pUb (%s)\n",
 			    dev->geo.size >> 20, slab_size >> 20,
 			    dev->nr_donors, dev->nr_donors > 1 ? "s" : "",
 			    dev->params.replicas,
@@ -833,7 +835,9 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 			    dev->params.sync_io ? ", synchronous swap-in" : "",
 			    farswap_check_name(dev),
 			    dev->params.encrypt ? ", pages encrypted" : "",
-			    dev->auth_key.len ? "hmac-sha256" : "none");
+			    dev->auth_key.len ? "hmac-sha256" : "none",
+			    dev->host_id,
+			    farswap_host_id_source_name(dev->host_id_source));
 	return 0;
 
 out_destroy:

@@ -110,7 +110,7 @@
 #include "latency.h"
 
 /* dkms.conf's PACKAGE_VERSION (tests/dkms checks the two agree). */
-#define FARSWAP_MODULE_VERSION	"0.1"
+#define FARSWAP_MODULE_VERSION	"0.3.0"
 
 /* Segments of one request; THP swap-out is one contiguous segment. */
 #define FARSWAP_MAX_SEGS	64
@@ -150,7 +150,9 @@ struct farswap_params {
 };
 
 extern struct farswap_params farswap_defaults;
+/* The module's identity: devices attached without host_id= use it. */
 extern u8 farswap_host_id[FARSWAP_ID_LEN];
+extern enum farswap_host_id_source farswap_host_id_source;
 
 /* One RC queue pair to a donor. */
 struct farswap_queue {
@@ -371,6 +373,13 @@ struct farswap_dev {
 	int id;			/* the N of farswapN: dev.c's farswap_dev_ida */
 	char name[FARSWAP_NAME_LEN];
 	struct farswap_params params;
+	/*
+	 * The identity every session of the device shows its donors (the
+	 * conn_req, the authentication MAC), fixed at attach: host_id=, or
+	 * the module's (args.h).
+	 */
+	u8 host_id[FARSWAP_ID_LEN];
+	enum farswap_host_id_source host_id_source;
 
 	struct farswap_geometry geo;
 	struct farswap_chunk *chunks;

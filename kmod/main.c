@@ -39,6 +39,7 @@ struct farswap_params farswap_defaults = {
 };
 
 u8 farswap_host_id[FARSWAP_ID_LEN];
+enum farswap_host_id_source farswap_host_id_source;
 
 module_param_named(nr_queues, farswap_defaults.nr_queues, uint, 0444);
 MODULE_PARM_DESC(nr_queues, "I/O queues per direction (blk-mq hardware queues for reads and for writes, each with an RC queue pair per donor); 0 = one per CPU, at most 4");
@@ -87,7 +88,7 @@ module_param(key, charp, 0444);
 MODULE_PARM_DESC(key, "Description of the logon key the device created at load authenticates its donors with (the secret stays in the keyring)");
 static char *host_id;
 module_param(host_id, charp, 0444);
-MODULE_PARM_DESC(host_id, "This host's identity shown to donors, a UUID (default: random at load)");
+MODULE_PARM_DESC(host_id, "This host's identity shown to donors by devices attached without host_id=, a UUID (default: random at load)");
 
 static struct kobject *farswap_kobj;
 
@@ -209,7 +210,9 @@ static int __init farswap_init(void)
 	ret = farswap_check_params();
 	if (ret)
 		return ret;
-	if (!host_id)
+	if (host_id)
+		farswap_host_id_source = FARSWAP_HOST_ID_MODULE;
+	else
 		get_random_bytes(farswap_host_id, sizeof(farswap_host_id));
 
 	farswap_debugfs_init();
@@ -229,8 +232,9 @@ static int __init farswap_init(void)
 	if (ret)
 		goto out_remove_group;
 
-	pr_info("loaded: protocol %u-%u, host %pUb\n", FARSWAP_VERSION_MIN,
-		FARSWAP_VERSION_MAX, farswap_host_id);
+	pr_info("loaded: protocol %u-%u, host %pUb (%s)\n", FARSWAP_VERSION_MIN,
+		FARSWAP_VERSION_MAX, farswap_host_id,
+		farswap_host_id_source_name(farswap_host_id_source));
 	farswap_attach_at_load();
 	return 0;
 

@@ -312,6 +312,26 @@ static ssize_t auth_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 }
 static DEVICE_ATTR_RO(auth);
 
+/* The identity the device's sessions show donors, fixed at attach. */
+static ssize_t dev_host_id_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "%pUb\n", farswap_dev_of(d)->host_id);
+}
+/* dev_: the module's host_id is host_id_show, above. */
+static DEVICE_ATTR(host_id, 0444, dev_host_id_show, NULL);
+
+/* attach, module or random: farswap_host_id_source_name(). */
+static ssize_t host_id_source_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+				   char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+
+	return sysfs_emit(buf, "%s\n",
+			  farswap_host_id_source_name(dev->host_id_source));
+}
+static DEVICE_ATTR_RO(host_id_source);
+
 static ssize_t dev_stat_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			     char *buf)
 {
@@ -352,6 +372,8 @@ static struct attribute *farswap_disk_attrs[] = {
 	&dev_attr_write_inflight_kb.attr,
 	&dev_attr_auth.attr,
 	&dev_attr_replicas.attr,
+	&dev_attr_host_id.attr,
+	&dev_attr_host_id_source.attr,
 	NULL,
 };
 

@@ -33,6 +33,8 @@ static const char *const file_names[FSH_NR_FILES] = {
 	[FSH_READ_POLICY] = "read_policy",
 	[FSH_INTEGRITY] = "integrity",
 	[FSH_ENCRYPT] = "encrypt",
+	[FSH_HOST_ID] = "host_id",
+	[FSH_HOST_ID_SOURCE] = "host_id_source",
 };
 
 static const char *const donor_file_names[FSH_DONOR_NR_FILES] = {

@@ -37,6 +37,8 @@ enum fsh_file {
 	FSH_READ_POLICY,
 	FSH_INTEGRITY,
 	FSH_ENCRYPT,
+	FSH_HOST_ID,			/* the UUID the device shows donors */
+	FSH_HOST_ID_SOURCE,		/* "attach", "module" or "random" */
 	FSH_NR_FILES,
 };
 

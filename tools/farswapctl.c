@@ -40,6 +40,10 @@
 
 #define CTL_DEV		"/dev/farswap-ctl"
 #define CTL_DIR		"/sys/kernel/farswap"
+/* This host's identity, made once at install (debian/, make install). */
+#define HOSTID_FILE	"/etc/farswap/hostid"
+/* A UUID's text, 8-4-4-4-12 hexadecimal digits. */
+#define UUID_LEN	36
 #define MAX_CMD		4096
 #define MAX_RESULT	512
 
@@ -136,6 +140,124 @@ static void ensure_module(void)
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) || stat(CTL_DIR, &st))
 		die("the farswap module is not loaded and 'modprobe farswap' failed");
+}
+
+/*
+ * Where attach reads this host's identity when neither --host-id nor
+ * --hostid-file says: HOSTID_FILE but for the unit tests.
+ */
+static const char *hostid_path = HOSTID_FILE;
+
+/* A UUID as the module's host_id= takes one: its 36 characters, not nil. */
+static bool uuid_valid(const char *s)
+{
+	static const char form[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+	bool nonzero = false;
+	size_t i;
+
+	if (strlen(s) != UUID_LEN)
+		return false;
+	for (i = 0; form[i]; i++) {
+		if (form[i] == '-') {
+			if (s[i] != '-')
+				return false;
+			continue;
+		}
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+		nonzero |= s[i] != '0';
+	}
+	return nonzero;
+}
+
+/* @s, a valid UUID, into @id in lower case, as the module shows it. */
+static void uuid_lower(char *id, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < UUID_LEN; i++)
+		id[i] = tolower((unsigned char)s[i]);
+	id[UUID_LEN] = '\0';
+}
+
+/*
+ * The host id file @path: one line holding a UUID, blanks around it
+ * allowed (as /proc/sys/kernel/random/uuid gives one).  Returns 0 with
+ * the UUID in @id (UUID_LEN + 1 bytes), or a negative errno with @err
+ * naming the file and what is wrong with it: -ENOENT if there is none.
+ */
+static int read_hostid_file(const char *path, char *id, char *err,
+			    size_t errlen)
+{
+	char buf[256], *text;
+	FILE *f = fopen(path, "r");
+	size_t n, len;
+	bool bad;
+
+	if (!f) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "cannot read the host id file %s: %s",
+			 path, strerror(errno));
+		return ret;
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		snprintf(err, errlen, "cannot read the host id file %s", path);
+		return -EIO;
+	}
+	buf[n] = '\0';
+	text = buf + strspn(buf, " \t\n");
+	if (!*text) {
+		snprintf(err, errlen,
+			 "the host id file %s is empty (it should hold this host's UUID, e.g. from /proc/sys/kernel/random/uuid)",
+			 path);
+		return -EINVAL;
+	}
+	len = strcspn(text, " \t\n");
+	/* Nothing but blanks after the one word; a full buffer is too long. */
+	bad = text[len + strspn(text + len, " \t\n")] || n == sizeof(buf) - 1;
+	text[len] = '\0';
+	if (bad || !uuid_valid(text)) {
+		snprintf(err, errlen,
+			 "the host id file %s does not hold one UUID (want one line such as 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0, not the nil UUID)",
+			 path);
+		return -EINVAL;
+	}
+	uuid_lower(id, text);
+	return 0;
+}
+
+/*
+ * The host_id= attach sends: --host-id's @given, or the UUID in @file
+ * (--hostid-file), or else hostid_path's.  Returns @id, or NULL when
+ * there is no hostid_path: the device then has the module's identity.
+ * Dies (exit 1) on a file that cannot be read or holds no UUID, and on a
+ * missing @file; a bad @given is a usage error.
+ */
+static const char *attach_host_id(const char *given, const char *file,
+				  char *id)
+{
+	char err[512];
+	int ret;
+
+	if (given && file)
+		usage_error("attach: --host-id and --hostid-file are one or the other");
+	if (given) {
+		if (!uuid_valid(given))
+			usage_error("attach: --host-id '%s' is not a UUID (as 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0, not the nil one)",
+				    given);
+		uuid_lower(id, given);
+		return id;
+	}
+	ret = read_hostid_file(file ?: hostid_path, id, err, sizeof(err));
+	if (ret == -ENOENT && !file)
+		return NULL;
+	if (ret)
+		die("%s", err);
+	return id;
 }
 
 /* Accept "farswap0" or "/dev/farswap0". */
@@ -360,13 +482,15 @@ static const struct attach_key *attach_key_of(int val)
 static int cmd_attach(const struct ctl_command *cmd, int argc,
 		      char **argv)
 {
-	/* The table's options, then --name and --help. */
-	struct option opts[NR_ATTACH_KEYS + 3] = { };
-	char shortopts[3 * NR_ATTACH_KEYS + 8] = "";
+	/* The table's options, then --name, the host id's two and --help. */
+	struct option opts[NR_ATTACH_KEYS + 5] = { };
+	char shortopts[3 * NR_ATTACH_KEYS + 16] = "";
 	static char base[MAX_CMD];
-	const char *name = NULL;
+	const char *name = NULL, *given_id = NULL, *id_file = NULL;
+	const char *host_id;
 	bool have_donor = false, have_size = false;
-	char line[MAX_CMD + 64], made[64], reason[MAX_RESULT];
+	char line[MAX_CMD + 128], made[64], reason[MAX_RESULT];
+	char id[UUID_LEN + 1];
 	const struct attach_key *k;
 	size_t i, n = 0;
 	int c, fd, err;
@@ -380,12 +504,23 @@ static int cmd_attach(const struct ctl_command *cmd, int argc,
 			shortopts[n++] = ':';
 	}
 	opts[i++] = (struct option){ "name", required_argument, NULL, 'n' };
+	opts[i++] = (struct option){ "host-id", required_argument, NULL, 'I' };
+	opts[i++] = (struct option){ "hostid-file", required_argument, NULL,
+				     'F' };
 	opts[i] = (struct option){ "help", no_argument, NULL, 'h' };
-	memcpy(shortopts + n, "n:h", 4);
+	memcpy(shortopts + n, "n:I:F:h", 8);
 
 	while ((c = command_getopt(cmd, argc, argv, shortopts, opts)) != -1) {
 		if (c == 'n') {
 			name = device_name(optarg);
+			continue;
+		}
+		if (c == 'I') {
+			given_id = optarg;
+			continue;
+		}
+		if (c == 'F') {
+			id_file = optarg;
 			continue;
 		}
 		k = attach_key_of(c);
@@ -398,10 +533,13 @@ static int cmd_attach(const struct ctl_command *cmd, int argc,
 	command_operands(cmd, argc, argv, 0, 0);
 	if (!have_donor || !have_size)
 		usage_error("attach needs --donor and --size (see --help)");
+	/* Before the module: a bad host id file is said whether it loads or not. */
+	host_id = attach_host_id(given_id, id_file, id);
 	ensure_module();
 	fd = open_ctl_dev();
 
-	snprintf(line, sizeof(line), "attach%s%s%s", base,
+	snprintf(line, sizeof(line), "attach%s%s%s%s%s", base,
+		 host_id ? " host_id=" : "", host_id ?: "",
 		 name ? " name=" : "", name ?: "");
 	err = ctl_dev_run(fd, line, made, sizeof(made), reason, sizeof(reason));
 	close(fd);
@@ -591,7 +729,8 @@ static const struct ctl_command commands[] = {
 			 "[--queue-depth N] [--io-timeout MS] [--sync-io]\n"
 			 "[--integrity siphash|crc32c|off | --encrypt]\n"
 			 "[--replicas N] [--read-policy fastest|round-robin]\n"
-			 "[--key PREFIX:NAME]",
+			 "[--key PREFIX:NAME]\n"
+			 "[--host-id UUID | --hostid-file FILE]",
 		.help = "attach creates /dev/farswapN, swapping to the donors' memory (farswapd\n"
 			"runs there), and prints its name; then: mkswap /dev/farswapN; swapon it.\n"
 			"SIZE takes K, M, G or T.  ADDR is IPv4, or [IPv6] when a port follows.\n"
@@ -599,7 +738,12 @@ static const struct ctl_command commands[] = {
 			"attach that never leaves the kernel): donors hold ciphertext only.\n"
 			"--key names a logon key in your keyrings holding the secret the donors'\n"
 			"key-file holds; donors are then authenticated (and this host to them):\n"
-			"  keyctl add logon farswap:pool \"$(cat KEYFILE)\" @u\n",
+			"  keyctl add logon farswap:pool \"$(cat KEYFILE)\" @u\n"
+			"The device shows donors this host's identity, the UUID of " HOSTID_FILE "\n"
+			"(made at install), or of --hostid-file FILE, or --host-id UUID; without\n"
+			"the file, the module's (its host_id parameter, else random at each load:\n"
+			"donors' host-keys and allowed-hosts id: rules then no longer know the\n"
+			"host after a reboot).\n",
 	},
 	{
 		.name = "detach",

@@ -472,6 +472,15 @@ static void json_device(struct fsj *j, const struct fsh_device *dev)
 			   file_word(f[FSH_READ_POLICY], policy,
 				     sizeof(policy)));
 	}
+	{
+		char id[48], source[16];
+
+		fsj_string(j, "host_id", file_word(f[FSH_HOST_ID], id,
+						   sizeof(id)));
+		fsj_string(j, "host_id_source",
+			   file_word(f[FSH_HOST_ID_SOURCE], source,
+				     sizeof(source)));
+	}
 	fsj_object_begin(j, "swap");
 	fsj_bool(j, "active", dev->swap_active);
 	fsj_u64(j, "used_bytes", dev->swap_active ? dev->swap_used_bytes : 0);
@@ -585,6 +594,28 @@ static void metrics_file_value(const struct fsh_host *h, struct fsm *m,
 
 		if (fsh_file_u64(text, &v))
 			fsm_double(m, &l, 1, (double)v * mul / div);
+	}
+}
+
+/*
+ * 1 for a device whose host id is random at module load: donors that
+ * know hosts by id will not know this one after a reboot.  No sample
+ * when the module does not say where the id came from.
+ */
+static void metrics_host_id(const struct fsh_host *h, struct fsm *m)
+{
+	char source[16];
+	size_t d;
+
+	fsm_family(m, "farswap_host_host_id_random", FSM_GAUGE,
+		   "1 if the device's host id is random at module load (no /etc/farswap/hostid): it changes at the next load.");
+	for (d = 0; d < h->nr_devices; d++) {
+		struct fsm_label l = { "device", h->devices[d].name };
+		const char *s = file_word(h->devices[d].file[FSH_HOST_ID_SOURCE],
+					  source, sizeof(source));
+
+		if (s)
+			fsm_u64(m, &l, 1, !strcmp(s, "random"));
 	}
 }
 
@@ -818,6 +849,7 @@ void fsh_metrics(const struct fsh_host *h, const char *ctl_version,
 			   "farswap_host_io_timeout_seconds",
 			   "Time without progress after which a donor is failed.",
 			   1, 1000);
+	metrics_host_id(h, m);
 	metrics_swap(h, m);
 	metrics_fields(h, m, FSH_SLABS, slabs_fields,
 		       ARRAY_SIZE(slabs_fields));
@@ -1004,6 +1036,36 @@ static void text_donor(FILE *out, const struct fsh_device *dev,
 }
 
 /*
+ * The identity the device shows donors and where it came from.  A random
+ * one is said to be: donors that know hosts by id (host-keys,
+ * allowed-hosts id:, the per-host cap) will not know this host after the
+ * module's next load.  Nothing from a module without the files.
+ */
+static void text_host_id(FILE *out, const struct fsh_device *dev)
+{
+	char id[48], source[16];
+	const char *i = file_word(dev->file[FSH_HOST_ID], id, sizeof(id));
+	const char *s = file_word(dev->file[FSH_HOST_ID_SOURCE], source,
+				  sizeof(source));
+
+	if (!i)
+		return;
+	if (!s)
+		fprintf(out, "  host id: %s\n", i);
+	else if (!strcmp(s, "attach"))
+		fprintf(out, "  host id: %s (given at attach)\n", i);
+	else if (!strcmp(s, "module"))
+		fprintf(out, "  host id: %s (the module's host_id parameter)\n",
+			i);
+	else if (!strcmp(s, "random"))
+		fprintf(out, "  host id: %s (random, made at module load)\n"
+			"  warning: the host id changes at the module's next load: donors that know hosts by id (host-keys, allowed-hosts id:) will not know this one after a reboot (put a UUID in /etc/farswap/hostid, or attach --host-id)\n",
+			i);
+	else
+		fprintf(out, "  host id: %s (%s)\n", i, s);
+}
+
+/*
  * The text of one device, from what fsh_read() read: the same as the
  * JSON document's and the metrics'.  Latency is in debugfs, which only root
  * reads and which may not be mounted: without it the rest is shown, and
@@ -1097,6 +1159,7 @@ static int text_device(FILE *out, const struct fsh_device *dev)
 		fprintf(out, "  auth: %s\n",
 			fsh_kv_word(auth, "auth", alg, sizeof(alg)) ?: "?");
 	}
+	text_host_id(out, dev);
 	if (dev->latency) {
 		fprintf(out, "  latency:");
 		text_latency(out, "read", fsh_latency(dev, "device", "read"));

@@ -2,9 +2,12 @@
 # The `dkms` suite: farswap.ko builds and installs with DKMS against every
 # installed Debian 6.1 and 6.12 kernel, kernels before 6.1 are refused
 # with DKMS's BUILD_EXCLUSIVE message and newer ones than the newest
-# supported are tried with a clear word when they fail, the userspace side
-# installs and uninstalls cleanly, and make deb builds farswap-dkms and
-# farswap-tools with what each must hold (dpkg-deb -c; lintian if there).
+# supported are tried with a clear word when they fail, make dkms-install
+# runs twice, the userspace side installs and uninstalls cleanly, every
+# place that writes the version says dkms.conf's, and make deb builds
+# farswap-dkms and farswap-tools with what each must hold (dpkg-deb -c,
+# -f and the maintainer scripts: keyutils, no restart on upgrade, the
+# host id made at configure and removed at purge; lintian if there).
 # Installing the .debs is tests/vm/scenarios/deb-install's: dpkg --root
 # cannot run their maintainer scripts (DKMS, systemd) outside a system.  Uses private DKMS and install trees, so
 # the machine's own /lib/modules and /usr/src are left alone.
@@ -19,12 +22,27 @@ failed=0
 pass() { echo "PASS: dkms/$1"; }
 fail() { echo "FAIL: dkms/$1: $2"; failed=1; }
 
-# One version: dkms.conf's is the package's, the module reports the same.
-modver=$(sed -n 's/^#define FARSWAP_MODULE_VERSION[[:space:]]*"\(.*\)"/\1/p' kmod/farswap.h)
-if [ "$modver" = "$version" ]; then
+# One version: dkms.conf's is the package's, and every other place that
+# writes it says the same, so none can drift: the module, the Debian
+# changelog's newest entry, the man pages' headers, and the README's and
+# docs/json.md's examples.  farswapctl and farswapd print the Makefiles'
+# (dkms.conf's; checked on the packaged programs below).
+versions=$(
+	printf 'kmod/farswap.h %s\n' "$(sed -n 's/^#define FARSWAP_MODULE_VERSION[[:space:]]*"\(.*\)"/\1/p' kmod/farswap.h)"
+	printf 'debian/changelog %s\n' "$(sed -n '1s/^farswap (\([^)]*\)).*/\1/p' debian/changelog)"
+	for m in docs/man/*.[1-9]; do
+		printf '%s %s\n' "$m" "$(sed -n 's/^\.TH .* "farswap \([^"]*\)".*/\1/p' "$m")"
+	done
+	grep -oE '/usr/src/farswap-[0-9][0-9A-Za-z.+~-]*[0-9A-Za-z]|farswap-(dkms|tools)_[^_ ]*_' README.md |
+		sed -E 's/^(\/usr\/src\/farswap-|farswap-(dkms|tools)_)//; s/_$//; s/^/README.md /'
+	grep -oE '"(farswapctl_version|version)": "[^"]*"' docs/json.md |
+		sed -E 's/.*: "(.*)"/docs\/json.md \1/'
+)
+drift=$(awk -v v="$version" '$2 != v { printf "%s says %s; ", $1, ($2 == "" ? "nothing" : $2) }' <<<"$versions")
+if [ -n "$version" ] && [ -z "$drift" ] && [ "$(wc -l <<<"$versions")" -ge 8 ]; then
 	pass version
 else
-	fail version "dkms.conf says $version, kmod/farswap.h says $modver"
+	fail version "dkms.conf says ${version:-nothing}, but ${drift:-fewer places than expected say it}"
 fi
 
 rm -rf "$work"
@@ -66,6 +84,24 @@ for series in 6.1 6.12; do
 		fi
 	done
 done
+
+# make dkms-install, as an admin runs it, once more over what is there:
+# the version is added and the module installed for each kernel, and a
+# second run must pass over both (it used to fail on dkms add), twice.
+ok=1
+for run in 1 2; do
+	if ! make -s dkms-install DKMS="${dkms[*]}" DKMS_SRC="$work/src/farswap-$version" \
+		>"$work/dkms-install-$run.log" 2>&1; then
+		ok=
+		fail dkms-install-again "make dkms-install (run $run over an installed module) failed: $(tail -n1 "$work/dkms-install-$run.log") (log: $work/dkms-install-$run.log)"
+		break
+	fi
+done
+if [ -n "$ok" ] && grep -q 'already added' "$work/dkms-install-2.log"; then
+	pass dkms-install-again
+elif [ -n "$ok" ]; then
+	fail dkms-install-again "make dkms-install did not see the module already added (log: $work/dkms-install-2.log)"
+fi
 
 # An unsupported kernel: DKMS must refuse it up front (exit 77) with the
 # BUILD_EXCLUSIVE message, not try to compile.
@@ -142,6 +178,29 @@ if make -s install DESTDIR="$dest" PREFIX=/usr >"$work/make-install.log" 2>&1 &&
 	pass make-install
 else
 	fail make-install "make install did not install farswapd, farswapctl, the units, the man pages, the bash completion and the example config (log: $work/make-install.log)"
+fi
+# The host id: a staged install (DESTDIR) makes none, since every machine
+# the tree went to would share it; HOSTID_FILE (the real install's
+# /etc/farswap/hostid) is made once, 0644, one UUID, and kept after.
+hostid=$work/hostid/hostid
+rm -rf "$work/hostid"
+uuid_re='^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+if [ -e "$dest/etc/farswap/hostid" ]; then
+	fail make-install-hostid "make install DESTDIR= made $dest/etc/farswap/hostid"
+elif ! make -s -C tools install DESTDIR="$dest" PREFIX=/usr HOSTID_FILE="$hostid" \
+	>"$work/make-install-hostid.log" 2>&1 || [ ! -f "$hostid" ]; then
+	fail make-install-hostid "make install HOSTID_FILE=$hostid made no file (log: $work/make-install-hostid.log)"
+elif [ "$(stat -c %a "$hostid")" != 644 ] || [ "$(wc -l <"$hostid")" != 1 ] ||
+     ! grep -qE "$uuid_re" "$hostid"; then
+	fail make-install-hostid "$hostid is not one UUID line of mode 0644: $(stat -c %a "$hostid") '$(head -c 80 "$hostid")'"
+else
+	first=$(cat "$hostid")
+	make -s -C tools install DESTDIR="$dest" PREFIX=/usr HOSTID_FILE="$hostid" >/dev/null 2>&1
+	if [ "$(cat "$hostid")" = "$first" ]; then
+		pass make-install-hostid
+	else
+		fail make-install-hostid "a second make install replaced $hostid"
+	fi
 fi
 if make -s uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null 2>&1 &&
    [ -z "$(find "$dest" -type f)" ]; then
@@ -231,13 +290,112 @@ else
 		fail deb-tools-contents "farswapd.service does not run /usr/sbin/farswapd: $(grep ExecStart "$unpacked$units/farswapd.service")"
 	elif ! grep -qx "farswapctl $version" <<<"$("$unpacked/usr/sbin/farswapctl" --version)"; then
 		fail deb-tools-contents "the packaged farswapctl --version does not say $version"
+	elif ! grep -q "^farswapd $version," <<<"$("$unpacked/usr/sbin/farswapd" --version)"; then
+		fail deb-tools-contents "the packaged farswapd --version does not say $version"
 	elif ! "$unpacked/usr/sbin/farswapd" --help >/dev/null 2>&1; then
 		fail deb-tools-contents "the packaged farswapd --help failed"
 	elif ! dpkg-deb --ctrl-tarfile "$tools_deb" | tar -xO ./postinst |
 	     grep -q 'systemd-sysusers farswap.conf'; then
 		fail deb-tools-contents "farswap-tools's postinst does not create the farswap user"
+	elif [ -e "$unpacked/etc/farswap/hostid" ]; then
+		fail deb-tools-contents "farswap-tools ships /etc/farswap/hostid: every host would share it"
 	else
 		pass deb-tools-contents
+	fi
+
+	# Depends: keyutils, for keyctl (attach --key).
+	depends=$(dpkg-deb -f "$tools_deb" Depends)
+	if grep -qE '(^|[ ,])keyutils([ ,(]|$)' <<<"$depends"; then
+		pass deb-tools-depends
+	else
+		fail deb-tools-depends "farswap-tools does not depend on keyutils (Depends: $depends)"
+	fi
+
+	# README.md and daemon/README.md both, apart (dh_installdocs copies
+	# by name: one would write over the other).
+	doc=$unpacked/usr/share/doc/farswap-tools
+	readme=$(ls "$doc"/README.md "$doc"/README.md.gz 2>/dev/null | head -n1)
+	dreadme=$(ls "$doc"/README.farswapd.md "$doc"/README.farswapd.md.gz 2>/dev/null | head -n1)
+	if [ -z "$readme" ] || [ -z "$dreadme" ]; then
+		fail deb-tools-docs "farswap-tools lacks README.md or README.farswapd.md in /usr/share/doc/farswap-tools: $(ls "$doc" | tr '\n' ' ')"
+	elif ! zcat -f "$readme" | cmp -s - README.md || ! zcat -f "$dreadme" | cmp -s - daemon/README.md; then
+		fail deb-tools-docs "the packaged READMEs are not README.md and daemon/README.md"
+	else
+		pass deb-tools-docs
+	fi
+
+	# The maintainer scripts, as dpkg runs them.
+	scripts=$work/deb-scripts
+	rm -rf "$scripts"
+	mkdir -p "$scripts"
+	dpkg-deb --ctrl-tarfile "$tools_deb" | tar -x -C "$scripts"
+
+	# An upgrade neither stops nor restarts farswapd (a stop frees every
+	# slab hosts hold there) nor farswap-swap: no restart in postinst, no
+	# stop in preinst, and prerm stops only on remove.
+	why=
+	grep -qE 'deb-systemd-invoke .*(restart|start)' "$scripts/postinst" 2>/dev/null &&
+		why="postinst (re)starts units: $(grep -m1 -E 'deb-systemd-invoke .*(restart|start)' "$scripts/postinst")"
+	grep -q 'deb-systemd-invoke' "$scripts/preinst" 2>/dev/null &&
+		why="preinst stops units before the upgrade: $(grep -m1 deb-systemd-invoke "$scripts/preinst")"
+	if [ -f "$scripts/prerm" ] &&
+	   awk '/deb-systemd-invoke/ && prev !~ /"\$1" = remove/ { bad = 1 } { prev = $0 } END { exit !bad }' "$scripts/prerm"; then
+		why="prerm stops units other than on remove"
+	fi
+	if [ -z "$why" ]; then
+		pass deb-tools-no-restart
+	else
+		fail deb-tools-no-restart "$why"
+	fi
+
+	# The host id block of the postinst, run against a private /etc:
+	# configure makes one UUID line, 0644, and never writes over it.
+	block() {	# block FILE START: from the line START to the first "fi"
+		awk -v start="$2" 'index($0, start) == 1 { on = 1 } on { print } on && /^fi$/ { exit }' "$1"
+	}
+	sandbox=$work/deb-sandbox
+	rm -rf "$sandbox"
+	mkdir -p "$sandbox/etc/farswap" "$sandbox/prom"
+	hostid_block=$(block "$scripts/postinst" 'hostid=/etc/farswap/hostid' |
+		sed "s|/etc/farswap|$sandbox/etc/farswap|g")
+	made=$sandbox/etc/farswap/hostid
+	if [ -z "$hostid_block" ]; then
+		fail deb-tools-hostid "farswap-tools's postinst does not make /etc/farswap/hostid"
+	elif ! sh -e -c "$hostid_block" postinst configure ||
+	     [ ! -f "$made" ] || [ "$(stat -c %a "$made")" != 644 ] ||
+	     [ "$(wc -l <"$made")" != 1 ] || ! grep -qE "$uuid_re" "$made"; then
+		fail deb-tools-hostid "the postinst's configure did not make one UUID line of mode 0644 ($(ls -l "$made" 2>&1))"
+	else
+		first=$(cat "$made")
+		sh -e -c "$hostid_block" postinst configure 2>/dev/null
+		if [ "$(cat "$made")" = "$first" ]; then
+			pass deb-tools-hostid
+		else
+			fail deb-tools-hostid "a second configure replaced /etc/farswap/hostid"
+		fi
+	fi
+
+	# The postrm: purge removes the host id and the metrics file
+	# farswap-metrics.service writes; remove keeps them.
+	prom=/var/lib/prometheus/node-exporter/farswap.prom
+	if ! grep -qF -- "--output $prom" "$unpacked$units/farswap-metrics.service"; then
+		fail deb-tools-purge "farswap-metrics.service no longer writes $prom: the postrm must follow"
+	elif [ ! -f "$scripts/postrm" ]; then
+		fail deb-tools-purge "farswap-tools has no postrm"
+	else
+		purge_block=$(block "$scripts/postrm" 'if [ "$1" = purge ]' |
+			sed "s|/etc/farswap|$sandbox/etc/farswap|g; s|${prom%/*}|$sandbox/prom|g")
+		echo 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 >"$made"
+		echo "farswap_host_devices 0" >"$sandbox/prom/farswap.prom"
+		sh -e -c "$purge_block" postrm remove
+		if [ ! -f "$made" ] || [ ! -f "$sandbox/prom/farswap.prom" ]; then
+			fail deb-tools-purge "postrm remove deleted the host id or the metrics file"
+		elif ! sh -e -c "$purge_block" postrm purge || [ -e "$made" ] ||
+		     [ -e "$sandbox/prom/farswap.prom" ]; then
+			fail deb-tools-purge "postrm purge left $(ls "$made" "$sandbox/prom/farswap.prom" 2>/dev/null | sed "s|$sandbox||" | tr '\n' ' ')"
+		else
+			pass deb-tools-purge
+		fi
 	fi
 fi
 

@@ -465,6 +465,27 @@ static const struct attach_bad_case attach_bad_cases[] = {
 	{ "name longer than the buffer",
 	  "donor=10.0.0.1 size=4G name=farswap000000000000000000000000001",
 	  "name" },
+	{ "host_id not a UUID", "donor=10.0.0.1 size=4G host_id=host7",
+	  "bad host_id 'host7'" },
+	{ "host_id without dashes",
+	  "donor=10.0.0.1 size=4G host_id=0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+	  "bad host_id" },
+	/* uuid_parse() alone reads the first 36 characters only. */
+	{ "host_id with more after the UUID",
+	  "donor=10.0.0.1 size=4G host_id=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0x",
+	  "bad host_id" },
+	{ "host_id one digit short",
+	  "donor=10.0.0.1 size=4G host_id=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f",
+	  "bad host_id" },
+	{ "host_id not hexadecimal",
+	  "donor=10.0.0.1 size=4G host_id=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1fg",
+	  "bad host_id" },
+	{ "host_id the nil UUID",
+	  "donor=10.0.0.1 size=4G host_id=00000000-0000-0000-0000-000000000000",
+	  "bad host_id" },
+	{ "host_id twice",
+	  "donor=10.0.0.1 size=4G host_id=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 host_id=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",
+	  "'host_id' given twice" },
 };
 
 KUNIT_ARRAY_PARAM_DESC(attach_bad, attach_bad_cases, desc);
@@ -617,6 +638,71 @@ static void attach_small_err_buffer_test(struct kunit *test)
 }
 
 /*
+ * host_id=: the device's identity, in place of the module's.  Without it
+ * the defaults' (the module's id and where that came from) stay.
+ */
+static void attach_host_id_test(struct kunit *test)
+{
+	static const u8 want[FARSWAP_ID_LEN] = {
+		0x0f, 0x1e, 0x2d, 0x3c, 0x4b, 0x5a, 0x69, 0x78,
+		0x87, 0x96, 0xa5, 0xb4, 0xc3, 0xd2, 0xe1, 0xf0,
+	};
+	static const u8 module_id[FARSWAP_ID_LEN] = { 0x42, [15] = 0x24 };
+	struct farswap_attach_args *a;
+	char err[FARSWAP_ERR_LEN] = "";
+	char *cmd;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+
+	/* Not given: the module's, as default_args() left it. */
+	default_args(a);
+	memcpy(a->host_id, module_id, FARSWAP_ID_LEN);
+	a->host_id_source = FARSWAP_HOST_ID_RANDOM;
+	cmd = kunit_kstrdup(test, "donor=10.0.0.1 size=4G", GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	KUNIT_ASSERT_EQ_MSG(test, farswap_parse_attach(cmd, a, err,
+						       sizeof(err)),
+			    0, "refused: %s", err);
+	KUNIT_EXPECT_MEMEQ(test, a->host_id, module_id, FARSWAP_ID_LEN);
+	KUNIT_EXPECT_EQ(test, a->host_id_source, FARSWAP_HOST_ID_RANDOM);
+
+	/* Given, in either case: the bytes in the UUID's order. */
+	cmd = kunit_kstrdup(test,
+			    "donor=10.0.0.1 host_id=0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0 size=4G",
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	KUNIT_ASSERT_EQ_MSG(test, farswap_parse_attach(cmd, a, err,
+						       sizeof(err)),
+			    0, "refused: %s", err);
+	KUNIT_EXPECT_MEMEQ(test, a->host_id, want, FARSWAP_ID_LEN);
+	KUNIT_EXPECT_EQ(test, a->host_id_source, FARSWAP_HOST_ID_ATTACH);
+
+	/* A refused one leaves the module's in place. */
+	default_args(a);
+	memcpy(a->host_id, module_id, FARSWAP_ID_LEN);
+	a->host_id_source = FARSWAP_HOST_ID_MODULE;
+	cmd = kunit_kstrdup(test,
+			    "donor=10.0.0.1 size=4G host_id=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-",
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	KUNIT_EXPECT_EQ(test, farswap_parse_attach(cmd, a, err, sizeof(err)),
+			-EINVAL);
+	KUNIT_EXPECT_MEMEQ(test, a->host_id, module_id, FARSWAP_ID_LEN);
+	KUNIT_EXPECT_EQ(test, a->host_id_source, FARSWAP_HOST_ID_MODULE);
+
+	KUNIT_EXPECT_STREQ(test,
+			   farswap_host_id_source_name(FARSWAP_HOST_ID_ATTACH),
+			   "attach");
+	KUNIT_EXPECT_STREQ(test,
+			   farswap_host_id_source_name(FARSWAP_HOST_ID_MODULE),
+			   "module");
+	KUNIT_EXPECT_STREQ(test,
+			   farswap_host_id_source_name(FARSWAP_HOST_ID_RANDOM),
+			   "random");
+}
+
+/*
  * The command word of a /dev/farswap-ctl write
  */
 
@@ -717,6 +803,7 @@ static struct kunit_case farswap_args_cases[] = {
 	KUNIT_CASE(stated_range_test),
 	KUNIT_CASE(attach_donor_order_test),
 	KUNIT_CASE(attach_small_err_buffer_test),
+	KUNIT_CASE(attach_host_id_test),
 	KUNIT_CASE_PARAM(cmd_op_test, cmd_op_gen_params),
 	KUNIT_CASE_PARAM(parse_detach_test, detach_gen_params),
 	{}

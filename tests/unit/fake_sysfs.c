@@ -135,6 +135,9 @@ void put_device(const char *name, const struct fake_donor *donors,
 	DEV("read_policy", "round-robin\n");
 	DEV("integrity", "alg=chacha20poly1305 checked=300 mismatches=2 bytes_per_page=20 table_bytes=2621440\n");
 	DEV("encrypt", "alg=chacha20poly1305 bounce_bytes=8388608\n");
+	/* Random: status says the identity will not survive a reboot. */
+	DEV("host_id", "6b1f3c2a-9d4e-4f60-8a7b-2c5d1e0f9a83\n");
+	DEV("host_id_source", "random\n");
 	DEV("replicas", "replicas=2 degraded=1 repaired=4 repair_bytes=8192 repair_failures=0 failovers=5 heals=0 lost_pages=0 colocated=3 domains=2 spread=7 healed_pages=9\n");
 #undef DEV
 	snprintf(rel, sizeof(rel), "sys/block/%s/donors", name);

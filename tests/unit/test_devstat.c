@@ -245,6 +245,72 @@ static void test_json_missing_values(void **state)
 	free(doc);
 }
 
+/* status's text of the tree; caller frees. */
+static char *status_text(void)
+{
+	struct fsh_host h;
+	char err[256], *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	assert_int_equal(fsh_read(&h, fake_root, NULL, err, sizeof(err)), 0);
+	fsh_text(&h, out);
+	fsh_free(&h);
+	assert_int_equal(fclose(out), 0);
+	return text;
+}
+
+/*
+ * Each device's host id and where it came from, in JSON, text and
+ * metrics; a random one is called out.  A module without the files:
+ * null, no text line, no sample.
+ */
+static void test_host_id(void **state)
+{
+	char *doc;
+	int ret;
+
+	(void)state;
+	make_host();
+	put_file("sys/block/farswap2/farswap/host_id",
+		 "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\n");
+	put_file("sys/block/farswap2/farswap/host_id_source", "attach\n");
+	doc = status_json(NULL, &ret);
+	assert_int_equal(ret, 0);
+	assert_has(doc, "\"name\": \"farswap2\",");
+	assert_has(doc, "\"read_policy\": \"round-robin\",\n      \"host_id\": \"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\",\n      \"host_id_source\": \"attach\",");
+	assert_has(doc, "\"host_id\": \"6b1f3c2a-9d4e-4f60-8a7b-2c5d1e0f9a83\",\n      \"host_id_source\": \"random\",");
+	free(doc);
+	doc = status_text();
+	assert_has(doc, "  host id: 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 (given at attach)\n");
+	assert_has(doc, "  host id: 6b1f3c2a-9d4e-4f60-8a7b-2c5d1e0f9a83 (random, made at module load)\n  warning: the host id changes at the module's next load");
+	/* Only the random one warns. */
+	assert_null(strstr(strstr(doc, "warning: the host id") + 1,
+			   "warning: the host id"));
+	free(doc);
+	doc = metrics_text();
+	assert_has(doc, "# TYPE farswap_host_host_id_random gauge\n");
+	assert_has(doc, "farswap_host_host_id_random{device=\"farswap2\"} 0\n");
+	assert_has(doc, "farswap_host_host_id_random{device=\"farswap10\"} 1\n");
+	free(doc);
+
+	put_file("sys/block/farswap2/farswap/host_id_source", "module\n");
+	doc = status_text();
+	assert_has(doc, "  host id: 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 (the module's host_id parameter)\n");
+	free(doc);
+
+	remove_file("sys/block/farswap2/farswap/host_id");
+	remove_file("sys/block/farswap2/farswap/host_id_source");
+	doc = status_json("farswap2", &ret);
+	assert_int_equal(ret, 0);
+	assert_has(doc, "\"host_id\": null,\n      \"host_id_source\": null,");
+	free(doc);
+	doc = metrics_text();
+	assert_null(strstr(doc, "farswap_host_host_id_random{device=\"farswap2\"}"));
+	free(doc);
+}
+
 static void test_json_module_not_loaded(void **state)
 {
 	char *doc;
@@ -571,6 +637,7 @@ int main(void)
 		cmocka_unit_test_setup(test_json_one_device, fake_root_clean),
 		cmocka_unit_test_setup(test_json_missing_values, fake_root_clean),
 		cmocka_unit_test_setup(test_json_module_not_loaded, fake_root_clean),
+		cmocka_unit_test_setup(test_host_id, fake_root_clean),
 		cmocka_unit_test_setup(test_hostile_text, fake_root_clean),
 		cmocka_unit_test_setup(test_metrics, fake_root_clean),
 		cmocka_unit_test_setup(test_metrics_no_module, fake_root_clean),

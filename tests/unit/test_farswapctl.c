@@ -337,6 +337,176 @@ static void test_version(void **state)
 	run_free(&opt);
 }
 
+/* The host id tests' temporary directory, made at the first use. */
+static char hostid_dir[] = "/tmp/farswapctl-hostid-XXXXXX";
+static bool hostid_dir_made;
+
+/* The file hostid in that directory, holding @text (NULL: no file). */
+static const char *hostid_tmp(const char *text)
+{
+	static char path[sizeof(hostid_dir) + 8];
+	FILE *f;
+
+	if (!hostid_dir_made) {
+		if (!mkdtemp(hostid_dir))
+			fail_msg("mkdtemp: %s", strerror(errno));
+		hostid_dir_made = true;
+	}
+	snprintf(path, sizeof(path), "%s/hostid", hostid_dir);
+	unlink(path);
+	if (!text)
+		return path;
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+static int hostid_tmp_remove(void **state)
+{
+	(void)state;
+	if (!hostid_dir_made)
+		return 0;
+	unlink(hostid_tmp(NULL));
+	hostid_dir_made = false;
+	if (rmdir(hostid_dir))
+		return -1;
+	/* mkdtemp() filled the template in: the next test makes another. */
+	memcpy(strrchr(hostid_dir, '-') + 1, "XXXXXX", 6);
+	return 0;
+}
+
+/* read_hostid_file(): one UUID, blanks around it, lower-cased. */
+static void test_hostid_file_good(void **state)
+{
+	static const char *const good[] = {
+		"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\n",
+		"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",
+		"0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0\n",
+		"  \n\t0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 \n\n",
+	};
+	char id[UUID_LEN + 1], err[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		memset(id, 'x', sizeof(id));
+		if (read_hostid_file(hostid_tmp(good[i]), id, err,
+				     sizeof(err)))
+			fail_msg("'%s' refused: %s", good[i], err);
+		assert_string_equal(id, "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+	}
+}
+
+/* Anything else is refused, with the file's name and what is wrong. */
+static void test_hostid_file_bad(void **state)
+{
+	static const struct {
+		const char *text;
+		int ret;
+		const char *why;
+	} bad[] = {
+		{ "", -EINVAL, "is empty" },
+		{ " \n\n", -EINVAL, "is empty" },
+		{ "host7\n", -EINVAL, "does not hold one UUID" },
+		{ "0f1e2d3c4b5a69788796a5b4c3d2e1f0\n", -EINVAL,
+		  "does not hold one UUID" },
+		{ "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0x\n", -EINVAL,
+		  "does not hold one UUID" },
+		{ "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1fg\n", -EINVAL,
+		  "does not hold one UUID" },
+		{ "00000000-0000-0000-0000-000000000000\n", -EINVAL,
+		  "not the nil UUID" },
+		{ "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\n"
+		  "6b1f3c2a-9d4e-4f60-8a7b-2c5d1e0f9a83\n", -EINVAL,
+		  "does not hold one UUID" },
+		{ "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 # mine\n", -EINVAL,
+		  "does not hold one UUID" },
+		{ NULL, -ENOENT, "cannot read the host id file" },
+	};
+	char id[UUID_LEN + 1], err[512];
+	const char *path;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		path = hostid_tmp(bad[i].text);
+		err[0] = '\0';
+		assert_int_equal(read_hostid_file(path, id, err, sizeof(err)),
+				 bad[i].ret);
+		if (!strstr(err, path) || !strstr(err, bad[i].why))
+			fail_msg("'%s': the reason '%s' lacks '%s' or '%s'",
+				 bad[i].text ?: "(no file)", err, path,
+				 bad[i].why);
+	}
+	/* A file that is longer than any one line could be. */
+	{
+		char big[600];
+
+		memset(big, ' ', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		memcpy(big + 300, "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", 36);
+		assert_int_equal(read_hostid_file(hostid_tmp(big), id, err,
+						  sizeof(err)), -EINVAL);
+	}
+}
+
+/*
+ * attach_host_id(): --host-id, else --hostid-file, else the host id file
+ * if there is one (none: NULL, the module's id).
+ */
+static void test_attach_host_id(void **state)
+{
+	char id[UUID_LEN + 1];
+
+	(void)state;
+	hostid_path = hostid_tmp(NULL);
+	assert_null(attach_host_id(NULL, NULL, id));
+	hostid_path = hostid_tmp("6b1f3c2a-9d4e-4f60-8a7b-2c5d1e0f9a83\n");
+	assert_string_equal(attach_host_id(NULL, NULL, id),
+			    "6b1f3c2a-9d4e-4f60-8a7b-2c5d1e0f9a83");
+	assert_string_equal(attach_host_id("0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0",
+					   NULL, id),
+			    "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+	assert_string_equal(attach_host_id(NULL, hostid_path, id),
+			    "6b1f3c2a-9d4e-4f60-8a7b-2c5d1e0f9a83");
+	hostid_path = HOSTID_FILE;
+}
+
+/*
+ * attach refuses a bad host id before it looks for the module: a bad
+ * --host-id, or both options, is a usage error; a host id file that is
+ * missing (named), or malformed (named or the default), exits 1 naming it.
+ */
+static void test_attach_host_id_refused(void **state)
+{
+	const char *path;
+
+	(void)state;
+	assert_refused(run_ctl("attach", "--donor", "10.0.0.2", "--size", "1G",
+			       "--host-id", "host7", NULL),
+		       EXIT_USAGE, "--host-id 'host7' is not a UUID");
+	assert_refused(run_ctl("attach", "--donor", "10.0.0.2", "--size", "1G",
+			       "--host-id",
+			       "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",
+			       "--hostid-file", "/etc/farswap/hostid", NULL),
+		       EXIT_USAGE, "one or the other");
+	path = hostid_tmp(NULL);
+	assert_refused(run_ctl("attach", "--donor", "10.0.0.2", "--size", "1G",
+			       "--hostid-file", path, NULL),
+		       EXIT_FAILED, path);
+	path = hostid_tmp("not-a-uuid\n");
+	assert_refused(run_ctl("attach", "--donor", "10.0.0.2", "--size", "1G",
+			       "--hostid-file", path, NULL),
+		       EXIT_FAILED, "does not hold one UUID");
+	hostid_path = path;
+	assert_refused(run_ctl("attach", "--donor", "10.0.0.2", "--size", "1G",
+			       NULL),
+		       EXIT_FAILED, path);
+	hostid_path = HOSTID_FILE;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +521,14 @@ int main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_unknown_option_names_command),
 		cmocka_unit_test(test_version),
+		cmocka_unit_test_teardown(test_hostid_file_good,
+					  hostid_tmp_remove),
+		cmocka_unit_test_teardown(test_hostid_file_bad,
+					  hostid_tmp_remove),
+		cmocka_unit_test_teardown(test_attach_host_id,
+					  hostid_tmp_remove),
+		cmocka_unit_test_teardown(test_attach_host_id_refused,
+					  hostid_tmp_remove),
 	};
 
 	return cmocka_run_group_tests_name("farswapctl", tests, make_root,
