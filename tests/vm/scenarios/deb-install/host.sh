@@ -25,11 +25,19 @@ if [ -e /var/lib/dkms/farswap ]; then
 	rm -rf /var/lib/dkms/farswap /usr/src/farswap-*
 fi
 find /lib/modules/"$kver" -name 'farswap.ko*' -delete
+# So is the machine's host id, if it has one: the postinst must make one.
+rm -f /etc/farswap/hostid
 
 t0=$SECONDS
 deb_install farswap-dkms farswap-tools
 bed_result deb.install_seconds $((SECONDS - t0))
 dkms status farswap | sed 's/^/  dkms: /'
+# The host's persistent identity, made once by the postinst.
+hostid=$(cat /etc/farswap/hostid 2>/dev/null) ||
+	bed_fail "farswap-tools' postinst made no /etc/farswap/hostid"
+[[ $hostid =~ ^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$ ]] ||
+	bed_fail "/etc/farswap/hostid holds '$hostid', not a UUID"
+bed_log "host id $hostid"
 dkms status farswap -k "$kver" | bed_grep ': installed' ||
 	bed_fail "DKMS did not install farswap for $kver: $(dkms status farswap)"
 ko=$(modinfo -n farswap) || bed_fail "modinfo finds no farswap module"
@@ -63,6 +71,9 @@ bed_wait donor ready 2300
 dev=$(fs_attach --donor "$donor" --size 256M)
 name=${dev#/dev/}
 bed_log "attached $dev"
+[ "$(cat /sys/block/"$name"/farswap/host_id)" = "$hostid" ] &&
+	[ "$(cat /sys/block/"$name"/farswap/host_id_source)" = attach ] ||
+	bed_fail "$name does not show /etc/farswap/hostid as its host id (attach)"
 mkswap "$dev" >/dev/null
 swapon "$dev"
 
@@ -91,6 +102,7 @@ fs_workload_release
 [ ! -e "/sys/block/$name" ] || bed_fail "$name still there after detach"
 rmmod farswap
 deb_remove farswap-tools farswap-dkms
+[ ! -e /etc/farswap/hostid ] || bed_fail "/etc/farswap/hostid left after dpkg --purge"
 if find /lib/modules/"$kver" -name 'farswap.ko*' | bed_grep .; then
 	bed_fail "farswap.ko left in /lib/modules/$kver after purging farswap-dkms"
 fi

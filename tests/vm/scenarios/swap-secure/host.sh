@@ -158,15 +158,28 @@ bed_wait donor plain-scanned 300
 "$FS_CTL" detach "$name"
 
 # 4. A key of this host's own (farswapd's host-keys, named by this
-# host's id): the shared secret is refused from now on, its own works.
-cp /sys/kernel/farswap/host_id "$BED/host_id"
+# host's persistent id, /etc/farswap/hostid as the package makes it,
+# which farswapctl attach sends): the shared secret is refused from now
+# on, its own works, and the device says whose id it shows.
+mkdir -p /etc/farswap
+cat /proc/sys/kernel/random/uuid >/etc/farswap/hostid
+cp /etc/farswap/hostid "$BED/host_id"
 bed_signal host-id
 bed_wait donor host-key 300
 refused 'authenticat' --key farswap:secure
 keyctl padd logon farswap:own @u <"$BED/host.key" >/dev/null
 dev=$(fs_attach --donor "$donor" --size 128M --key farswap:own)
+name=${dev#/dev/}
 bed_log "with a key of its own: $dev"
-"$FS_CTL" detach "${dev#/dev/}"
+[ "$(</sys/block/"$name"/farswap/host_id)" = "$(</etc/farswap/hostid)" ] ||
+	bed_fail "$name shows host id $(</sys/block/"$name"/farswap/host_id), not /etc/farswap/hostid's"
+[ "$(</sys/block/"$name"/farswap/host_id_source)" = attach ] ||
+	bed_fail "$name's host_id_source is $(</sys/block/"$name"/farswap/host_id_source), not attach"
+[ "$(</sys/kernel/farswap/host_id)" != "$(</etc/farswap/hostid)" ] ||
+	bed_fail "the module's own id is the file's: the attach option proved nothing"
+"$FS_CTL" status "$name" | bed_grep "host id: $(</etc/farswap/hostid)" ||
+	bed_fail "farswapctl status does not show the device's host id"
+"$FS_CTL" detach "$name"
 rmmod farswap
 check_kernel_log
 bed_signal done
