@@ -55,8 +55,9 @@
 #   With --guest-root (tests/vm/bed.py, for a scenario whose roles boot
 #   the userland of their kernel's release: DISTRO_ROOT), what a Debian 13
 #   guest's scripts and farswap's packages need on top: dkms (with
-#   build-essential), iproute2 (ip, rdma), keyutils, procps, busybox,
-#   libibverbs1, librdmacm1t64 and ibverbs-providers (about 80 MB).  Not
+#   build-essential), mount (mount, swapon), iproute2 (ip, rdma), keyutils,
+#   procps, busybox, libibverbs1, librdmacm1t64 and ibverbs-providers
+#   (about 80 MB).  Not
 #   part of make setup: only scenarios run by hand use it.
 #
 # Versions are never named here: each series' newest release is whatever
@@ -173,7 +174,7 @@ guest_dir() {
 }
 
 # The packages a guest booted on the chroot's userland needs (--guest-root).
-guest_root_packages="dkms iproute2 keyutils procps busybox libibverbs1 librdmacm1t64 ibverbs-providers"
+guest_root_packages="dkms mount iproute2 keyutils procps busybox libibverbs1 librdmacm1t64 ibverbs-providers"
 
 guest_root_ready() {
 	local p

@@ -66,8 +66,9 @@ if [ -n "${BED_MODULES_DIR:-}" ]; then
 			setup_fail "cannot link $mods to $BED_MODULES_DIR"
 	elif [ ! -e "$mods/modules.dep" ]; then
 		mkdir -p /run/bed-modules/upper /run/bed-modules/work
-		mount -t overlay -o "lowerdir=$BED_MODULES_DIR:$mods,upperdir=/run/bed-modules/upper,workdir=/run/bed-modules/work" \
-			bed-modules "$mods" || setup_fail "cannot lay $BED_MODULES_DIR over $mods"
+		out=$(mount -t overlay -o "lowerdir=$BED_MODULES_DIR:$mods,upperdir=/run/bed-modules/upper,workdir=/run/bed-modules/work" \
+			bed-modules "$mods" 2>&1) ||
+			setup_fail "cannot lay $BED_MODULES_DIR over $mods: $out $(dmesg | tail -n 3 | tr '\n' ' ')"
 	fi
 fi
 
