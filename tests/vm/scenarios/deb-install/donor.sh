@@ -12,7 +12,7 @@ deb_install farswap-tools
 FS_FARSWAPD=/usr/sbin/farswapd
 fs_start_donor --donate 256M --slab-size 16M --headroom 64M --hysteresis 32M
 bed_signal ready
-bed_wait host done 2300
+bed_wait host done 3500
 "$FS_FARSWAPD" --stats | sed 's/^/  farswapd: /'
 fs_stop_donor
 deb_remove farswap-tools

@@ -27,6 +27,16 @@ fi
 find /lib/modules/"$kver" -name 'farswap.ko*' -delete
 # So is the machine's host id, if it has one: the postinst must make one.
 rm -f /etc/farswap/hostid
+# A root with other kernels' headers (Debian 13's for 7.x holds 7.0 to
+# 7.3 for the build suite) is a machine with those kernels installed: the
+# postinst would build for each of them, minutes apiece under TCG.  This
+# guest is a machine with its running kernel only.
+for d in /lib/modules/*; do
+	[ "${d##*/}" = "$kver" ] || [ ! -e "$d/build" ] || {
+		bed_log "hiding ${d##*/}'s headers: only the running kernel is installed here"
+		rm -rf "$d"
+	}
+done
 
 t0=$SECONDS
 deb_install farswap-dkms farswap-tools
