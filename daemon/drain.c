@@ -23,6 +23,7 @@
 #include "donor.h"
 #include "donor_internal.h"
 #include "log.h"
+#include "outbuf.h"
 
 enum fsd_drain_state fsd_drain_state(const struct fsd_donor *d)
 {
@@ -184,29 +185,6 @@ void fsd_drain_tick(struct fsd_donor *d, uint64_t now_ms)
 	}
 }
 
-struct outbuf {
-	char *buf;
-	size_t len;
-	size_t off;
-	bool full;
-};
-
-static __printf(2, 3) void emit(struct outbuf *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->full)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->off, o->len - o->off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= o->len - o->off)
-		o->full = true;
-	else
-		o->off += (size_t)n;
-}
-
 /*
  * The drain's state for farswapd --drain and --undrain: "key value"
  * lines, then a "waiting" line per host that still holds slabs, saying
@@ -214,19 +192,19 @@ static __printf(2, 3) void emit(struct outbuf *o, const char *fmt, ...)
  */
 int fsd_drain_report(const struct fsd_donor *d, char *buf, size_t len)
 {
-	struct outbuf o = { buf, len, 0, false };
+	struct fsd_outbuf o = { buf, len, 0, false };
 	const struct fsd_session *s;
 	uint32_t hosts = 0;
 
 	for (s = d->sessions; s; s = s->next)
 		if (s->nr_slabs)
 			hosts++;
-	emit(&o, "state %s\n", fsd_drain_state_str(fsd_drain_state(d)));
-	emit(&o, "slabs_left %u\nhosts_holding %u\n", d->pool.nr_held, hosts);
-	emit(&o, "slabs_returned %" PRIu64 "\nbytes_moved %" PRIu64 "\n",
+	fsd_emit(&o, "state %s\n", fsd_drain_state_str(fsd_drain_state(d)));
+	fsd_emit(&o, "slabs_left %u\nhosts_holding %u\n", d->pool.nr_held, hosts);
+	fsd_emit(&o, "slabs_returned %" PRIu64 "\nbytes_moved %" PRIu64 "\n",
 	     d->drain.slabs_returned,
 	     d->drain.slabs_returned * d->pool.slab_size);
-	emit(&o, "refusals %" PRIu64 "\n", d->drain.refusals);
+	fsd_emit(&o, "refusals %" PRIu64 "\n", d->drain.refusals);
 	for (s = d->sessions; s; s = s->next) {
 		unsigned int st;
 		uint32_t refused;
@@ -237,16 +215,16 @@ int fsd_drain_report(const struct fsd_donor *d, char *buf, size_t len)
 			continue;
 		refused = fsd_session_refused_slabs(d, s, &st);
 		if (refused)
-			emit(&o, "waiting host %u %s: %u slabs, %s (%u refused, asked again every %u ms)\n",
+			fsd_emit(&o, "waiting host %u %s: %u slabs, %s (%u refused, asked again every %u ms)\n",
 			     s->nr, s->name, s->nr_slabs,
 			     st == FARSWAP_ST_NO_SPACE ? "no room elsewhere" :
 							 farswap_status_str(st),
 			     refused, d->reclaim_deadline_ms);
 		else if (s->nr_reclaiming)
-			emit(&o, "waiting host %u %s: %u slabs, %u being moved\n",
+			fsd_emit(&o, "waiting host %u %s: %u slabs, %u being moved\n",
 			     s->nr, s->name, s->nr_slabs, s->nr_reclaiming);
 		else
-			emit(&o, "waiting host %u %s: %u slabs, not asked yet\n",
+			fsd_emit(&o, "waiting host %u %s: %u slabs, not asked yet\n",
 			     s->nr, s->name, s->nr_slabs);
 	}
 	return o.full ? -ENOSPC : (int)o.off;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "outbuf.h"
 
 #define FSD_SCHEMA_VERSION 1
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -328,53 +329,30 @@ char *fsd_donor_metrics_text(const struct fsd_donor *d, size_t *len)
 	return copy;
 }
 
-struct outbuf {
-	char *buf;
-	size_t len;
-	size_t off;
-	bool full;
-};
-
-static __printf(2, 3) void emit(struct outbuf *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->full)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->off, o->len - o->off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= o->len - o->off)
-		o->full = true;
-	else
-		o->off += (size_t)n;
-}
-
 /* The stats text of the socket, SIGUSR1 and daemon/README.md. */
 int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 {
 	const struct fsd_pool *p = &d->pool;
 	const struct fsd_session *s;
-	struct outbuf o = { buf, len, 0, false };
+	struct fsd_outbuf o = { buf, len, 0, false };
 	unsigned int r;
 
-	emit(&o, "failure_domain %s\n", d->domain);
-	emit(&o, "slab_size %" PRIu64 "\n", p->slab_size);
-	emit(&o, "slabs_total %u\nslabs_free %u\nslabs_used %u\n", p->nr_slabs,
+	fsd_emit(&o, "failure_domain %s\n", d->domain);
+	fsd_emit(&o, "slab_size %" PRIu64 "\n", p->slab_size);
+	fsd_emit(&o, "slabs_total %u\nslabs_free %u\nslabs_used %u\n", p->nr_slabs,
 	     p->nr_free, p->nr_held);
-	emit(&o, "slabs_reclaiming %u\nslabs_released %u\n", p->nr_reclaiming,
+	fsd_emit(&o, "slabs_reclaiming %u\nslabs_released %u\n", p->nr_reclaiming,
 	     p->nr_released);
-	emit(&o, "bytes_total %" PRIu64 "\nbytes_used %" PRIu64 "\n",
+	fsd_emit(&o, "bytes_total %" PRIu64 "\nbytes_used %" PRIu64 "\n",
 	     p->slab_size * p->nr_slabs, p->slab_size * p->nr_held);
-	emit(&o, "pressure %s\nmem_available %" PRIu64 "\nmem_total %" PRIu64 "\n",
+	fsd_emit(&o, "pressure %s\nmem_available %" PRIu64 "\nmem_total %" PRIu64 "\n",
 	     d->under_pressure ? "yes" : "no", d->mem.mem_available,
 	     d->mem.mem_total);
-	emit(&o, "psi_some_avg10 %u.%02u\n", d->mem.psi_some_avg10 / 100,
+	fsd_emit(&o, "psi_some_avg10 %u.%02u\n", d->mem.psi_some_avg10 / 100,
 	     d->mem.psi_some_avg10 % 100);
-	emit(&o, "slabs_quarantined %u\n", p->nr_quarantined);
-	emit(&o, "auth %s\n", fsd_donor_auth_required(d) ? "hmac-sha256" : "none");
-	emit(&o, "counters sessions=%" PRIu64 " rejects=%" PRIu64
+	fsd_emit(&o, "slabs_quarantined %u\n", p->nr_quarantined);
+	fsd_emit(&o, "auth %s\n", fsd_donor_auth_required(d) ? "hmac-sha256" : "none");
+	fsd_emit(&o, "counters sessions=%" PRIu64 " rejects=%" PRIu64
 	     " bad_msgs=%" PRIu64 " grants=%" PRIu64 " frees=%" PRIu64
 	     " denied=%" PRIu64 " reclaim_sent=%" PRIu64
 	     " reclaim_ok=%" PRIu64 " reclaim_refused=%" PRIu64
@@ -388,9 +366,9 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     d->cnt.keepalives, d->cnt.keepalive_dead);
 	/* Appended: scripts read the fields above by name. */
 	for (r = 0; r < FSD_REFUSED_COUNT; r++)
-		emit(&o, " refused_%s=%" PRIu64, fsd_refusal_name(r),
+		fsd_emit(&o, " refused_%s=%" PRIu64, fsd_refusal_name(r),
 		     d->cnt.refused[r]);
-	emit(&o, " handshake_timeouts=%" PRIu64 " revoked_slabs=%" PRIu64
+	fsd_emit(&o, " handshake_timeouts=%" PRIu64 " revoked_slabs=%" PRIu64
 	     " quarantined_slabs=%" PRIu64 " alloc_capped=%" PRIu64
 	     " alloc_rate_limited=%" PRIu64 " depth_clamped=%" PRIu64
 	     " closed_not_allowed=%" PRIu64 " auth_ok=%" PRIu64
@@ -401,14 +379,14 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     d->cnt.depth_clamped, d->cnt.closed_not_allowed,
 	     d->cnt.auth_ok, d->cnt.auth_failed, d->cnt.auth_denied_msgs,
 	     d->cnt.auth_timeouts, d->cnt.revoke_notices);
-	emit(&o, "drain %s\ndrain_slabs_left %u\ndrain_slabs_returned %" PRIu64
+	fsd_emit(&o, "drain %s\ndrain_slabs_left %u\ndrain_slabs_returned %" PRIu64
 	     "\ndrain_bytes_moved %" PRIu64 "\ndrain_refusals %" PRIu64 "\n",
 	     fsd_drain_state_str(fsd_drain_state(d)), p->nr_held,
 	     d->drain.slabs_returned, d->drain.slabs_returned * p->slab_size,
 	     d->drain.refusals);
-	emit(&o, "hosts %u\n", d->nr_sessions);
+	fsd_emit(&o, "hosts %u\n", d->nr_sessions);
 	for (s = d->sessions; s; s = s->next)
-		emit(&o, "host %u id %s peer %s slabs %u bytes %" PRIu64
+		fsd_emit(&o, "host %u id %s peer %s slabs %u bytes %" PRIu64
 		     " reclaiming %u io_queues %u/%u state %s granting %u"
 		     " draining %s refused %u\n",
 		     s->nr, s->name, s->peer, s->nr_slabs,
