@@ -2,8 +2,9 @@
 #
 # What daemon/Makefile and tools/Makefile share: where things install,
 # the compiler flags, the package's version, the JSON and Prometheus
-# writers of this directory, and the install steps of systemd units and
-# man pages.  Included from either directory (paths are relative to it).
+# writers and the key file reader of this directory, and the install
+# steps of systemd units and man pages.  Included from either directory
+# (paths are relative to it).
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -21,9 +22,9 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 FARSWAP_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' ../dkms.conf)
 CFLAGS += -DFARSWAP_VERSION='"$(FARSWAP_VERSION)"'
 
-# The JSON and Prometheus writers, built in the including directory as
-# its own objects.
-COMMON_SRCS = json.c metrics.c
+# The JSON and Prometheus writers and the key file reader, built in the
+# including directory as its own objects.
+COMMON_SRCS = json.c metrics.c keyfile.c
 vpath %.c ../common
 
 # $(call install_units,UNITS): each unit with @SBINDIR@ filled in.

@@ -15,6 +15,7 @@
 #include <openssl/hmac.h>
 
 #include "auth.h"
+#include "keyfile.h"
 
 int fsd_auth_mac(const struct fsd_auth_key *key, enum farswap_auth_role role,
 		 const uint8_t *host_nonce, const uint8_t *donor_nonce,
@@ -49,73 +50,8 @@ void fsd_auth_key_clear(struct fsd_auth_key *key)
 int fsd_auth_load_key(const char *path, struct fsd_auth_key *key, char *err,
 		      size_t errlen)
 {
-	uint8_t buf[FARSWAP_AUTH_KEY_MAX + 2];
-	struct stat st;
-	ssize_t n;
-	size_t len;
-	int fd, ret = 0;
-
 	fsd_auth_key_clear(key);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "key-file %s: %s", path, strerror(errno));
-		return ret;
-	}
-	if (fstat(fd, &st)) {
-		ret = -errno;
-		snprintf(err, errlen, "key-file %s: %s", path, strerror(errno));
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
-		snprintf(err, errlen, "key-file %s: not a regular file", path);
-		goto out_close;
-	}
-	/* Whoever owns it sets the donor's secret: this user or root only. */
-	if (st.st_uid != geteuid() && st.st_uid != 0) {
-		ret = -EPERM;
-		snprintf(err, errlen,
-			 "key-file %s: owned by uid %u, not by this user or root",
-			 path, (unsigned int)st.st_uid);
-		goto out_close;
-	}
-	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-		ret = -EPERM;
-		snprintf(err, errlen,
-			 "key-file %s: group or others may access it (mode %04o); chmod 600 it",
-			 path, (unsigned int)(st.st_mode & 07777));
-		goto out_close;
-	}
-	len = 0;
-	do {
-		n = read(fd, buf + len, sizeof(buf) - len);
-		if (n > 0)
-			len += (size_t)n;
-	} while (n > 0 && len < sizeof(buf));
-	if (n < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "key-file %s: %s", path, strerror(errno));
-		goto out_wipe;
-	}
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-		len--;
-	if (len < FARSWAP_AUTH_KEY_MIN || len > FARSWAP_AUTH_KEY_MAX) {
-		ret = -EINVAL;
-		snprintf(err, errlen,
-			 "key-file %s: the secret must be %u to %u bytes (without trailing newline)%s",
-			 path, FARSWAP_AUTH_KEY_MIN, FARSWAP_AUTH_KEY_MAX,
-			 len < FARSWAP_AUTH_KEY_MIN ? ", it is shorter" :
-						      ", it is longer");
-		goto out_wipe;
-	}
-	memcpy(key->bytes, buf, len);
-	key->len = len;
-out_wipe:
-	explicit_bzero(buf, sizeof(buf));
-out_close:
-	close(fd);
-	return ret;
+	return fs_keyfile_read(path, key->bytes, &key->len, err, errlen);
 }
 
 bool fsd_auth_host_key_name_ok(const char *name)

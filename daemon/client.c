@@ -207,15 +207,24 @@ static void describe_file(const char *what, const char *path)
 	       (unsigned int)(st.st_mode & 07777));
 }
 
+int fsd_key_fix(char *buf, size_t len, const char *path, const char *user,
+		int ret)
+{
+	if (ret != -EACCES && ret != -EPERM)
+		return snprintf(buf, len, "%s", "");
+	return snprintf(buf, len,
+			"fix: let user %s read it, keeping root its owner: chown root:%s %s && chmod 640 %s;\n"
+			"     or hand it to the unit: LoadCredential=key:%s and --key-file %%d/key on ExecStart=",
+			user, user, path, path, path);
+}
+
 /* The fix for a key file @user cannot use, after its error line. */
 static void key_fix(const char *path, const char *user, int ret)
 {
-	if (ret != -EACCES && ret != -EPERM)
-		return;
-	printf("  fix: chown %s %s (it must stay mode 0600, and be %s's or root's),\n"
-	       "       or hand it to the unit: LoadCredential=key:%s and\n"
-	       "       --key-file %%d/key on ExecStart= (%%d: the credentials directory)\n",
-	       user, path, user, path);
+	char fix[1024];
+
+	if (fsd_key_fix(fix, sizeof(fix), path, user, ret) > 0)
+		printf("  %s\n", fix);
 }
 
 /*

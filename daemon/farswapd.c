@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <netdb.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,25 @@ static void die(const char *fmt, const char *arg)
 
 	snprintf(msg, sizeof(msg), fmt, arg);
 	pr_err("%s", msg);
+	exit(1);
+}
+
+/*
+ * A key file farswapd cannot use: why, as which user (a unit's User= is
+ * not the shell's), and how to fix it.
+ */
+static void die_key(const char *path, const char *err, int ret)
+{
+	struct passwd *pw = getpwuid(geteuid());
+	char user[64], fix[1024];
+
+	if (pw)
+		snprintf(user, sizeof(user), "%s", pw->pw_name);
+	else
+		snprintf(user, sizeof(user), "uid %u", (unsigned int)geteuid());
+	fsd_key_fix(fix, sizeof(fix), path, user, ret);
+	pr_err("%s (farswapd runs as user %s)%s%s", err, user,
+	       fix[0] ? "; " : "", fix);
 	exit(1);
 }
 
@@ -952,9 +972,12 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (fsd_config_check_auth(&srv.cfg, err, sizeof(err)))
 		die("%s", err);
-	if (srv.cfg.key_file[0] &&
-	    fsd_auth_load_key(srv.cfg.key_file, &key, err, sizeof(err)))
-		die("%s", err);
+	if (srv.cfg.key_file[0]) {
+		ret = fsd_auth_load_key(srv.cfg.key_file, &key, err,
+					sizeof(err));
+		if (ret)
+			die_key(srv.cfg.key_file, err, ret);
+	}
 	if (fsd_memlock_check(srv.lim.donate + (16ull << 20), err, sizeof(err)))
 		die("%s", err);
 	if (fsd_rdma_devices() <= 0)

@@ -61,14 +61,35 @@ bool farswap_donor_live(struct farswap_donor *donor, u32 gen)
 	       READ_ONCE(donor->gen) == gen;
 }
 
+/*
+ * last_error is written by the connecting thread and rdma_cm's handler,
+ * and read by sysfs at any time: each copy in or out under the state
+ * lock, so a reader never sees half of one reason and half of another.
+ */
 void farswap_donor_set_error(struct farswap_donor *donor,
 			     const char *fmt, ...)
 {
+	char msg[FARSWAP_ERR_LEN];
+	unsigned long flags;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(donor->last_error, sizeof(donor->last_error), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	spin_lock_irqsave(&donor->state_lock, flags);
+	memcpy(donor->last_error, msg, sizeof(msg));
+	spin_unlock_irqrestore(&donor->state_lock, flags);
+}
+
+/* Why the donor's last connect or session failed ("" if none did). */
+void farswap_donor_last_error(struct farswap_donor *donor, char *buf,
+			      size_t len)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&donor->state_lock, flags);
+	strscpy(buf, donor->last_error, len);
+	spin_unlock_irqrestore(&donor->state_lock, flags);
 }
 
 /**
@@ -94,6 +115,8 @@ void farswap_donor_error(struct farswap_donor *donor, const char *why)
 		/* release: pairs with the acquire in farswap_donor_state() */
 		smp_store_release(&donor->state, FARSWAP_DONOR_FAILED);
 		trace_farswap_donor_state(donor, from, FARSWAP_DONOR_FAILED);
+		snprintf(donor->last_error, sizeof(donor->last_error),
+			 "%s failed: %s", donor->name, why);
 	} else if (act == FARSWAP_ERR_FAIL_ATTEMPT) {
 		donor->attempt_failed = true;
 	}
@@ -719,7 +742,9 @@ static int farswap_donor_connect(struct farswap_donor *donor)
 	 * notice as soon as the control QP is up.
 	 */
 	WRITE_ONCE(donor->proven, !donor->dev->auth_key.len);
+	spin_lock_irq(&donor->state_lock);
 	donor->last_error[0] = '\0';
+	spin_unlock_irq(&donor->state_lock);
 
 	ret = farswap_queue_connect(&donor->ctrl);
 	if (ret)
@@ -884,6 +909,29 @@ int farswap_donor_connect_first(struct farswap_donor *donor)
 		farswap_donor_start_keepalive(donor);
 	mutex_unlock(&donor->lock);
 	return ret;
+}
+
+/**
+ * farswap_donor_connect_later - reconnect in the background from now on
+ * @donor: a donor whose first connect failed for a reason that passes
+ *
+ * A degraded attach goes on without it: the donor waits and reconnects
+ * as one that failed does (reconnect_delay_ms, doubling), and once live
+ * it takes the replicas the device's chunks lack (the repair work).
+ * Called once the device's map exists, so that nothing of the donor can
+ * reach a map not yet made.
+ */
+void farswap_donor_connect_later(struct farswap_donor *donor)
+{
+	struct farswap_dev *dev = donor->dev;
+
+	mutex_lock(&donor->lock);
+	if (farswap_donor_change_state(donor, FARSWAP_DONOR_WAITING)) {
+		donor->reconnect_backoff_ms = dev->params.reconnect_delay_ms;
+		queue_delayed_work(dev->connect_wq, &donor->reconnect_work,
+				   msecs_to_jiffies(donor->reconnect_backoff_ms));
+	}
+	mutex_unlock(&donor->lock);
 }
 
 /*

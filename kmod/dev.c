@@ -506,18 +506,26 @@ static void farswap_dev_destroy_unlisted(struct farswap_dev *dev)
 	up_read(&farswap_teardown_rwsem);
 }
 
-/* The donors must agree on a slab size, and with slab_size= if given. */
+/*
+ * The donors must agree on a slab size, and with slab_size= if given.
+ * Those that did not answer say theirs when they connect, and are
+ * refused then if it differs.
+ */
 static int farswap_pick_slab_size(struct farswap_dev *dev,
 				  const struct farswap_attach_args *a,
 				  u64 *slab_size, struct farswap_reason *why)
 {
-	u64 want = a->slab_size ?: dev->donors[0]->slab_size;
+	u64 want = a->slab_size;
 	unsigned int i;
 
+	for (i = 0; i < dev->nr_donors && !want; i++)
+		if (farswap_donor_state(dev->donors[i]) == FARSWAP_DONOR_LIVE)
+			want = dev->donors[i]->slab_size;
 	for (i = 0; i < dev->nr_donors; i++) {
 		struct farswap_donor *d = dev->donors[i];
 
-		if (d->slab_size == want)
+		if (d->slab_size == want ||
+		    farswap_donor_state(d) != FARSWAP_DONOR_LIVE)
 			continue;
 		farswap_reason_set(why, "donor %s serves %llu MiB slabs, %s %llu MiB",
 				   d->name, d->slab_size >> 20,
@@ -646,25 +654,68 @@ static int farswap_create_donors(struct farswap_dev *dev,
 	return 0;
 }
 
+/*
+ * Connects every donor.  The attach needs one of them live; the others
+ * may be down for a while (rebooting, farswapd restarting, a link not up
+ * yet at boot) and are reconnected in the background once the device
+ * exists (farswap_connect_later()), the repair work then giving them the
+ * replicas the chunks lack.  A donor that refuses for good (wrong key,
+ * protocol, slab size) fails the attach, as does a lone donor that does
+ * not answer: both are for the operator to see now.
+ */
 static int farswap_connect_donors(struct farswap_dev *dev,
 				  struct farswap_reason *why)
 {
-	unsigned int i;
-	int ret;
+	unsigned int i, live = 0;
+	int first = 0;
 
 	for (i = 0; i < dev->nr_donors; i++) {
 		struct farswap_donor *donor = dev->donors[i];
+		int ret = farswap_donor_connect_first(donor);
 
-		ret = farswap_donor_connect_first(donor);
-		if (ret) {
+		if (!ret) {
+			live++;
+			continue;
+		}
+		if (dev->nr_donors == 1 || !farswap_connect_error_passes(ret)) {
 			farswap_reason_set(why, "cannot attach donor %s: %s",
 					   donor->name,
 					   donor->last_error[0] ?
 					   donor->last_error : "error");
 			return ret;
 		}
+		/* Said only if no donor at all answers. */
+		if (!first)
+			farswap_reason_set(why, "no donor answered; the first, %s: %s",
+					   donor->name,
+					   donor->last_error[0] ?
+					   donor->last_error : "error");
+		first = first ?: ret;
+		farswap_donor_pr_warn(donor, " did not answer: %s; attaching without it, reconnecting in the background\n",
+				      donor->last_error);
 	}
-	return 0;
+	return live ? 0 : first;
+}
+
+/* The donors the attach left behind: reconnect them from now on. */
+static void farswap_connect_later(struct farswap_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_donors; i++)
+		if (farswap_donor_state(dev->donors[i]) ==
+		    FARSWAP_DONOR_CONNECTING)
+			farswap_donor_connect_later(dev->donors[i]);
+}
+
+/* How many donors are live, for the attach's line. */
+static unsigned int farswap_donors_live(struct farswap_dev *dev)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < dev->nr_donors; i++)
+		n += farswap_donor_state(dev->donors[i]) == FARSWAP_DONOR_LIVE;
+	return n;
 }
 
 /*
@@ -804,6 +855,7 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 	 * placed before, so nothing of theirs was missed.
 	 */
 	smp_store_release(&dev->map_ready, true);
+	farswap_connect_later(dev);
 	ret = farswap_add_disk(dev);
 	if (ret) {
 		farswap_reason_set(why, "cannot create the disk (%d)", ret);
@@ -825,10 +877,10 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 
 	strscpy(name_out, dev->name, FARSWAP_NAME_LEN);
 	farswap_warn_overcommit(dev);
-	farswap_dev_pr_info(dev, "attached: %llu MiB, donors' slabs of %llu MiB, over %u donor%s, %u replica%s, %u read and %u write queues of depth %u%s, integrity %s%s, auth %s, host %pUb (%s)\n",
+	farswap_dev_pr_info(dev, "attached: %llu MiB, donors' slabs of %llu MiB, over %u donor%s (%u live), %u replica%s, %u read and %u write queues of depth %u%s, integrity %s%s, auth %s, host %pUb (%s)\n",
 			    dev->geo.size >> 20, slab_size >> 20,
 			    dev->nr_donors, dev->nr_donors > 1 ? "s" : "",
-			    dev->params.replicas,
+			    farswap_donors_live(dev), dev->params.replicas,
 			    dev->params.replicas > 1 ? "s" : "",
 			    dev->params.nr_queues, dev->params.nr_queues,
 			    dev->params.queue_depth,

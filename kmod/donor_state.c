@@ -3,6 +3,7 @@
  * Donor connection state machine (see donor_state.h).
  */
 #include <linux/bits.h>
+#include <linux/errno.h>
 
 #include "donor_state.h"
 
@@ -54,6 +55,35 @@ bool farswap_donor_may_go_live(unsigned int state, bool attempt_failed)
 {
 	return farswap_donor_state_allowed(state, FARSWAP_DONOR_LIVE) &&
 	       !attempt_failed;
+}
+
+/**
+ * farswap_connect_error_passes - may a failed connect succeed later?
+ * @err: what the connect returned
+ *
+ * A donor that is down, rebooting, unreachable for now, out of memory or
+ * full may answer later, and an attach goes on without it (degraded)
+ * while it is reconnected in the background.  A donor that answered and
+ * refused for good (a wrong key, another protocol, slabs of another
+ * size, a reply that is not farswapd's) fails the attach: that is a
+ * mistake to say, not a donor to wait for.
+ */
+bool farswap_connect_error_passes(int err)
+{
+	switch (err) {
+	case -ETIMEDOUT:
+	case -EHOSTUNREACH:
+	case -ENETUNREACH:
+	case -EADDRNOTAVAIL:
+	case -ENODEV:
+	case -ECONNREFUSED:
+	case -ECONNRESET:
+	case -ENOSPC:
+	case -EBUSY:
+		return true;
+	default:
+		return false;
+	}
 }
 
 const char *farswap_donor_state_name(unsigned int state)

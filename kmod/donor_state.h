@@ -39,6 +39,7 @@ enum farswap_error_action {
 enum farswap_error_action farswap_donor_error_action(unsigned int state,
 						     bool attempt_failed);
 bool farswap_donor_may_go_live(unsigned int state, bool attempt_failed);
+bool farswap_connect_error_passes(int err);
 const char *farswap_donor_state_name(unsigned int state);
 
 #endif /* FARSWAP_DONOR_STATE_H */

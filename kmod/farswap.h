@@ -626,6 +626,9 @@ void farswap_donor_stop(struct farswap_donor *donor);
 void farswap_donor_cancel_work(struct farswap_donor *donor);
 void farswap_donor_destroy(struct farswap_donor *donor);
 int farswap_donor_connect_first(struct farswap_donor *donor);
+void farswap_donor_connect_later(struct farswap_donor *donor);
+void farswap_donor_last_error(struct farswap_donor *donor, char *buf,
+			      size_t len);
 void farswap_donor_error(struct farswap_donor *donor, const char *why);
 void farswap_donor_set_error(struct farswap_donor *donor,
 			     const char *fmt, ...) __printf(2, 3);

@@ -429,6 +429,20 @@ static ssize_t state_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 }
 static struct kobj_attribute state_attr = FARSWAP_KOBJ_ATTR_RO(state);
 
+/*
+ * Why the last connect or session failed: a wrong key, a stopped
+ * farswapd and a dark link each say so.  Empty while none has.
+ */
+static ssize_t last_error_show(struct kobject *kobj,
+			       FARSWAP_KOBJ_ATTR *attr, char *buf)
+{
+	char msg[FARSWAP_ERR_LEN];
+
+	farswap_donor_last_error(farswap_donor_of(kobj), msg, sizeof(msg));
+	return sysfs_emit(buf, "%s\n", msg);
+}
+static struct kobj_attribute last_error_attr = FARSWAP_KOBJ_ATTR_RO(last_error);
+
 /* Empty until the donor tells its failure domain. */
 static ssize_t domain_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 			   char *buf)
@@ -488,6 +502,7 @@ static struct kobj_attribute stat_attr = FARSWAP_KOBJ_ATTR_RO(stat);
 static struct attribute *farswap_donor_attrs[] = {
 	&address_attr.attr,
 	&state_attr.attr,
+	&last_error_attr.attr,
 	&domain_attr.attr,
 	&slabs_attr.attr,
 	&free_slabs_attr.attr,

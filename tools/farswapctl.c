@@ -27,11 +27,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/keyctl.h>
+#include <pwd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "devstat.h"
+#include "keyfile.h"
 
 /* dkms.conf's PACKAGE_VERSION, passed by the Makefile. */
 #ifndef FARSWAP_VERSION
@@ -260,6 +264,44 @@ static const char *attach_host_id(const char *given, const char *file,
 	return id;
 }
 
+/*
+ * attach --key-file: the file's secret becomes a logon key (no process
+ * can read it back) in this process's own keyring, where the module's
+ * request_key() finds it: the attach is this process's write to the
+ * control device.  Not the user or session keyring: a boot unit's
+ * session keyring is its own and short-lived, root's user keyring is
+ * shared by every root process, and the secret has no reason to outlive
+ * the attach (the device keeps its own copy).  Returns the key's serial.
+ */
+#define KEY_FILE_DESC "farswap:key-file"
+
+static long key_file_load(const char *path)
+{
+	uint8_t secret[FARSWAP_AUTH_KEY_MAX];
+	struct passwd *pw;
+	char err[512];
+	size_t len;
+	long id;
+	int ret;
+
+	ret = fs_keyfile_read(path, secret, &len, err, sizeof(err));
+	if (ret == -EACCES) {
+		pw = getpwuid(geteuid());
+		die("%s (farswapctl runs as %s%s: run it as root, or as the file's owner)",
+		    err, pw ? "user " : "uid ",
+		    pw ? pw->pw_name : "?");
+	}
+	if (ret)
+		die("%s", err);
+	id = syscall(SYS_add_key, "logon", KEY_FILE_DESC, secret, len,
+		     KEY_SPEC_PROCESS_KEYRING);
+	explicit_bzero(secret, sizeof(secret));
+	if (id < 0)
+		die("cannot put the secret of %s in this process's keyring: %s",
+		    path, strerror(errno));
+	return id;
+}
+
 /* Accept "farswap0" or "/dev/farswap0". */
 static const char *device_name(const char *arg)
 {
@@ -482,11 +524,14 @@ static const struct attach_key *attach_key_of(int val)
 static int cmd_attach(const struct ctl_command *cmd, int argc,
 		      char **argv)
 {
-	/* The table's options, then --name, the host id's two and --help. */
-	struct option opts[NR_ATTACH_KEYS + 5] = { };
+	/* The table's options, then --name, the host id's two, --key-file and --help. */
+	struct option opts[NR_ATTACH_KEYS + 6] = { };
 	char shortopts[3 * NR_ATTACH_KEYS + 16] = "";
 	static char base[MAX_CMD];
 	const char *name = NULL, *given_id = NULL, *id_file = NULL;
+	const char *key_file = NULL;
+	bool have_key = false;
+	long key_id = -1;
 	const char *host_id;
 	bool have_donor = false, have_size = false;
 	char line[MAX_CMD + 128], made[64], reason[MAX_RESULT];
@@ -507,8 +552,10 @@ static int cmd_attach(const struct ctl_command *cmd, int argc,
 	opts[i++] = (struct option){ "host-id", required_argument, NULL, 'I' };
 	opts[i++] = (struct option){ "hostid-file", required_argument, NULL,
 				     'F' };
+	opts[i++] = (struct option){ "key-file", required_argument, NULL,
+				     'K' };
 	opts[i] = (struct option){ "help", no_argument, NULL, 'h' };
-	memcpy(shortopts + n, "n:I:F:h", 8);
+	memcpy(shortopts + n, "n:I:F:K:h", 10);
 
 	while ((c = command_getopt(cmd, argc, argv, shortopts, opts)) != -1) {
 		if (c == 'n') {
@@ -523,18 +570,29 @@ static int cmd_attach(const struct ctl_command *cmd, int argc,
 			id_file = optarg;
 			continue;
 		}
+		if (c == 'K') {
+			key_file = optarg;
+			continue;
+		}
 		k = attach_key_of(c);
 		if (!k)
 			continue;
 		append(base, " %s=%s", k->key, k->fixed ?: optarg);
 		have_donor |= c == 'd';
 		have_size |= c == 's';
+		have_key |= c == 'k';
 	}
 	command_operands(cmd, argc, argv, 0, 0);
 	if (!have_donor || !have_size)
 		usage_error("attach needs --donor and --size (see --help)");
-	/* Before the module: a bad host id file is said whether it loads or not. */
+	if (have_key && key_file)
+		usage_error("attach: --key and --key-file are one or the other");
+	/* Before the module: a bad host id or key file is said whether it loads or not. */
 	host_id = attach_host_id(given_id, id_file, id);
+	if (key_file) {
+		key_id = key_file_load(key_file);
+		append(base, " key=%s", KEY_FILE_DESC);
+	}
 	ensure_module();
 	fd = open_ctl_dev();
 
@@ -543,6 +601,9 @@ static int cmd_attach(const struct ctl_command *cmd, int argc,
 		 name ? " name=" : "", name ?: "");
 	err = ctl_dev_run(fd, line, made, sizeof(made), reason, sizeof(reason));
 	close(fd);
+	/* The device copied the secret at attach: the key is done with. */
+	if (key_id >= 0)
+		syscall(SYS_keyctl, KEYCTL_INVALIDATE, key_id);
 	if (err)
 		die("attach failed: %s (%s)", reason, strerror(err));
 	printf("/dev/%s\n", made);
@@ -729,16 +790,23 @@ static const struct ctl_command commands[] = {
 			 "[--queue-depth N] [--io-timeout MS] [--sync-io]\n"
 			 "[--integrity siphash|crc32c|off | --encrypt]\n"
 			 "[--replicas N] [--read-policy fastest|round-robin]\n"
-			 "[--key PREFIX:NAME]\n"
+			 "[--key-file FILE | --key PREFIX:NAME]\n"
 			 "[--host-id UUID | --hostid-file FILE]",
 		.help = "attach creates /dev/farswapN, swapping to the donors' memory (farswapd\n"
 			"runs there), and prints its name; then: mkswap /dev/farswapN; swapon it.\n"
 			"SIZE takes K, M, G or T.  ADDR is IPv4, or [IPv6] when a port follows.\n"
 			"--encrypt seals every page on this host (ChaCha20-Poly1305, a key made at\n"
 			"attach that never leaves the kernel): donors hold ciphertext only.\n"
-			"--key names a logon key in your keyrings holding the secret the donors'\n"
-			"key-file holds; donors are then authenticated (and this host to them):\n"
+			"--key-file FILE authenticates the donors (and this host to them) with the\n"
+			"secret FILE holds, the donors' key-file (or this host's file in their\n"
+			"host-keys); FILE is root's (or yours), mode 0600.  The secret goes to the\n"
+			"kernel for this attach only.  --key instead names a logon key in your\n"
+			"keyrings holding it:\n"
 			"  keyctl add logon farswap:pool \"$(cat KEYFILE)\" @u\n"
+			"Donors that do not answer are left behind and reconnected in the\n"
+			"background (status shows them waiting, and why) if one answers; attach\n"
+			"fails when none does, or when one refuses (a wrong key, another\n"
+			"protocol or slab size).\n"
 			"The device shows donors this host's identity, the UUID of " HOSTID_FILE "\n"
 			"(made at install), or of --hostid-file FILE, or --host-id UUID; without\n"
 			"the file, the module's (its host_id parameter, else random at each load:\n"

@@ -303,6 +303,52 @@ static void failed_attempt_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, farswap_donor_may_go_live(state, failed));
 }
 
+struct passes_case {
+	int err;
+	bool passes;
+	const char *why;
+};
+
+/* What kmod/conn.c returns for each way a first connect fails. */
+static const struct passes_case passes_cases[] = {
+	{ -ETIMEDOUT, true, "did not answer within the timeout" },
+	{ -EHOSTUNREACH, true, "address resolution failed" },
+	{ -ENETUNREACH, true, "route resolution failed" },
+	{ -EADDRNOTAVAIL, true, "no local RDMA device routes to it yet" },
+	{ -ENODEV, true, "no RDMA device yet (a link coming up at boot)" },
+	{ -ECONNREFUSED, true, "nobody listening: farswapd stopped" },
+	{ -ECONNRESET, true, "failed while connecting" },
+	{ -ENOSPC, true, "donor short of memory" },
+	{ -EBUSY, true, "donor full (max-hosts)" },
+	{ -EACCES, false, "wrong key, or a key it requires" },
+	{ -EPROTONOSUPPORT, false, "another protocol version" },
+	{ -EPROTO, false, "not farswapd's reply" },
+	{ -EINVAL, false, "slabs of another size" },
+	{ -EOPNOTSUPP, false, "an RDMA device farswap cannot use" },
+	{ -EXDEV, false, "queues on two RDMA devices" },
+	{ -ENOMEM, false, "this host is out of memory" },
+	{ 0, false, "not a failure" },
+};
+
+static void passes_desc(const struct passes_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%d: %s", c->err, c->why);
+}
+
+KUNIT_ARRAY_PARAM(passes, passes_cases, passes_desc);
+
+/*
+ * A degraded attach goes on without a donor whose failure may pass and
+ * fails on one that refused for good.
+ */
+static void connect_error_passes_test(struct kunit *test)
+{
+	const struct passes_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ_MSG(test, farswap_connect_error_passes(c->err),
+			    c->passes, "%s", c->why);
+}
+
 static struct kunit_case farswap_donor_state_cases[] = {
 	KUNIT_CASE_PARAM(transition_test, transition_gen_params),
 	KUNIT_CASE(table_is_complete_test),
@@ -313,6 +359,7 @@ static struct kunit_case farswap_donor_state_cases[] = {
 	KUNIT_CASE_PARAM(error_action_test, error_gen_params),
 	KUNIT_CASE(go_live_test),
 	KUNIT_CASE(failed_attempt_test),
+	KUNIT_CASE_PARAM(connect_error_passes_test, passes_gen_params),
 	{}
 };
 

@@ -17,7 +17,7 @@ CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$top/include -I$
 D=$top/daemon
 T=$top/tools
 C=$top/common
-core="$D/log.c $D/access.c $D/config.c $D/parse.c $D/cmdline.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c $D/drain.c $D/report.c $C/json.c $C/metrics.c"
+core="$D/log.c $D/access.c $D/config.c $D/parse.c $D/cmdline.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c $D/drain.c $D/report.c $C/json.c $C/metrics.c $C/keyfile.c"
 
 declare -A srcs=(
 	[proto]="test_proto.c"
@@ -104,7 +104,7 @@ done
 export FARSWAPCTL=$out/farswapctl
 # shellcheck disable=SC2086
 if $CC $CFLAGS -DFARSWAP_VERSION='"unit"' -o "$FARSWAPCTL" $T/farswapctl.c \
-	$T/devstat.c $T/render.c $C/json.c $C/metrics.c >"$out/build_farswapctl.log" 2>&1; then
+	$T/devstat.c $T/render.c $C/json.c $C/metrics.c $C/keyfile.c >"$out/build_farswapctl.log" 2>&1; then
 	run_tap unit completion "$here/test_completion.sh" "$out/test_completion.log" || failed=1
 else
 	echo "FAIL: unit/completion: farswapctl does not build: $(head -n1 "$out/build_farswapctl.log")"
