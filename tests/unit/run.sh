@@ -2,7 +2,8 @@
 # Build and run the farswapd unit tests (cmocka), twice: plain, and under
 # AddressSanitizer + UndefinedBehaviorSanitizer; then the Python tools'
 # tests (test_*.py: tests/bench/tracebreak) and farswapctl's bash completion
-# (test_completion.sh).  Prints one line per case:
+# (test_completion.sh) and farswap-swap's swap.conf (test_swap_conf.sh).
+# Prints one line per case:
 #   PASS: unit/<suite>.<case>        FAIL: unit/<suite>.<case>: why
 # (unit-asan/... for the sanitizer build) and exits non-zero on any failure.
 set -uo pipefail
@@ -34,7 +35,7 @@ declare -A srcs=(
 	[metrics]="test_metrics.c prom_check.c $C/metrics.c"
 	[report]="test_report.c fake_ops.c json_check.c prom_check.c $core $D/statsock.c"
 	[devstat]="test_devstat.c fake_sysfs.c json_check.c prom_check.c $T/devstat.c $T/render.c $C/json.c $C/metrics.c"
-	[farswapctl]="test_farswapctl.c fake_sysfs.c json_check.c prom_check.c $T/devstat.c $T/render.c $C/json.c $C/metrics.c"
+	[farswapctl]="test_farswapctl.c fake_sysfs.c json_check.c prom_check.c $T/devstat.c $T/render.c $C/json.c $C/metrics.c $C/keyfile.c"
 	[worker]="test_worker.c $D/worker.c -pthread"
 )
 
@@ -99,6 +100,9 @@ done
 for suite in tracebreak; do
 	run_tap unit "$suite" "$here/test_$suite.py" "$out/test_${suite}_python.log" || failed=1
 done
+
+# farswap-swap and its swap.conf, with recorders for what it runs.
+run_tap unit swap_conf "$here/test_swap_conf.sh" "$out/test_swap_conf.log" || failed=1
 
 # farswapctl's bash completion, checked against the farswapctl built here.
 export FARSWAPCTL=$out/farswapctl

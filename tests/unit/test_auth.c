@@ -211,6 +211,33 @@ static void test_key_file(void **state)
 	assert_non_null(strstr(err, "0644"));
 	assert_null(strstr(err, "0123456789"));
 	assert_int_equal(k.len, 0);
+	/* Its group may read it (root:farswap 0640), never write it. */
+	assert_int_equal(write_file(path, KEY, 0640), 0);
+	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)), 0);
+	assert_int_equal(k.len, 32);
+	assert_int_equal(write_file(path, KEY, 0660), 0);
+	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)),
+			 -EPERM);
+	assert_non_null(strstr(err, "0660"));
+	assert_int_equal(k.len, 0);
+	/* A symbolic link is not followed, a FIFO not waited on. */
+	{
+		char link[sizeof(path) + 8], fifo[sizeof(path) + 8];
+
+		snprintf(link, sizeof(link), "%s.link", path);
+		snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+		assert_int_equal(write_file(path, KEY, 0600), 0);
+		assert_int_equal(symlink(path, link), 0);
+		assert_int_equal(fsd_auth_load_key(link, &k, err, sizeof(err)),
+				 -ELOOP);
+		assert_non_null(strstr(err, "symbolic link"));
+		assert_int_equal(mkfifo(fifo, 0600), 0);
+		assert_int_equal(fsd_auth_load_key(fifo, &k, err, sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, "not a regular file"));
+		unlink(link);
+		unlink(fifo);
+	}
 	assert_int_equal(write_file(path, "short-secret\n", 0600), 0);
 	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)),
 			 -EINVAL);
@@ -544,10 +571,10 @@ static void test_host_key_file(void **state)
 	assert_false(fsd_auth_host_key_name_ok(""));
 	assert_true(fsd_auth_host_key_name_ok("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"));
 	/* The file's own checks, as key-file's. */
-	put_host_key("host-c", KEY_A, 0640);
+	put_host_key("host-c", KEY_A, 0660);
 	assert_int_equal(fsd_auth_load_host_key(keys_dir, "host-c", &k, err,
 						sizeof(err)), -EPERM);
-	assert_non_null(strstr(err, "0640"));
+	assert_non_null(strstr(err, "0660"));
 	assert_null(strstr(err, "secret-of"));
 	/* A directory others may write: anyone could add a host. */
 	assert_int_equal(chmod(keys_dir, 0777), 0);
