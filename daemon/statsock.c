@@ -376,11 +376,19 @@ int fsd_ctl_query(const char *path, const char *cmd, char *out, size_t outlen,
 					   " (is it running?)");
 		goto out_close;
 	}
-	if (dprintf(fd, "%s\n", cmd) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "writing to %s: %s", path,
-			 strerror(errno));
-		goto out_close;
+	/*
+	 * A daemon older than the commands answers every client with its
+	 * stats and closes, maybe before the command is sent: no SIGPIPE
+	 * then, and what it answered is read and judged below.
+	 */
+	if (send(fd, cmd, strlen(cmd), MSG_NOSIGNAL) < 0 ||
+	    send(fd, "\n", 1, MSG_NOSIGNAL) < 0) {
+		if (errno != EPIPE && errno != ECONNRESET) {
+			ret = -errno;
+			snprintf(err, errlen, "writing to %s: %s", path,
+				 strerror(errno));
+			goto out_close;
+		}
 	}
 	shutdown(fd, SHUT_WR);
 	while (off + 1 < outlen &&
