@@ -45,6 +45,7 @@ static const char *const donor_file_names[FSH_DONOR_NR_FILES] = {
 	[FSH_DONOR_FREE_SLABS] = "free_slabs",
 	[FSH_DONOR_TOTAL_SLABS] = "total_slabs",
 	[FSH_DONOR_STAT] = "stat",
+	[FSH_DONOR_LAST_ERROR] = "last_error",
 };
 
 /*

@@ -54,6 +54,7 @@ enum fsh_donor_file {
 	FSH_DONOR_FREE_SLABS,
 	FSH_DONOR_TOTAL_SLABS,
 	FSH_DONOR_STAT,			/* "reads=N writes=N ..." */
+	FSH_DONOR_LAST_ERROR,		/* why it failed last; empty if never */
 	FSH_DONOR_NR_FILES,
 };
 

@@ -31,6 +31,7 @@
 #include <pwd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sysexits.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -521,6 +522,30 @@ static const struct attach_key *attach_key_of(int val)
 	return NULL;
 }
 
+/*
+ * Did the attach fail only because no donor answered, for a reason that
+ * may pass (the errors farswap_connect_error_passes() in
+ * kmod/donor_state.c lets a degraded attach go on without)?  Then attach
+ * exits EX_TEMPFAIL, and farswap-swap tries again later.
+ */
+static bool attach_may_pass(int err)
+{
+	switch (err) {
+	case ETIMEDOUT:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case EADDRNOTAVAIL:
+	case ENODEV:
+	case ECONNREFUSED:
+	case ECONNRESET:
+	case ENOSPC:
+	case EBUSY:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int cmd_attach(const struct ctl_command *cmd, int argc,
 		      char **argv)
 {
@@ -604,6 +629,14 @@ static int cmd_attach(const struct ctl_command *cmd, int argc,
 	/* The device copied the secret at attach: the key is done with. */
 	if (key_id >= 0)
 		syscall(SYS_keyctl, KEYCTL_INVALIDATE, key_id);
+	if (err && attach_may_pass(err)) {
+		fprintf(stderr, "%s: attach failed: %s (%s); try again later\n",
+			prog, reason, strerror(err));
+		exit(EX_TEMPFAIL);
+	}
+	if (err == EACCES && key_file)
+		die("attach failed: %s (%s); the secret was --key-file %s's: the donors must hold the same (their key-file, or this host's file in their host-keys)",
+		    reason, strerror(err), key_file);
 	if (err)
 		die("attach failed: %s (%s)", reason, strerror(err));
 	printf("/dev/%s\n", made);
@@ -804,9 +837,9 @@ static const struct ctl_command commands[] = {
 			"keyrings holding it:\n"
 			"  keyctl add logon farswap:pool \"$(cat KEYFILE)\" @u\n"
 			"Donors that do not answer are left behind and reconnected in the\n"
-			"background (status shows them waiting, and why) if one answers; attach\n"
-			"fails when none does, or when one refuses (a wrong key, another\n"
-			"protocol or slab size).\n"
+			"background (status shows them reconnecting, and why) if one answers; attach\n"
+			"fails when none does (exit status 75, EX_TEMPFAIL: try again later), or\n"
+			"when one refuses (a wrong key, another protocol or slab size; status 1).\n"
 			"The device shows donors this host's identity, the UUID of " HOSTID_FILE "\n"
 			"(made at install), or of --hostid-file FILE, or --host-id UUID; without\n"
 			"the file, the module's (its host_id parameter, else random at each load:\n"

@@ -384,6 +384,8 @@ static void json_donor(struct fsj *j, const struct fsh_device *dev,
 	fsj_string(j, "state", fsh_donor_text(d, FSH_DONOR_STATE));
 	/* Empty: the donor has not told its domain yet. */
 	fsj_string(j, "domain", fsh_donor_text(d, FSH_DONOR_DOMAIN));
+	/* Null: no connect or session of it has failed. */
+	fsj_string(j, "last_error", fsh_donor_text(d, FSH_DONOR_LAST_ERROR));
 	for (i = 0; i < ARRAY_SIZE(donor_fields); i++) {
 		uint64_t v = 0;
 		bool ok = donor_field_u64(d, &donor_fields[i], &v);
@@ -1017,16 +1019,21 @@ static void text_donor(FILE *out, const struct fsh_device *dev,
 		       const struct fsh_donor *d)
 {
 	const char *addr = fsh_donor_text(d, FSH_DONOR_ADDRESS) ?: "?";
+	const char *state = fsh_donor_text(d, FSH_DONOR_STATE);
+	const char *error = fsh_donor_text(d, FSH_DONOR_LAST_ERROR);
 
 	/* An empty domain: the donor has not told it yet. */
 	fprintf(out, "  donor %s: %s, domain %s, %llu slabs here (donor has %llu of %llu free); ",
-		addr, fsh_donor_text(d, FSH_DONOR_STATE) ?: "?",
+		addr, state ?: "?",
 		d->file[FSH_DONOR_DOMAIN] ?
 			(fsh_donor_text(d, FSH_DONOR_DOMAIN) ?: "-") : "?",
 		donor_num(d, "slabs"), donor_num(d, "free_slabs"),
 		donor_num(d, "total_slabs"));
 	text_items(out, dev, d, donor_items, ARRAY_SIZE(donor_items));
 	fputc('\n', out);
+	/* Why a donor is not live: a wrong key, a stopped farswapd, a dark link. */
+	if (error && (!state || strcmp(state, "live")))
+		fprintf(out, "   last error: %s\n", error);
 	if (!dev->latency)
 		return;
 	fprintf(out, "   ");

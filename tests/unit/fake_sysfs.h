@@ -32,6 +32,7 @@ struct fake_donor {
 	const char *free_slabs;
 	const char *total_slabs;
 	const char *stat;
+	const char *last_error;
 };
 
 void put_donor(const char *dev, unsigned int index,

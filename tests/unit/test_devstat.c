@@ -238,7 +238,7 @@ static void test_json_missing_values(void **state)
 	assert_has(doc, "\"read\": {\n          \"count\": 3,\n          \"p50_us\": null,");
 	assert_has(doc, "\"write\": {\n          \"count\": null,");
 	/* No domain or free_slabs file, a garbled number: null. */
-	assert_has(doc, "\"domain\": null,\n          \"slabs\": null,\n          \"free_slabs\": null,\n          \"total_slabs\": null,\n          \"reads\": 1,\n          \"writes\": null,");
+	assert_has(doc, "\"domain\": null,\n          \"last_error\": null,\n          \"slabs\": null,\n          \"free_slabs\": null,\n          \"total_slabs\": null,\n          \"reads\": 1,\n          \"writes\": null,");
 	assert_has(doc, "\"read\": {\n              \"count\": null,");
 	/* No /proc/swaps: not active. */
 	assert_has(doc, "\"active\": false,");

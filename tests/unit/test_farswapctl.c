@@ -199,6 +199,8 @@ static char *read_golden(const char *path)
  * farswapctl @args prints what tests/unit/golden/@name holds, byte for
  * byte: the text, JSON and metrics of make_host()'s tree, as they were
  * when the file was written.  A change to any of them shows here first.
+ * FARSWAP_GOLDEN_WRITE=1 writes the files anew from the output instead
+ * (then read the diff before committing it).
  */
 static void assert_golden(const char *name, const char *arg, ...)
 {
@@ -217,7 +219,13 @@ static void assert_golden(const char *name, const char *arg, ...)
 	r = run_ctl(argv[0], argv[1], argv[2], NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
-	if (strcmp(r.out, want))
+	if (getenv("FARSWAP_GOLDEN_WRITE")) {
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		assert_int_equal(fputs(r.out, f) < 0, 0);
+		assert_int_equal(fclose(f), 0);
+	} else if (strcmp(r.out, want))
 		fail_msg("%s differs from farswapctl's output:\n%s", path,
 			 r.out);
 	run_free(&r);
