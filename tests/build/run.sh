@@ -60,8 +60,8 @@ pages=$(ls "$top"/docs/man/*.[0-9] 2>/dev/null)
 if ! command -v groff >/dev/null; then
 	echo "FAIL: build/man: groff is not installed (apt-get install groff-base)"
 	failed=1
-elif [ "$(wc -w <<<"$pages")" -lt 4 ]; then
-	echo "FAIL: build/man: want 4 pages in docs/man, found: $pages"
+elif [ "$(wc -w <<<"$pages")" -lt 6 ]; then
+	echo "FAIL: build/man: want 6 pages in docs/man, found: $pages"
 	failed=1
 else
 	for page in $pages; do

@@ -17,18 +17,7 @@ ctl=${FARSWAPCTL:?FARSWAPCTL names the farswapctl binary to check against}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-bad=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	bad=$((bad + 1))
-	echo "not ok $n - $1"
-	echo "# $2"
-}
+. "$here/tap.sh"
 
 # check NAME WANT GOT: equal, or a failure that shows both.
 check() {
@@ -100,5 +89,4 @@ check no-devices "" "$(complete_words detach '')"
 touch "$tmp/farswap.prom"
 check metrics-output "$tmp/farswap.prom" "$(complete_words metrics --output "$tmp/farswap.p")"
 
-echo "1..$n"
-[ "$bad" -eq 0 ]
+tap_end

@@ -138,10 +138,11 @@ no_devices || bed_fail "detach left $name"
 # The boot-time unit's script: attach, mkswap, swapon with a priority;
 # and back.
 cat >/tmp/swap.conf <<CONF
-DONORS="$donor"
-SIZE=64M
-PRIORITY=7
-OPTIONS="--key $FS_KEY"
+[farswap0]
+donors = $donor
+size = 64M
+swap-priority = 7
+attach-options = --key $FS_KEY
 CONF
 PATH=$FARSWAP_SRC/tools:$PATH FARSWAP_SWAP_CONF=/tmp/swap.conf \
 	"$FARSWAP_SRC/tools/farswap-swap" start

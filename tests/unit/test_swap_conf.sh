@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/farswap-swap and its swap.conf (farswap-swap.conf(5)), with
+# farswapctl, mkswap, swapon, modprobe and sleep replaced by recorders:
+# the file is parsed (every mistake said with its line, nothing run),
+# each [farswapN] section becomes its attach and swapon, an attach that
+# found no donor (exit 75) is tried again until retry-seconds, and any
+# other failure is not.  The guests run it for real (faults-input,
+# attach-degraded).  Prints TAP, as the cmocka suites do.
+
+# ok() always succeeds: "A && ok || not_ok" is an if-then-else here.
+# shellcheck disable=SC2015
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+script=$here/../../tools/farswap-swap
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+. "$here/tap.sh"
+
+# expect NAME COMMAND...: COMMAND succeeds.
+expect() {
+	local name=$1 out
+
+	shift
+	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
+}
+
+# Recorders: each logs its arguments to $tmp/log.  farswapctl answers
+# from $tmp/answers, one exit status per call (the last one repeats).
+mkdir "$tmp/bin"
+for t in mkswap swapon swapoff modprobe sleep; do
+	printf '#!/bin/sh\necho "%s $*" >>"%s/log"\n' "$t" "$tmp" >"$tmp/bin/$t"
+done
+cat >"$tmp/bin/farswapctl" <<EOF
+#!/bin/sh
+echo "farswapctl \$*" >>"$tmp/log"
+rc=\$(head -n1 "$tmp/answers")
+[ "\$(wc -l <"$tmp/answers")" -gt 1 ] && sed -i 1d "$tmp/answers"
+if [ "\$rc" = 0 ]; then
+	for a; do name=\$a; [ "\$prev" = --name ] && break; prev=\$a; done
+	echo "/dev/\$name"
+fi
+exit "\$rc"
+EOF
+chmod +x "$tmp/bin/"*
+
+# run CONF [ARGS...]: farswap-swap ARGS with CONF, the recorders first.
+run() {
+	local conf=$1
+
+	shift
+	: >"$tmp/log"
+	printf '%s\n' "$conf" >"$tmp/swap.conf"
+	PATH=$tmp/bin:$PATH FARSWAP_SWAP_CONF=$tmp/swap.conf \
+		FARSWAPCTL=$tmp/bin/farswapctl sh "$script" "$@"
+}
+
+# refused NAME CONF WANT: check refuses CONF, saying WANT, running nothing.
+refused() {
+	local out rc=0
+
+	out=$(run "$2" start 2>&1) || rc=$?
+	if [ $rc -eq 1 ] && grep -q -- "$3" <<<"$out" && [ ! -s "$tmp/log" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "rc $rc, want '$3': $out; ran: $(cat "$tmp/log")"
+	fi
+}
+
+two='# two devices, one file
+[farswap0]
+donors = 10.0.0.2 10.0.0.3:7471
+size = 64M
+key-file = /etc/farswap/key
+swap-priority = 7
+options = discard
+
+; the second
+[farswap1]
+donors=10.0.0.4
+size=32M
+replicas=1
+encrypt=yes
+attach-options = --queues 2 --sync-io'
+
+out=$(run "$two" check 2>&1)
+want='farswap0 10.0.0.2 10.0.0.3:7471 64M
+farswap1 10.0.0.4 32M'
+[ "$out" = "$want" ] && ok "check lists both devices" ||
+	not_ok "check lists both devices" "got: $out"
+
+echo 0 >"$tmp/answers"
+expect "start attaches and swaps on both" run "$two" start
+want='modprobe farswap
+farswapctl attach --name farswap0 --size 64M --donor 10.0.0.2 --donor 10.0.0.3:7471 --key-file /etc/farswap/key
+mkswap /dev/farswap0
+swapon --priority 7 --options discard /dev/farswap0
+farswapctl attach --name farswap1 --size 32M --donor 10.0.0.4 --replicas 1 --encrypt --queues 2 --sync-io
+mkswap /dev/farswap1
+swapon --priority 10 /dev/farswap1'
+# modprobe only when the module is not there (it may be, on this machine).
+got=$(grep -v '^modprobe' "$tmp/log")
+[ "$got" = "$(grep -v '^modprobe' <<<"$want")" ] && ok "start: attach and swapon arguments" ||
+	not_ok "start: attach and swapon arguments" "got: $got"
+
+echo 0 >"$tmp/answers"
+run "$two" start farswap1 >/dev/null 2>&1
+got=$(grep -c '^farswapctl attach' "$tmp/log")
+grep -q -- '--name farswap1' "$tmp/log" && [ "$got" = 1 ] &&
+	ok "start farswap1 starts that one alone" ||
+	not_ok "start farswap1 starts that one alone" "$(cat "$tmp/log")"
+
+printf '75\n75\n0\n' >"$tmp/answers"
+one='[farswap0]
+donors = 10.0.0.2
+size = 64M'
+expect "no donor answering twice, then one: started" run "$one" start
+got=$(grep -c '^farswapctl attach' "$tmp/log")
+[ "$got" = 3 ] && grep -q '^sleep 2$' "$tmp/log" && grep -q '^sleep 4$' "$tmp/log" &&
+	grep -q '^swapon' "$tmp/log" && ok "tried three times, pausing 2 s then 4 s" ||
+	not_ok "tried three times, pausing 2 s then 4 s" "$(cat "$tmp/log")"
+
+echo 75 >"$tmp/answers"
+out=$(run "$one
+retry-seconds = 20" start 2>&1) && not_ok "gives up after retry-seconds" "succeeded: $out"
+got=$(grep -c '^farswapctl attach' "$tmp/log")
+grep -q "no donor answered in 20s" <<<"$out" && [ "$got" = 5 ] &&
+	! grep -q '^swapon' "$tmp/log" && ok "gives up after retry-seconds (2+4+8+16 s: 5 tries)" ||
+	not_ok "gives up after retry-seconds" "$got tries: $out"
+
+echo 1 >"$tmp/answers"
+out=$(run "$two" start 2>&1) && not_ok "a refused attach is not tried again" "succeeded"
+got=$(grep -c '^farswapctl attach' "$tmp/log")
+[ "$got" = 2 ] && ! grep -q '^sleep' "$tmp/log" && grep -q "2 device(s) failed to start" <<<"$out" &&
+	ok "a refused attach is not tried again, the next device still is" ||
+	not_ok "a refused attach is not tried again" "$got tries: $out"
+
+refused "an old shell-style file" 'DONORS="10.0.0.2"
+SIZE=16G' ":1: a shell assignment"
+refused "a section without donors" '[farswap0]
+size = 1G' "has no donors"
+refused "a section without size" '[farswap0]
+donors = a' "has no size"
+refused "an unknown key" '[farswap0]
+donors = a
+size = 1G
+colour = blue' ":4: unknown key colour"
+refused "a key outside a section" 'size = 1G' "before any \[farswapN\] section"
+refused "a section not named farswapN" '[swap]' "a section is \[farswapN\]"
+refused "a section twice" '[farswap0]
+donors = a
+size = 1G
+[farswap0]' ":4: \[farswap0\] twice"
+refused "no section at all" '# empty' "no \[farswapN\] section"
+refused "a priority that is not a number" '[farswap0]
+donors = a
+size = 1G
+swap-priority = high' "swap-priority is a number"
+refused "the priority in options" '[farswap0]
+donors = a
+size = 1G
+options = discard,pri=5' "is swap-priority, not in options"
+refused "encrypt neither yes nor no" '[farswap0]
+donors = a
+size = 1G
+encrypt = maybe' "encrypt is yes or no"
+refused "a line that is not key = value" '[farswap0]
+donors a' ":2: not key = value"
+
+out=$(FARSWAP_SWAP_CONF=$tmp/absent sh "$script" start 2>&1) &&
+	not_ok "a missing file" "succeeded"
+grep -q "absent: cannot read it" <<<"$out" && ok "a missing file is said" ||
+	not_ok "a missing file is said" "$out"
+
+tap_end
