@@ -116,6 +116,20 @@ bool fsh_device_exists(const char *root, const char *name);
  * files that make it one (said on stderr).
  */
 int fsh_text(const struct fsh_host *h, FILE *out);
+/*
+ * farswapctl status --check: a line per device saying whether it is
+ * healthy, degraded or failing, and why.  Returns the worst: 0 healthy
+ * (or no device), 1 degraded (a donor not live, chunks short of a
+ * replica: nothing lost, less to lose it with), 2 failing (no donor
+ * live, pages lost, the module not loaded, a device without its files).
+ */
+enum fsh_health {
+	FSH_HEALTHY,
+	FSH_DEGRADED,
+	FSH_FAILING,
+};
+
+enum fsh_health fsh_check(const struct fsh_host *h, FILE *out);
 /* The status document of docs/json.md. */
 void fsh_json(const struct fsh_host *h, const char *ctl_version,
 	      struct fsj *j);

@@ -709,20 +709,45 @@ static int print_status_json(const char *only)
 }
 
 /* status [-j|--json] [farswapN]: JSON also with the global -j. */
+/* status --check: the health of every device, or @only; exit 0, 1 or 2. */
+static int print_status_check(const char *only)
+{
+	struct fsh_host h;
+	char err[256];
+	int ret;
+
+	if (fsh_read(&h, sys_root, only, err, sizeof(err))) {
+		fsh_free(&h);
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return FSH_FAILING;
+	}
+	ret = fsh_check(&h, stdout);
+	fsh_free(&h);
+	return ret;
+}
+
 static int cmd_status(const struct ctl_command *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "check", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *only = NULL;
-	bool json = json_output;
+	bool json = json_output, check = false;
+	int c;
 
-	while (command_getopt(cmd, argc, argv, "jh", opts) != -1)
-		json = true;	/* -j, the only option that returns */
+	while ((c = command_getopt(cmd, argc, argv, "jch", opts)) != -1) {
+		json |= c == 'j';
+		check |= c == 'c';
+	}
 	if (command_operands(cmd, argc, argv, 0, 1))
 		only = device_name(argv[optind]);
+	if (json && check)
+		usage_error("status: --json and --check are one or the other");
+	if (check)
+		return print_status_check(only);
 	if (json)
 		return print_status_json(only);
 	return print_status_text(only);
@@ -857,9 +882,14 @@ static const struct ctl_command commands[] = {
 		.name = "status",
 		.run = cmd_status,
 		.summary = "show every device, or one, as text or JSON",
-		.usage = "[-j|--json] [farswapN]",
+		.usage = "[-j|--json | -c|--check] [farswapN]",
 		.help = "-j, --json (here or before the command) prints every device as one\n"
-			"JSON document (docs/json.md).\n",
+			"JSON document (docs/json.md).\n"
+			"-c, --check prints a line per device, healthy, degraded or failing and\n"
+			"why, and exits 0 if every device is healthy (or there is none), 1 if\n"
+			"one is degraded (a donor not live, chunks short of a replica: nothing\n"
+			"lost yet), 2 if one is failing (no donor live, pages lost, the module\n"
+			"not loaded), for monitoring scripts.\n",
 		.has_json = true,
 	},
 	{

@@ -47,11 +47,45 @@ static const char *const encrypt_keys[] = {
 	"bounce_bytes",
 };
 
-/* The replicas file, in JSON only (its counters are not metrics yet). */
+/* The replicas file's numbers, in JSON (metrics: replicas_fields). */
 static const char *const replicas_keys[] = {
 	"replicas", "degraded", "repaired", "repair_bytes", "repair_failures",
 	"failovers", "heals", "lost_pages", "colocated", "domains", "spread",
 	"healed_pages",
+};
+
+/* lost_pages is stat's metric already. */
+static const struct fsh_field replicas_fields[] = {
+	{ "replicas", "farswap_host_replicas", NULL, FSM_GAUGE,
+	  "Copies of each chunk the device keeps, on distinct donors.", NULL },
+	{ "degraded", "farswap_host_chunks_degraded", NULL, FSM_GAUGE,
+	  "Bound chunks with fewer serving replicas than wanted, or damaged pages to rewrite.",
+	  NULL },
+	{ "repaired", "farswap_host_chunk_repairs_total", NULL, FSM_COUNTER,
+	  "Replicas copied to a new donor after one was lost.", NULL },
+	{ "repair_bytes", "farswap_host_repair_bytes_total", NULL, FSM_COUNTER,
+	  "Bytes copied by repairs.", NULL },
+	{ "repair_failures", "farswap_host_repair_failures_total", NULL,
+	  FSM_COUNTER, "Repairs that failed (tried again later).", NULL },
+	{ "failovers", "farswap_host_read_failovers_total", NULL, FSM_COUNTER,
+	  "Reads served by another replica after one failed.", NULL },
+	{ "heals", "farswap_host_heals_total", NULL, FSM_COUNTER,
+	  "Damaged replicas rewritten from an intact one.", NULL },
+	{ "healed_pages", "farswap_host_healed_pages_total", NULL, FSM_COUNTER,
+	  "Pages rewritten by heals.", NULL },
+	{ "colocated", "farswap_host_chunks_colocated", NULL, FSM_GAUGE,
+	  "Bound chunks two of whose replicas share a failure domain.", NULL },
+	{ "domains", "farswap_host_failure_domains", NULL, FSM_GAUGE,
+	  "Failure domains the device's donors told of.", NULL },
+	{ "spread", "farswap_host_chunk_spreads_total", NULL, FSM_COUNTER,
+	  "Replicas moved out of a shared failure domain.", NULL },
+};
+
+static const struct fsh_field integrity_fields[] = {
+	{ "checked", "farswap_host_integrity_checked_pages_total", NULL,
+	  FSM_COUNTER, "Pages read back whose check was verified.", NULL },
+	{ "mismatches", "farswap_host_integrity_mismatches_total", NULL,
+	  FSM_COUNTER, "Pages read back that failed their check.", NULL },
 };
 
 static const struct fsh_field slabs_fields[] = {
@@ -725,6 +759,22 @@ static void donor_state_sample(struct fsm *m, const struct fsh_device *dev,
 		fsm_u64(m, l, 3, 1);
 }
 
+/* 1 with the reason as a label, for a donor that is not live. */
+static void donor_error_sample(struct fsm *m, const struct fsh_device *dev,
+			       const struct fsh_donor *d, const char *addr,
+			       const void *arg)
+{
+	const char *state = fsh_donor_text(d, FSH_DONOR_STATE);
+	const char *error = fsh_donor_text(d, FSH_DONOR_LAST_ERROR);
+	struct fsm_label l[] = {
+		{ "device", dev->name }, { "donor", addr }, { "error", error },
+	};
+
+	(void)arg;
+	if (error && (!state || strcmp(state, "live")))
+		fsm_u64(m, l, 3, 1);
+}
+
 static void donor_field_sample(struct fsm *m, const struct fsh_device *dev,
 			       const struct fsh_donor *d, const char *addr,
 			       const void *arg)
@@ -790,6 +840,9 @@ static void metrics_donors(const struct fsh_host *h, struct fsm *m)
 	fsm_family(m, "farswap_host_donor_state", FSM_GAUGE,
 		   "1 for the donor connection's state (new, connecting, live, failed, reconnecting, deleting).");
 	visit_donors(h, donor_state_sample, m, NULL);
+	fsm_family(m, "farswap_host_donor_last_error_info", FSM_GAUGE,
+		   "1 for a donor that is not live, with why its last connect or session failed as a label.");
+	visit_donors(h, donor_error_sample, m, NULL);
 	for (i = 0; i < ARRAY_SIZE(donor_fields); i++) {
 		fsm_family(m, donor_fields[i].metric, donor_fields[i].type,
 			   donor_fields[i].help);
@@ -858,6 +911,10 @@ void fsh_metrics(const struct fsh_host *h, const char *ctl_version,
 	metrics_fields(h, m, FSH_CHUNKS, chunks_fields,
 		       ARRAY_SIZE(chunks_fields));
 	metrics_fields(h, m, FSH_STAT, stat_fields, ARRAY_SIZE(stat_fields));
+	metrics_fields(h, m, FSH_REPLICAS, replicas_fields,
+		       ARRAY_SIZE(replicas_fields));
+	metrics_fields(h, m, FSH_INTEGRITY, integrity_fields,
+		       ARRAY_SIZE(integrity_fields));
 	metrics_latency(h, m);
 	metrics_donors(h, m);
 }
@@ -1188,4 +1245,81 @@ int fsh_text(const struct fsh_host *h, FILE *out)
 	for (i = 0; i < h->nr_devices; i++)
 		ret |= text_device(out, &h->devices[i]);
 	return ret;
+}
+
+/* --- health (farswapctl status --check) --- */
+
+/* One device's health, with its reasons on one line to @out. */
+static enum fsh_health check_device(const struct fsh_device *dev, FILE *out)
+{
+	enum fsh_health worst = FSH_HEALTHY;
+	unsigned long long lost, degraded;
+	size_t i, live = 0;
+	const char *sep = ": ";
+
+	fprintf(out, "%s", dev->name);
+	for (i = 0; i < dev->nr_donors; i++) {
+		const struct fsh_donor *d = &dev->donors[i];
+		const char *state = fsh_donor_text(d, FSH_DONOR_STATE);
+		const char *error = fsh_donor_text(d, FSH_DONOR_LAST_ERROR);
+
+		if (state && !strcmp(state, "live")) {
+			live++;
+			continue;
+		}
+		fprintf(out, "%sdonor %s %s%s%s%s", sep,
+			fsh_donor_text(d, FSH_DONOR_ADDRESS) ?: "?",
+			state ?: "(no state)", error ? " (" : "", error ?: "",
+			error ? ")" : "");
+		sep = "; ";
+		worst = FSH_DEGRADED;
+	}
+	if (!live) {
+		fprintf(out, "%sno donor live", sep);
+		sep = "; ";
+		worst = FSH_FAILING;
+	}
+	degraded = kv_num(dev->file[FSH_REPLICAS], "degraded");
+	if (degraded) {
+		fprintf(out, "%s%llu chunks short of a replica or with damaged pages",
+			sep, degraded);
+		sep = "; ";
+		if (worst < FSH_DEGRADED)
+			worst = FSH_DEGRADED;
+	}
+	lost = kv_num(dev->file[FSH_STAT], "lost_pages");
+	if (lost) {
+		fprintf(out, "%s%llu pages lost", sep, lost);
+		worst = FSH_FAILING;
+	}
+	fprintf(out, " -> %s\n", worst == FSH_HEALTHY ? "healthy" :
+		worst == FSH_DEGRADED ? "degraded" : "failing");
+	return worst;
+}
+
+enum fsh_health fsh_check(const struct fsh_host *h, FILE *out)
+{
+	enum fsh_health worst = FSH_HEALTHY, one;
+	size_t i;
+
+	if (!h->module_loaded) {
+		fprintf(out, "the farswap module is not loaded -> failing\n");
+		return FSH_FAILING;
+	}
+	if (!h->nr_devices)
+		fprintf(out, "no farswap devices\n");
+	for (i = 0; i < h->nr_devices; i++) {
+		const struct fsh_device *dev = &h->devices[i];
+
+		if (!dev->file[FSH_STAT]) {
+			fprintf(out, "%s: its farswap files cannot be read -> failing\n",
+				dev->name);
+			worst = FSH_FAILING;
+			continue;
+		}
+		one = check_device(dev, out);
+		if (one > worst)
+			worst = one;
+	}
+	return worst;
 }

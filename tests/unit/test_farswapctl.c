@@ -515,6 +515,48 @@ static void test_attach_host_id_refused(void **state)
 	hostid_path = HOSTID_FILE;
 }
 
+/*
+ * status --check: farswap2 has a donor reconnecting and a chunk short of
+ * a replica (degraded), farswap10 no donor at all (failing): exit 2,
+ * each said with why.  Alone, each gives its own status; a device whose
+ * donors are live and chunks whole is healthy; a lost page is failing.
+ */
+static void test_status_check(void **state)
+{
+	static const struct fake_donor live = {
+		.address = "10.0.0.5:7471\n", .state = "live\n",
+		.stat = "reads=1\n",
+	};
+	struct run r;
+
+	(void)state;
+	make_host();
+	r = run_ctl("status", "--check", NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "farswap2: donor [fe80::1]:7471 reconnecting ([fe80::1]:7471 did not answer within 4000 ms); 1 chunks short of a replica or with damaged pages -> degraded\n"));
+	assert_non_null(strstr(r.out, "farswap10: no donor live; 1 chunks short of a replica or with damaged pages -> failing\n"));
+	run_free(&r);
+	r = run_ctl("status", "-c", "farswap2", NULL);
+	assert_int_equal(r.status, 1);
+	assert_null(strstr(r.out, "farswap10"));
+	run_free(&r);
+	assert_refused(run_ctl("status", "--check", "--json", NULL),
+		       EXIT_USAGE, "one or the other");
+
+	put_device("farswap3", &live, 1);
+	put_file("sys/block/farswap3/farswap/replicas",
+		 "replicas=1 degraded=0 lost_pages=0\n");
+	r = run_ctl("status", "--check", "farswap3", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "farswap3 -> healthy\n");
+	run_free(&r);
+	put_file("sys/block/farswap3/farswap/stat", "lost_pages=3\n");
+	r = run_ctl("status", "--check", "farswap3", NULL);
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "farswap3: 3 pages lost -> failing\n");
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -526,6 +568,7 @@ int main(void)
 		cmocka_unit_test_setup(test_status_no_such_device,
 				       fake_root_clean),
 		cmocka_unit_test_setup(test_output_pinned, fake_root_clean),
+		cmocka_unit_test_setup(test_status_check, fake_root_clean),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_unknown_option_names_command),
 		cmocka_unit_test(test_version),
