@@ -72,6 +72,12 @@ static const match_table_t farswap_detach_tokens = {
 	{ FARSWAP_OPT_ERR,		NULL },
 };
 
+static const match_table_t farswap_donor_cmd_tokens = {
+	{ FARSWAP_OPT_NAME,		"name=%s" },
+	{ FARSWAP_OPT_DONOR,		"donor=%s" },
+	{ FARSWAP_OPT_ERR,		NULL },
+};
+
 #define farswap_bad(fmt, ...) \
 	({ snprintf(err, errlen, fmt, ##__VA_ARGS__); -EINVAL; })
 #define farswap_no_memory() \
@@ -318,8 +324,10 @@ static const char *farswap_option_key(char *opt)
  * farswap_cmd_op - which command a control write holds
  * @buf: the command; advanced past a leading "attach" or "detach"
  *
- * Return: FARSWAP_CMD_DETACH for "detach ...", else FARSWAP_CMD_ATTACH: an
- * attach's options need no leading word, as in the sysfs attach file.
+ * Return: FARSWAP_CMD_DETACH for "detach ...", FARSWAP_CMD_DONOR_ADD and
+ * _REMOVE for "donor_add ..." and "donor_remove ...", else
+ * FARSWAP_CMD_ATTACH: an attach's options need no leading word, as in the
+ * sysfs attach file.
  */
 enum farswap_cmd_op farswap_cmd_op(char **buf)
 {
@@ -329,6 +337,8 @@ enum farswap_cmd_op farswap_cmd_op(char **buf)
 	} words[] = {
 		{ "attach", FARSWAP_CMD_ATTACH },
 		{ "detach", FARSWAP_CMD_DETACH },
+		{ "donor_add", FARSWAP_CMD_DONOR_ADD },
+		{ "donor_remove", FARSWAP_CMD_DONOR_REMOVE },
 	};
 	char *s = *buf + strspn(*buf, FARSWAP_OPT_SEPARATORS);
 	unsigned int i;
@@ -584,5 +594,59 @@ int farswap_parse_detach(char *buf, char *name, char *err, size_t errlen)
 	}
 	if (!name[0])
 		return farswap_bad("no device given (name=farswapN)");
+	return 0;
+}
+
+/**
+ * farswap_parse_donor_cmd - parse donor_add's and donor_remove's options:
+ * name=farswapN donor=ADDR, each once
+ * @buf: the options (after the command's word), modified in place
+ * @name: receives the device's name; FARSWAP_NAME_LEN bytes
+ * @addr: receives the donor's address
+ * @err: filled with a one-line reason on failure
+ * @errlen: size of @err
+ *
+ * Return: 0, or -EINVAL with @err set.
+ */
+int farswap_parse_donor_cmd(char *buf, char *name,
+			    struct sockaddr_storage *addr, char *err,
+			    size_t errlen)
+{
+	substring_t args[MAX_OPT_ARGS];
+	bool have_addr = false;
+	char *opt, *val;
+
+	name[0] = '\0';
+	while ((opt = farswap_next_option(&buf)) != NULL) {
+		if (!farswap_option_has_value(opt))
+			return farswap_bad("bad option '%s' (want key=value)",
+					   opt);
+		switch (match_token(opt, farswap_donor_cmd_tokens, args)) {
+		case FARSWAP_OPT_NAME:
+			if (name[0])
+				return farswap_bad("option 'name' given twice");
+			if (match_strlcpy(name, &args[0], FARSWAP_NAME_LEN) >=
+			    FARSWAP_NAME_LEN || farswap_name_index(name) < 0)
+				return farswap_bad("bad name '%s' (want farswapN)",
+						   args[0].from);
+			break;
+		case FARSWAP_OPT_DONOR:
+			if (have_addr)
+				return farswap_bad("option 'donor' given twice");
+			val = args[0].from;
+			if (farswap_parse_addr(val, addr))
+				return farswap_bad("bad donor address '%s' (want IPv4[:port] or [IPv6]:port)",
+						   val);
+			have_addr = true;
+			break;
+		default:
+			return farswap_bad("unknown option '%s' (want name=farswapN donor=ADDR)",
+					   farswap_option_key(opt));
+		}
+	}
+	if (!name[0])
+		return farswap_bad("no device given (name=farswapN)");
+	if (!have_addr)
+		return farswap_bad("no donor given (donor=ADDR)");
 	return 0;
 }

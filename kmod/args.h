@@ -77,6 +77,8 @@ struct farswap_attach_args {
 enum farswap_cmd_op {
 	FARSWAP_CMD_ATTACH,
 	FARSWAP_CMD_DETACH,
+	FARSWAP_CMD_DONOR_ADD,
+	FARSWAP_CMD_DONOR_REMOVE,
 };
 
 int farswap_parse_addr(const char *s, struct sockaddr_storage *ss);
@@ -85,6 +87,9 @@ enum farswap_cmd_op farswap_cmd_op(char **buf);
 int farswap_parse_attach(char *buf, struct farswap_attach_args *args,
 			 char *err, size_t errlen);
 int farswap_parse_detach(char *buf, char *name, char *err, size_t errlen);
+int farswap_parse_donor_cmd(char *buf, char *name,
+			    struct sockaddr_storage *addr, char *err,
+			    size_t errlen);
 bool farswap_addr_equal(const struct sockaddr_storage *a,
 			const struct sockaddr_storage *b);
 int farswap_name_index(const char *name);

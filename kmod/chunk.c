@@ -471,7 +471,7 @@ void farswap_loss_work(struct work_struct *work)
 	if (degraded)
 		queue_work(dev->wq, &dev->repair_work);
 
-	for (i = 0; i < dev->nr_donors; i++) {
+	for (i = 0; i < farswap_nr_donors(dev); i++) {
 		/* A live donor lost slabs only by revoking them. */
 		const char *how = farswap_donor_state(dev->donors[i]) ==
 				  FARSWAP_DONOR_LIVE ? "took back" : "is gone with";

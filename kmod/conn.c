@@ -1027,7 +1027,7 @@ void farswap_donors_remove_device(struct ib_device *ibdev)
 
 	mutex_lock(&farswap_devs_mutex);
 	list_for_each_entry(dev, &farswap_devs, node) {
-		for (i = 0; i < dev->nr_donors; i++) {
+		for (i = 0; i < farswap_nr_donors(dev); i++) {
 			struct farswap_donor *donor = dev->donors[i];
 
 			if (!donor)

@@ -93,9 +93,30 @@ static int farswap_ctl_detach(char *opts, char *name_out,
 	return ret;
 }
 
+/* donor_add and donor_remove: name=farswapN donor=ADDR. */
+static int farswap_ctl_donor(enum farswap_cmd_op op, char *opts,
+			     char *name_out, struct farswap_reason *why)
+{
+	const char *verb = op == FARSWAP_CMD_DONOR_ADD ? "donor_add" :
+							 "donor_remove";
+	struct sockaddr_storage addr;
+	int ret;
+
+	ret = farswap_parse_donor_cmd(opts, name_out, &addr, why->msg,
+				      sizeof(why->msg));
+	if (!ret && op == FARSWAP_CMD_DONOR_ADD)
+		ret = farswap_dev_donor_add(name_out, &addr, why);
+	else if (!ret)
+		ret = farswap_dev_donor_remove(name_out, &addr, why);
+	if (ret)
+		pr_err("%s: %s\n", verb, why->msg);
+	return ret;
+}
+
 /**
  * farswap_ctl_run - carry out one control command
- * @cmd: "[attach] OPTIONS" or "detach name=farswapN", modified in place
+ * @cmd: "[attach] OPTIONS", "detach name=farswapN", or "donor_add" or
+ *	"donor_remove name=farswapN donor=ADDR", modified in place
  * @name_out: receives the device's name (FARSWAP_NAME_LEN bytes)
  * @why: receives the reason of a failure
  *
@@ -103,11 +124,20 @@ static int farswap_ctl_detach(char *opts, char *name_out,
  */
 int farswap_ctl_run(char *cmd, char *name_out, struct farswap_reason *why)
 {
+	enum farswap_cmd_op op;
+
 	name_out[0] = '\0';
 	why->msg[0] = '\0';
-	if (farswap_cmd_op(&cmd) == FARSWAP_CMD_DETACH)
+	op = farswap_cmd_op(&cmd);
+	switch (op) {
+	case FARSWAP_CMD_DETACH:
 		return farswap_ctl_detach(cmd, name_out, why);
-	return farswap_ctl_attach(cmd, name_out, why);
+	case FARSWAP_CMD_DONOR_ADD:
+	case FARSWAP_CMD_DONOR_REMOVE:
+		return farswap_ctl_donor(op, cmd, name_out, why);
+	default:
+		return farswap_ctl_attach(cmd, name_out, why);
+	}
 }
 
 static void farswap_ctl_set_result(struct farswap_ctl_file *cf, int ret,

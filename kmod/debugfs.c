@@ -54,9 +54,11 @@ static int farswap_latency_show(struct seq_file *m, void *unused)
 		return -ENOMEM;
 	farswap_lat_line(m, counts, "device", "read", &dev->stats.read_lat);
 	farswap_lat_line(m, counts, "device", "write", &dev->stats.write_lat);
-	for (i = 0; i < dev->nr_donors; i++) {
+	for (i = 0; i < farswap_nr_donors(dev); i++) {
 		struct farswap_donor *dn = dev->donors[i];
 
+		if (READ_ONCE(dn->removing))
+			continue;
 		farswap_lat_line(m, counts, dn->name, "read",
 				 &dn->stats.read_lat);
 		farswap_lat_line(m, counts, dn->name, "write",

@@ -367,7 +367,7 @@ out_free_tag_set:
  */
 static DEFINE_IDA(farswap_dev_ida);
 
-static struct farswap_dev *farswap_find(const char *name)
+struct farswap_dev *farswap_dev_find(const char *name)
 {
 	struct farswap_dev *dev;
 
@@ -391,7 +391,8 @@ static int farswap_reserve(struct farswap_dev *dev,
 	list_for_each_entry(other, &farswap_devs, node) {
 		for (i = 0; i < a->nr_donors; i++) {
 			for (j = 0; j < other->nr_donors; j++) {
-				if (!farswap_addr_equal(&a->donor[i],
+				if (READ_ONCE(other->donors[j]->removing) ||
+				    !farswap_addr_equal(&a->donor[i],
 							&other->donors[j]->addr))
 					continue;
 				farswap_reason_set(why, "donor %s already serves %s",
@@ -403,7 +404,7 @@ static int farswap_reserve(struct farswap_dev *dev,
 	}
 
 	if (a->name[0]) {
-		if (farswap_find(a->name)) {
+		if (farswap_dev_find(a->name)) {
 			farswap_reason_set(why, "%s exists", a->name);
 			return -EEXIST;
 		}
@@ -915,7 +916,7 @@ int farswap_dev_detach(const char *name, struct farswap_reason *why)
 	const char *busy = NULL;
 
 	mutex_lock(&farswap_devs_mutex);
-	dev = farswap_find(name);
+	dev = farswap_dev_find(name);
 	if (!dev) {
 		mutex_unlock(&farswap_devs_mutex);
 		farswap_reason_set(why, "no device %s", name);
@@ -925,6 +926,8 @@ int farswap_dev_detach(const char *name, struct farswap_reason *why)
 	spin_lock(&dev->open_lock);
 	if (dev->detaching)
 		busy = "is being attached or detached";
+	else if (dev->changing)
+		busy = "is changing its donors (try again when it is done)";
 	else if (dev->open_count)
 		busy = "is in use (swapoff it first)";
 	else

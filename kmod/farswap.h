@@ -232,6 +232,12 @@ struct farswap_donor {
 	enum farswap_donor_state state;
 	/* Under state_lock: an error hit the connect attempt under way. */
 	bool attempt_failed;
+	/*
+	 * Being removed from a live device (members.c): placement takes no
+	 * new slab on it (READ_ONCE), and once set it stays, the donor
+	 * stopped, until detach frees it.
+	 */
+	bool removing;
 	u32 gen;			/* bumped by every successful connect */
 
 	/* Session facts from the donor's accept. */
@@ -436,6 +442,8 @@ struct farswap_dev {
 	atomic64_t *write_inflight;
 	unsigned long write_throttled;	/* bitmap over write hctx */
 	bool detaching;
+	/* A donor is being added or removed (members.c): detach waits. */
+	bool changing;
 
 	/*
 	 * WQ_MEM_RECLAIM, we are the swap; three so that nothing waits for
@@ -582,6 +590,13 @@ void farswap_reason_set(struct farswap_reason *why, const char *fmt, ...)
 int farswap_dev_attach(struct farswap_attach_args *args, char *name_out,
 		       struct farswap_reason *why);
 int farswap_dev_detach(const char *name, struct farswap_reason *why);
+struct farswap_dev *farswap_dev_find(const char *name);
+int farswap_dev_donor_add(const char *name,
+			  const struct sockaddr_storage *addr,
+			  struct farswap_reason *why);
+int farswap_dev_donor_remove(const char *name,
+			     const struct sockaddr_storage *addr,
+			     struct farswap_reason *why);
 void farswap_dev_destroy_all(void);
 
 /* sysfs.c */
@@ -589,6 +604,8 @@ extern const struct attribute_group farswap_kernel_group;
 extern const struct attribute_group *farswap_disk_groups[];
 int farswap_donor_dirs_add(struct farswap_dev *dev);
 void farswap_donor_dirs_remove(struct farswap_dev *dev);
+int farswap_donor_dir_add(struct farswap_dev *dev, struct farswap_donor *dn);
+void farswap_donor_dir_remove(struct farswap_donor *dn);
 
 /* debugfs.c */
 extern u32 farswap_attach_pause_ms;
@@ -730,6 +747,17 @@ int farswap_rdma_sync(struct farswap_donor *donor, bool write, void *buf,
 		      size_t len, u64 remote_addr, u32 rkey, u32 gen);
 
 /* The donor's failure domain number, for placement. */
+/*
+ * The donors a walk over dev->donors[] may see.  A donor added to a live
+ * device (members.c) is stored before the count grows (release), so a
+ * walk bounded by this (acquire) never meets an empty slot; entries are
+ * never removed before detach.  Read it once per walk.
+ */
+static inline unsigned int farswap_nr_donors(const struct farswap_dev *dev)
+{
+	return smp_load_acquire(&dev->nr_donors);
+}
+
 static inline unsigned int farswap_donor_dom(const struct farswap_donor *donor)
 {
 	return READ_ONCE(donor->dev->dom_id[donor->index]);

@@ -139,12 +139,12 @@ static u32 farswap_room_dom(struct farswap_dev *dev, unsigned int dom)
 static unsigned long farswap_domains_short(struct farswap_dev *dev)
 {
 	unsigned long doms = 0, giving = 0, shortm = 0;
-	unsigned int i, d;
+	unsigned int i, d, nr = farswap_nr_donors(dev);
 
 	lockdep_assert_held(&dev->rslab_lock);
 	if (dev->params.replicas < 2)
 		return 0;
-	for (i = 0; i < dev->nr_donors; i++) {
+	for (i = 0; i < nr; i++) {
 		struct farswap_donor *dn = dev->donors[i];
 
 		if (farswap_donor_state(dn) != FARSWAP_DONOR_LIVE)
@@ -220,20 +220,28 @@ void farswap_put_slot(struct farswap_dev *dev,
 }
 
 
-/* The donors as placement sees them: live, outside @exclude, their room. */
-static void farswap_pick_views(struct farswap_dev *dev, unsigned long exclude,
-				struct farswap_pick_view *view)
+/*
+ * The donors as placement sees them: live and not being removed,
+ * outside @exclude, their room.  Returns how many views it filled: the
+ * count of this one walk, which the pick must use (a donor may be added
+ * meanwhile).
+ */
+static unsigned int farswap_pick_views(struct farswap_dev *dev,
+				       unsigned long exclude,
+				       struct farswap_pick_view *view)
 {
-	unsigned int i;
+	unsigned int i, nr = farswap_nr_donors(dev);
 
-	for (i = 0; i < dev->nr_donors; i++) {
+	for (i = 0; i < nr; i++) {
 		struct farswap_donor *d = dev->donors[i];
 
 		view[i].usable = !(exclude & BIT(i)) &&
+				 !READ_ONCE(d->removing) &&
 				 farswap_donor_state(d) == FARSWAP_DONOR_LIVE;
 		view[i].free = READ_ONCE(d->slabs_free);
 		view[i].domain = farswap_donor_dom(d);
 	}
+	return nr;
 }
 
 /*
@@ -250,7 +258,7 @@ int farswap_acquire_rslab(struct farswap_dev *dev,
 	u32 slots = dev->geo.chunks_per_slab;
 	struct farswap_rslab *rs;
 	unsigned long flags;
-	unsigned int i;
+	unsigned int i, nr;
 	int nc, n, ret = -ENOTCONN;
 
 	rs = kzalloc(struct_size(rs, map, BITS_TO_LONGS(slots)), GFP_NOIO);
@@ -258,8 +266,8 @@ int farswap_acquire_rslab(struct farswap_dev *dev,
 		return -ENOMEM;
 	farswap_slots_init(&rs->slots, slots, rs->map);
 
-	farswap_pick_views(dev, exclude, view);
-	nc = farswap_pick_two_dom(view, dev->nr_donors, avoid,
+	nr = farswap_pick_views(dev, exclude, view);
+	nc = farswap_pick_two_dom(view, nr, avoid,
 					get_random_u32(), get_random_u32(),
 					cand);
 	for (i = 0; i < nc; i++) {
@@ -270,8 +278,7 @@ int farswap_acquire_rslab(struct farswap_dev *dev,
 			view[cand[i]].usable = false;
 		view[cand[i]].free = READ_ONCE(d->slabs_free);
 	}
-	n = farswap_pick_order_dom(view, dev->nr_donors, avoid, cand, nc,
-				    order);
+	n = farswap_pick_order_dom(view, nr, avoid, cand, nc, order);
 	for (i = 0; i < n; i++) {
 		ret = farswap_donor_alloc_slab(dev->donors[order[i]], serial,
 					       farswap_slab_bytes(&dev->geo), rs);
@@ -306,7 +313,7 @@ void farswap_dev_set_domain(struct farswap_donor *donor, const char *name)
 
 	spin_lock_irqsave(&dev->dom_lock, flags);
 	strscpy(donor->domain, name, sizeof(donor->domain));
-	nr = min_t(unsigned int, dev->nr_donors, FARSWAP_MAX_DONORS);
+	nr = farswap_nr_donors(dev);
 	for (i = 0; i < nr; i++)
 		names[i] = dev->donors[i]->domain;
 	farswap_pick_domain_ids(names, nr, ids);
@@ -323,7 +330,7 @@ unsigned int farswap_dev_nr_domains(struct farswap_dev *dev)
 	unsigned int i, nr, n;
 
 	spin_lock_irqsave(&dev->dom_lock, flags);
-	nr = min_t(unsigned int, dev->nr_donors, FARSWAP_MAX_DONORS);
+	nr = farswap_nr_donors(dev);
 	for (i = 0; i < nr; i++)
 		names[i] = dev->donors[i]->domain;
 	n = farswap_pick_nr_domains(names, nr);
@@ -339,17 +346,17 @@ bool farswap_room_outside(struct farswap_dev *dev,
 			  unsigned long exclude, unsigned long avoid)
 {
 	struct farswap_pick_view view[FARSWAP_MAX_DONORS];
+	unsigned int nr = farswap_pick_views(dev, exclude, view);
 
-	farswap_pick_views(dev, exclude, view);
-	return farswap_pick_room_outside(view, dev->nr_donors, avoid);
+	return farswap_pick_room_outside(view, nr, avoid);
 }
 
 /* Live donors: the most replicas a chunk can have now. */
 unsigned int farswap_replicas_possible(struct farswap_dev *dev)
 {
-	unsigned int i, live = 0;
+	unsigned int i, nr = farswap_nr_donors(dev), live = 0;
 
-	for (i = 0; i < dev->nr_donors; i++)
+	for (i = 0; i < nr; i++)
 		live += farswap_donor_state(dev->donors[i]) ==
 			FARSWAP_DONOR_LIVE;
 	return min(live, dev->params.replicas);

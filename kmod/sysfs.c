@@ -524,8 +524,7 @@ static struct kobj_type farswap_donor_ktype = {
 	.default_groups	= farswap_donor_groups,
 };
 
-static int farswap_donor_dir_add(struct farswap_dev *dev,
-				 struct farswap_donor *dn)
+int farswap_donor_dir_add(struct farswap_dev *dev, struct farswap_donor *dn)
 {
 	struct farswap_donor_dir *dir;
 	int ret;
@@ -568,20 +567,23 @@ int farswap_donor_dirs_add(struct farswap_dev *dev)
 	return 0;
 }
 
+/* Before the donor goes: no show function of it runs once this returns. */
+void farswap_donor_dir_remove(struct farswap_donor *dn)
+{
+	if (!dn || !dn->dir)
+		return;
+	kobject_del(dn->dir);
+	kobject_put(dn->dir);
+	dn->dir = NULL;
+}
+
 /* Before the donors go: no show function runs once this returns. */
 void farswap_donor_dirs_remove(struct farswap_dev *dev)
 {
 	unsigned int i;
 
-	for (i = 0; i < dev->nr_donors; i++) {
-		struct farswap_donor *dn = dev->donors[i];
-
-		if (!dn || !dn->dir)
-			continue;
-		kobject_del(dn->dir);
-		kobject_put(dn->dir);
-		dn->dir = NULL;
-	}
+	for (i = 0; i < dev->nr_donors; i++)
+		farswap_donor_dir_remove(dev->donors[i]);
 	kobject_put(dev->donors_kobj);	/* NULL is fine */
 	dev->donors_kobj = NULL;
 }

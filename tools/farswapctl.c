@@ -664,6 +664,104 @@ static int cmd_detach(const struct ctl_command *cmd, int argc,
 	return 0;
 }
 
+/*
+ * /sys/block/@name/donors/<i>/@file of the donor whose address is
+ * @addr as the module wrote it ("10.0.0.3:7471"), or of index @addr when
+ * it is a number, into @out; false if there is none.
+ */
+static bool donor_file(const char *name, const char *addr, const char *file,
+		       char *out, size_t len)
+{
+	char path[512], text[256];
+	unsigned int i;
+	FILE *f;
+
+	for (i = 0; i < 16; i++) {
+		bool match;
+
+		snprintf(path, sizeof(path), "%s/sys/block/%s/donors/%u/address",
+			 sys_root, name, i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		match = fgets(text, sizeof(text), f) != NULL;
+		fclose(f);
+		text[strcspn(text, "\n")] = '\0';
+		match = match && (!strcmp(text, addr) ||
+				  (addr[strspn(addr, "0123456789")] == '\0' &&
+				   (unsigned int)atoi(addr) == i));
+		if (!match)
+			continue;
+		if (!strcmp(file, "address")) {
+			snprintf(out, len, "%s", text);
+			return true;
+		}
+		snprintf(path, sizeof(path), "%s/sys/block/%s/donors/%u/%s",
+			 sys_root, name, i, file);
+		f = fopen(path, "r");
+		if (!f)
+			return false;
+		if (!fgets(out, (int)len, f))
+			out[0] = '\0';
+		fclose(f);
+		out[strcspn(out, "\n")] = '\0';
+		return true;
+	}
+	return false;
+}
+
+/*
+ * donor add farswapN ADDR | donor remove farswapN ADDR|INDEX: change a
+ * live device's donors.
+ */
+static int cmd_donor(const struct ctl_command *cmd, int argc, char **argv)
+{
+	char line[512], done[64], reason[MAX_RESULT], addr[256];
+	char state[64] = "", why[256] = "";
+	const char *verb, *name, *which;
+	bool add;
+	int fd, err;
+
+	while (command_getopt(cmd, argc, argv, help_shortopts, help_opts) != -1)
+		;
+	command_operands(cmd, argc, argv, 3, 3);
+	verb = argv[optind];
+	if (strcmp(verb, "add") && strcmp(verb, "remove"))
+		usage_error("donor: '%s' is neither add nor remove (see '%s donor --help')",
+			    verb, prog);
+	add = !strcmp(verb, "add");
+	name = device_name(argv[optind + 1]);
+	which = argv[optind + 2];
+	snprintf(addr, sizeof(addr), "%s", which);
+	/* remove takes the index status shows, or the address. */
+	if (!add && which[strspn(which, "0123456789")] == '\0' &&
+	    !donor_file(name, which, "address", addr, sizeof(addr)))
+		die("%s has no donor %s", name, which);
+	ensure_module();
+	fd = open_ctl_dev();
+	snprintf(line, sizeof(line), "donor_%s name=%s donor=%s", verb, name,
+		 addr);
+	err = ctl_dev_run(fd, line, done, sizeof(done), reason, sizeof(reason));
+	close(fd);
+	if (err)
+		die("donor %s %s %s failed: %s (%s)", verb, name, which, reason,
+		    strerror(err));
+	if (!add) {
+		printf("%s: donor %s removed\n", name, addr);
+		return 0;
+	}
+	/* The module writes the address with its port: find it by that. */
+	if (!strchr(addr, ']') && !strchr(addr, ':'))
+		strncat(addr, ":7471", sizeof(addr) - strlen(addr) - 1);
+	donor_file(name, addr, "state", state, sizeof(state));
+	donor_file(name, addr, "last_error", why, sizeof(why));
+	printf("%s: donor %s added, %s%s%s%s\n", name, addr,
+	       state[0] ? state : "?", strcmp(state, "live") && why[0] ?
+	       " (last error: " : "", strcmp(state, "live") ? why : "",
+	       strcmp(state, "live") && why[0] ? ")" : "");
+	return 0;
+}
+
 /* status without --json: every device, or just @only, as text. */
 static int print_status_text(const char *only)
 {
@@ -877,6 +975,22 @@ static const struct ctl_command commands[] = {
 		.summary = "remove a device",
 		.usage = "farswapN",
 		.help = "detach is refused while the device is in use (swapoff first).\n",
+	},
+	{
+		.name = "donor",
+		.run = cmd_donor,
+		.summary = "add a donor to a live device, or remove one",
+		.usage = "add farswapN ADDR[:PORT] | remove farswapN ADDR[:PORT]|INDEX",
+		.help = "donor add connects the donor and adds it to the device, in use or not:\n"
+			"it takes new slabs at once, and the chunks short of a replica get theirs\n"
+			"there.  A donor that does not answer is added and reconnected in the\n"
+			"background (it prints its state and last error); one that refuses (a\n"
+			"wrong key, another slab size) is not added.\n"
+			"donor remove takes a donor that holds no slab of the device out of it:\n"
+			"drain it first (its farswapd's drain moves its chunks to the other\n"
+			"donors, farswapd(8)); a donor that died holds none once its chunks\n"
+			"were unbound.  INDEX is its number in status and /sys/block/farswapN/donors.\n"
+			"A device has at most 16 donors over its life, removed ones included.\n",
 	},
 	{
 		.name = "status",

@@ -724,6 +724,13 @@ static const struct cmd_op_case cmd_op_cases[] = {
 	  ",name=farswap0" },
 	{ "detach alone, as echo writes it", "detach\n", FARSWAP_CMD_DETACH,
 	  "\n" },
+	{ "donor_add", "donor_add name=farswap0 donor=10.0.0.3",
+	  FARSWAP_CMD_DONOR_ADD, " name=farswap0 donor=10.0.0.3" },
+	{ "donor_remove", "donor_remove name=farswap0 donor=10.0.0.3",
+	  FARSWAP_CMD_DONOR_REMOVE, " name=farswap0 donor=10.0.0.3" },
+	/* Not the word: left for the option parser to refuse. */
+	{ "donor alone", "donor name=farswap0", FARSWAP_CMD_ATTACH,
+	  "donor name=farswap0" },
 	/* Not the word: left for the option parser to refuse. */
 	{ "detached", "detached name=farswap0", FARSWAP_CMD_ATTACH,
 	  "detached name=farswap0" },
@@ -793,6 +800,61 @@ static void parse_detach_test(struct kunit *test)
 					  c->want);
 }
 
+struct donor_cmd_case {
+	const char *name;
+	const char *opts;
+	int ret;
+	const char *want;	/* the device, or a part of the reason */
+	const char *addr;	/* the address parsed, for ret 0 */
+};
+
+static const struct donor_cmd_case donor_cmd_cases[] = {
+	{ "name and donor", " name=farswap0 donor=10.0.0.3", 0, "farswap0",
+	  "10.0.0.3:7471" },
+	{ "donor first, port, newline", " donor=10.0.0.3:7500 name=farswap2\n",
+	  0, "farswap2", "10.0.0.3:7500" },
+	{ "IPv6", " name=farswap1 donor=[2001:db8::1]:7471", 0, "farswap1",
+	  "[2001:db8::1]:7471" },
+	{ "no donor", " name=farswap0", -EINVAL, "no donor given", NULL },
+	{ "no name", " donor=10.0.0.3", -EINVAL, "no device given", NULL },
+	{ "two donors", " name=farswap0 donor=10.0.0.3 donor=10.0.0.4",
+	  -EINVAL, "'donor' given twice", NULL },
+	{ "two names", " name=farswap0 name=farswap1 donor=10.0.0.3", -EINVAL,
+	  "'name' given twice", NULL },
+	{ "bad address", " name=farswap0 donor=10.0.0", -EINVAL,
+	  "bad donor address '10.0.0'", NULL },
+	{ "bad name", " name=sda donor=10.0.0.3", -EINVAL, "bad name 'sda'",
+	  NULL },
+	{ "attach option", " name=farswap0 donor=10.0.0.3 size=4G", -EINVAL,
+	  "unknown option 'size'", NULL },
+	{ "bare word", " name=farswap0 10.0.0.3", -EINVAL, "key=value", NULL },
+};
+
+KUNIT_ARRAY_PARAM_DESC(donor_cmd, donor_cmd_cases, name);
+
+static void parse_donor_cmd_test(struct kunit *test)
+{
+	const struct donor_cmd_case *c = test->param_value;
+	char *opts = kunit_kstrdup(test, c->opts, GFP_KERNEL);
+	struct sockaddr_storage addr, want;
+	char name[FARSWAP_NAME_LEN];
+	char err[FARSWAP_ERR_LEN] = "";
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, opts);
+	ret = farswap_parse_donor_cmd(opts, name, &addr, err, sizeof(err));
+	KUNIT_ASSERT_EQ_MSG(test, ret, c->ret, "reason: %s", err);
+	if (ret) {
+		KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(err, c->want),
+					  "reason '%s' lacks '%s'", err,
+					  c->want);
+		return;
+	}
+	KUNIT_EXPECT_STREQ(test, name, c->want);
+	KUNIT_ASSERT_EQ(test, farswap_parse_addr(c->addr, &want), 0);
+	KUNIT_EXPECT_TRUE(test, farswap_addr_equal(&addr, &want));
+}
+
 static struct kunit_case farswap_args_cases[] = {
 	KUNIT_CASE_PARAM(parse_addr_test, addr_gen_params),
 	KUNIT_CASE(addr_equal_test),
@@ -806,6 +868,7 @@ static struct kunit_case farswap_args_cases[] = {
 	KUNIT_CASE(attach_host_id_test),
 	KUNIT_CASE_PARAM(cmd_op_test, cmd_op_gen_params),
 	KUNIT_CASE_PARAM(parse_detach_test, detach_gen_params),
+	KUNIT_CASE_PARAM(parse_donor_cmd_test, donor_cmd_gen_params),
 	{}
 };
 

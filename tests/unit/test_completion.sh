@@ -82,6 +82,9 @@ _farswapctl_block_dir=$tmp/block
 check detach-devices "farswap0 farswap12" "$(complete_words detach '')"
 check status-devices "farswap12" "$(complete_words -j status --json farswap1)"
 check detach-one-device "" "$(complete_words detach farswap0 '')"
+check donor-verbs "add remove" "$(complete_words donor '')"
+check donor-devices "farswap0 farswap12" "$(complete_words donor add '')"
+check donor-address "" "$(complete_words donor add farswap0 '')"
 _farswapctl_block_dir=$tmp/none
 check no-devices "" "$(complete_words detach '')"
 

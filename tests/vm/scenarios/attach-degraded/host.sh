@@ -98,13 +98,65 @@ bed_result degraded.pswpin "$pswpin"
 [ "$(fs_donor_field "$name" "$d2" reads)" -gt 0 ] || bed_fail "no page read from $d2"
 lost=$(rep "$name" lost_pages)
 [ "$lost" = 0 ] || bed_fail "$lost pages lost"
+
+# 5. Live membership, the device still swapped on, its chunks bound.  The
+# dead donor goes: it holds nothing any more.  Back up, it is added again
+# and takes every chunk's second replica.  donor2, which holds slabs,
+# cannot be removed.
+end=$((SECONDS + $(bed_secs 60)))
+until [ "$(fs_donor_field "$name" "$d1" slabs)" = 0 ]; do
+	[ $SECONDS -lt $end ] || bed_fail "$d1's slabs still held 60 s after it died"
+	sleep 1
+done
+"$ctl" donor remove "$name" "$d1" | sed 's/^/  /'
+[ -z "$(fs_donor_field "$name" "$d1" state)" ] || bed_fail "$d1 still listed after its removal"
+rc=0
+"$ctl" status --check "$name" | sed 's/^/  check: /' || rc=$?
+bed_signal start-donor
+bed_wait donor started 300
+rep0=$(rep "$name" repaired)
+out=$("$ctl" donor add "$name" "$d1")
+bed_log "$out"
+grep -q "added, live" <<<"$out" || bed_fail "donor add: $out"
+end=$((SECONDS + $(bed_secs 300)))
+until [ "$(rep "$name" degraded)" = 0 ]; do
+	[ $SECONDS -lt $end ] || bed_fail "$(rep "$name" degraded) chunks short of a replica 300 s after $d1 was added"
+	sleep 1
+done
+added=$(($(rep "$name" repaired) - rep0))
+bed_result members.repaired_onto_added "$added"
+[ "$added" -gt 0 ] || bed_fail "no chunk copied to the added $d1"
+[ "$(fs_donor_field "$name" "$d1" slabs)" -gt 0 ] || bed_fail "the added $d1 holds no slab"
+rc=0
+out=$("$ctl" donor remove "$name" "$d2" 2>&1) || rc=$?
+[ "$rc" = 1 ] && grep -q "holds [0-9]* slabs of $name: drain it first" <<<"$out" ||
+	bed_fail "removing $d2, which holds slabs: exit $rc, '$out'"
+"$ctl" status --check "$name" | sed 's/^/  check: /' ||
+	bed_fail "not healthy after the add"
 "$ctl" status "$name" | sed 's/^/  /'
 swapoff "$dev"
 "$ctl" detach "$name"
-bed_signal start-donor
-bed_wait donor started 300
 
-# 5. farswap-swap: two devices from one INI file, each with its key file,
+# 6. Remove after a drain: a one-replica device on donor, donor2 added
+# live; donor's farswapd drains (its chunks move to donor2), the device
+# lets it go, and donor holds nothing of this host any more.
+dev=$(fs_attach --donor "$d1" --size 64M --replicas 1 --key-file "$key")
+name=${dev#/dev/}
+head -c $((24 << 20)) /dev/urandom >/run/data
+dd if=/run/data of="$dev" bs=1M oflag=direct status=none
+"$ctl" donor add "$name" "$d2" | sed 's/^/  /'
+bed_signal drain-donor
+bed_wait donor drained 600
+[ "$(fs_donor_field "$name" "$d1" slabs)" = 0 ] || bed_fail "$d1 still holds slabs after its drain"
+"$ctl" donor remove "$name" 0 | sed 's/^/  /'
+bed_signal removed
+cmp <(dd if="$dev" bs=1M count=24 iflag=direct status=none) /run/data ||
+	bed_fail "$name reads back other bytes after its donor's drain and removal"
+bed_log "24 MiB read back intact from $d2 alone"
+bed_wait donor undrained 300
+"$ctl" detach "$name"
+
+# 7. farswap-swap: two devices from one INI file, each with its key file,
 # priority and swapon options.
 mkdir -p /run/fsw
 conf=/run/fsw/swap.conf
@@ -144,7 +196,7 @@ swap start || bed_fail "a second start is not a no-op"
 swap stop
 ! ls -d /sys/block/farswap* >/dev/null 2>&1 || bed_fail "farswap-swap stop left devices"
 
-# 6. The boot unit's retry: farswap1's only donor is down when it starts;
+# 8. The boot unit's retry: farswap1's only donor is down when it starts;
 # it tries again until the donor comes.
 bed_signal stop-donor2
 bed_wait donor2 stopped 120
@@ -164,7 +216,7 @@ bed_result swapconf.retries "$(grep -c 'trying again' /run/fsw/start.log)"
 grep -q '^/dev/farswap1 ' /proc/swaps || bed_fail "farswap1 not swapped on after the retry"
 swap stop farswap1
 
-# 7. A wrong key file: refused at once (not tried again), naming it; a
+# 9. A wrong key file: refused at once (not tried again), naming it; a
 # missing one names the file.
 head -c 32 /dev/urandom | base64 -w0 >/run/fsw/wrong.key
 chmod 600 /run/fsw/wrong.key
