@@ -192,6 +192,84 @@ static bool access_refused(struct fsd_donor *d, struct fsd_conn_decision *dec,
 	return false;
 }
 
+/* The oldest live session that has not proved the key, from @addr if given. */
+static struct fsd_session *oldest_unauthenticated(struct fsd_donor *d,
+						  const struct fsd_addr *addr)
+{
+	struct fsd_session *s, *old = NULL;
+
+	for (s = d->sessions; s; s = s->next) {
+		if (s->closing || fsd_session_authenticated(s))
+			continue;
+		if (addr && !fsd_addr_equal(&s->addr, addr))
+			continue;
+		/* Oldest first; of two as old, the first connected. */
+		if (!old || s->created < old->created ||
+		    (s->created == old->created && s->nr < old->nr))
+			old = s;
+	}
+	return old;
+}
+
+/*
+ * Room for a new control session among those still to prove the key
+ * (max-unauthenticated) and those from its address
+ * (max-sessions-per-address).  When full, the oldest session that has
+ * not proved the key makes way (as sshd's MaxStartups drops starts):
+ * connects without the key, from anywhere or claiming a host's address,
+ * can then only cut short each other's handshakes, never hold a place
+ * for a whole handshake-timeout and keep hosts out.  A host's handshake
+ * takes a few round trips; a flood must outpace that to delay it, and
+ * sessions that proved the key are never pushed out.
+ */
+static void make_room(struct fsd_donor *d, struct fsd_conn_decision *dec)
+{
+	unsigned int per_addr = d->lim.max_sessions_per_address;
+	bool auth = fsd_donor_auth_required(d);
+	struct fsd_session *victim = NULL;
+	uint32_t unauth;
+
+	if (per_addr && sessions_from(d, &dec->addr) >= per_addr) {
+		victim = auth ? oldest_unauthenticated(d, &dec->addr) : NULL;
+		if (!victim) {
+			refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_PER_ADDRESS,
+			       "too many sessions from this address (max-sessions-per-address)");
+			snprintf(dec->detail, sizeof(dec->detail),
+				 "%u sessions from this address already (max-sessions-per-address)",
+				 sessions_from(d, &dec->addr));
+			return;
+		}
+	}
+	if (auth) {
+		unauth = fsd_live_sessions(d, false) - (victim ? 1 : 0);
+		if (unauth >= d->max_unauthenticated && !victim)
+			victim = oldest_unauthenticated(d, NULL);
+		else if (unauth >= d->max_unauthenticated)
+			victim = NULL;	/* over the limit by more than one */
+		if (unauth >= d->max_unauthenticated && !victim) {
+			refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_UNAUTHENTICATED,
+			       "too many sessions not authenticated yet (max-unauthenticated)");
+			return;
+		}
+	}
+	dec->evict = victim;
+}
+
+void fsd_conn_make_room(struct fsd_donor *d, struct fsd_conn_decision *dec,
+			uint64_t now_ms)
+{
+	struct fsd_session *s = dec->evict;
+
+	if (!s)
+		return;
+	dec->evict = NULL;
+	d->cnt.unauth_evicted++;
+	/* Debug only: a flood of connects must not flood the log too. */
+	fsd_session_close(d, s, FSD_LOG_DEBUG,
+			  "not authenticated after %" PRIu64 " ms: its place goes to a new connect",
+			  now_ms - s->created);
+}
+
 static void decide_ctrl(struct fsd_donor *d, struct fsd_conn_decision *dec)
 {
 	const struct farswap_conn_req *req = &dec->req;
@@ -221,26 +299,14 @@ static void decide_ctrl(struct fsd_donor *d, struct fsd_conn_decision *dec)
 	} else if (fsd_live_sessions(d, true) >= d->max_hosts) {
 		refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_MAX_HOSTS,
 		       "too many hosts (max-hosts)");
-	} else if (fsd_donor_auth_required(d) &&
-		   fsd_live_sessions(d, false) >= d->max_unauthenticated) {
+	} else {
 		/*
 		 * Only sessions whose host proved the key count toward
 		 * max-hosts, so that a machine without the key cannot fill
-		 * them and keep the hosts out.  Those still to prove it
-		 * have places of their own (as sshd's MaxStartups): a flood
-		 * of connects without the key takes only these, each until
-		 * handshake-timeout.
+		 * them and keep the hosts out.  Those still to prove it have
+		 * places of their own, which make_room() keeps from filling.
 		 */
-		refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_UNAUTHENTICATED,
-		       "too many sessions not authenticated yet (max-unauthenticated)");
-	} else if (d->lim.max_sessions_per_address &&
-		   sessions_from(d, &dec->addr) >=
-			   d->lim.max_sessions_per_address) {
-		refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_PER_ADDRESS,
-		       "too many sessions from this address (max-sessions-per-address)");
-		snprintf(dec->detail, sizeof(dec->detail),
-			 "%u sessions from this address already (max-sessions-per-address)",
-			 sessions_from(d, &dec->addr));
+		make_room(d, dec);
 	}
 }
 

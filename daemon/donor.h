@@ -203,6 +203,7 @@ struct fsd_counters {
 	uint64_t auth_failed;		/* wrong proofs */
 	uint64_t auth_denied_msgs;	/* messages before authentication */
 	uint64_t auth_timeouts;		/* not authenticated in time */
+	uint64_t unauth_evicted;	/* closed to make room for a connect */
 };
 
 /*
@@ -282,6 +283,11 @@ struct fsd_conn_decision {
 	unsigned int version;
 	unsigned int qid;
 	struct fsd_session *session;	/* I/O QP: the session it joins */
+	/*
+	 * Control QP accepted in place of this session, which has not
+	 * proved the key: fsd_conn_make_room() closes it.
+	 */
+	struct fsd_session *evict;
 };
 
 int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
@@ -296,6 +302,9 @@ bool fsd_session_authenticated(const struct fsd_session *s);
 void fsd_conn_decide(struct fsd_donor *d, const struct fsd_addr *peer,
 		     const void *pdata, size_t len,
 		     struct fsd_conn_decision *dec);
+/* Close the session an accepted decision evicts, if any. */
+void fsd_conn_make_room(struct fsd_donor *d, struct fsd_conn_decision *dec,
+			uint64_t now_ms);
 void fsd_conn_refused(struct fsd_donor *d, const struct fsd_conn_decision *dec,
 		      const char *peer, uint64_t now_ms);
 struct fsd_session *fsd_session_new(struct fsd_donor *d,

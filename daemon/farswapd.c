@@ -396,6 +396,8 @@ static void on_connect_request(struct fsd_server *srv, struct cm_event *ev)
 		if (!fsd_donor_auth_required(&srv->donor))
 			fsd_probe_host(&srv->donor, dec.req.host_id, NULL,
 				       fsd_now_ms());
+		/* Its place, if it takes one of a session not yet proven. */
+		fsd_conn_make_room(&srv->donor, &dec, fsd_now_ms());
 		s = fsd_session_new(&srv->donor, &dec, peer, fsd_now_ms());
 		if (!s) {
 			dec.status = FARSWAP_ST_INTERNAL;

@@ -68,6 +68,8 @@ static const struct {
 	  "I/O queue pairs whose requested depth was cut to max-queue-depth."),
 	C(closed_not_allowed, "farswapd_closed_not_allowed_total",
 	  "Sessions closed on reload because allowed-hosts no longer names them."),
+	C(unauth_evicted, "farswapd_unauth_evicted_total",
+	  "Sessions not yet authenticated closed to make room for a new connect (max-unauthenticated, max-sessions-per-address)."),
 	C(auth_ok, "farswapd_auth_ok_total", "Host sessions authenticated."),
 	C(auth_failed, "farswapd_auth_failed_total",
 	  "Authentication proofs that were wrong (each closes its session)."),
@@ -373,12 +375,14 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     " alloc_rate_limited=%" PRIu64 " depth_clamped=%" PRIu64
 	     " closed_not_allowed=%" PRIu64 " auth_ok=%" PRIu64
 	     " auth_failed=%" PRIu64 " auth_denied_msgs=%" PRIu64
-	     " auth_timeouts=%" PRIu64 " revoke_notices=%" PRIu64 "\n",
+	     " auth_timeouts=%" PRIu64 " revoke_notices=%" PRIu64
+	     " unauth_evicted=%" PRIu64 "\n",
 	     d->cnt.handshake_timeouts, d->cnt.revoked, d->cnt.quarantined,
 	     d->cnt.alloc_capped, d->cnt.alloc_rate_limited,
 	     d->cnt.depth_clamped, d->cnt.closed_not_allowed,
 	     d->cnt.auth_ok, d->cnt.auth_failed, d->cnt.auth_denied_msgs,
-	     d->cnt.auth_timeouts, d->cnt.revoke_notices);
+	     d->cnt.auth_timeouts, d->cnt.revoke_notices,
+	     d->cnt.unauth_evicted);
 	fsd_emit(&o, "drain %s\ndrain_slabs_left %u\ndrain_slabs_returned %" PRIu64
 	     "\ndrain_bytes_moved %" PRIu64 "\ndrain_refusals %" PRIu64 "\n",
 	     fsd_drain_state_str(fsd_drain_state(d)), p->nr_held,

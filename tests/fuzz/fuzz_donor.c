@@ -205,6 +205,7 @@ static void connect_request(struct fsd_donor *d, struct fsd_conn_decision *dec,
 		/* As farswapd does: with authentication, after the proof. */
 		if (!fsd_donor_auth_required(d))
 			fsd_probe_host(d, dec->req.host_id, NULL, now);
+		fsd_conn_make_room(d, dec, now);
 		s = fsd_session_new(d, dec, "fuzz", now);
 		if (s)
 			fsd_session_established(d, s, now);

@@ -1873,7 +1873,7 @@ static void test_stats_text_new_fields(void **state)
 	counters = strstr(buf, "\ncounters sessions=2 rejects=0 bad_msgs=0 ");
 	assert_non_null(counters);
 	/* Old fields first and unchanged, new ones appended. */
-	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 refused_max_unauthenticated=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0 revoke_notices=0\n"));
+	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 refused_max_unauthenticated=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0 revoke_notices=0 unauth_evicted=0\n"));
 	assert_non_null(strstr(buf, "\nslabs_quarantined 0\n"));
 	assert_non_null(strstr(buf, "\nauth none\n"));
 	assert_non_null(strstr(buf, "io_queues 0/2 state up granting 0 draining no refused 0\n"));
@@ -1911,6 +1911,8 @@ static struct fsd_session *connect_auth(struct ctx *c, const char *host,
 	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), dec);
 	if (dec->status != FARSWAP_ST_OK)
 		return NULL;
+	/* As farswapd does: a place made, then the session. */
+	fsd_conn_make_room(&c->d, dec, 1000);
 	s = fsd_session_new(&c->d, dec, "10.0.0.1:5000", 0);
 	assert_non_null(s);
 	fsd_session_established(&c->d, s, 0);
@@ -1957,7 +1959,7 @@ static void test_max_unauthenticated(void **state)
 {
 	struct ctx *c = *state;
 	struct fsd_conn_decision dec;
-	struct fsd_session *a, *b;
+	struct fsd_session *a, *b, *hc, *hd, *he;
 	char buf[4096];
 
 	c->d.max_unauthenticated = 2;
@@ -1966,26 +1968,64 @@ static void test_max_unauthenticated(void **state)
 	b = connect_auth(c, "host-b", &dec);
 	assert_non_null(a);
 	assert_non_null(b);
-	assert_null(connect_auth(c, "host-c", &dec));
-	assert_int_equal(dec.status, FARSWAP_ST_BUSY);
-	assert_int_equal(dec.refusal, FSD_REFUSED_UNAUTHENTICATED);
-	assert_non_null(strstr(dec.why, "(max-unauthenticated)"));
-	fsd_conn_refused(&c->d, &dec, "10.0.0.1:5002", 1000);
-	assert_int_equal(c->d.cnt.refused[FSD_REFUSED_UNAUTHENTICATED], 1);
-	assert_int_equal(c->d.cnt.rejects, 1);
+	/*
+	 * Full: the connect is not refused, the oldest session not yet
+	 * proven makes way (a flood of connects without the key cannot
+	 * hold the places and keep hosts out).
+	 */
+	hc = connect_auth(c, "host-c", &dec);
+	assert_non_null(hc);
+	assert_true(a->closing);
+	assert_false(b->closing);
+	assert_int_equal(c->d.cnt.unauth_evicted, 1);
+	assert_int_equal(c->d.cnt.refused[FSD_REFUSED_UNAUTHENTICATED], 0);
+	assert_true(fsd_donor_stats(&c->d, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " refused_max_unauthenticated=0 "));
+	assert_non_null(strstr(buf, " unauth_evicted=1\n"));
 	assert_string_equal(fsd_refusal_name(FSD_REFUSED_UNAUTHENTICATED),
 			    "max_unauthenticated");
-	assert_true(fsd_donor_stats(&c->d, buf, sizeof(buf)) > 0);
-	assert_non_null(strstr(buf, " refused_max_unauthenticated=1 "));
-	/* A proved the key: its place among the unauthenticated is free. */
-	assert_int_equal(authenticate(c, a), 0);
+	/* One that proved the key is never pushed out: hc goes, not b. */
+	assert_int_equal(authenticate(c, b), 0);
 	assert_int_equal(auth_rep_status(c), FARSWAP_ST_OK);
-	assert_non_null(connect_auth(c, "host-c", &dec));
-	assert_null(connect_auth(c, "host-d", &dec));
-	assert_int_equal(dec.refusal, FSD_REFUSED_UNAUTHENTICATED);
-	/* So is the place of one that closes. */
-	fsd_session_close(&c->d, b, FSD_LOG_DEBUG, "gone");
-	assert_non_null(connect_auth(c, "host-d", &dec));
+	hd = connect_auth(c, "host-d", &dec);
+	assert_non_null(hd);
+	assert_false(hc->closing);	/* b's place among them is free */
+	he = connect_auth(c, "host-e", &dec);
+	assert_non_null(he);
+	assert_true(hc->closing);
+	assert_false(hd->closing);
+	assert_false(b->closing);
+	assert_int_equal(c->d.cnt.unauth_evicted, 2);
+}
+
+/*
+ * max-sessions-per-address with a key: connects claiming a host's
+ * address push out each other's unproven sessions, not the host's proven
+ * one, and cannot keep the host out.
+ */
+static void test_per_address_makes_room(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *a, *b, *x;
+
+	c->d.lim.max_sessions_per_address = 2;
+	a = connect_auth(c, "host-a", &dec);
+	assert_non_null(a);
+	assert_int_equal(authenticate(c, a), 0);
+	b = connect_auth(c, "spoof-1", &dec);
+	assert_non_null(b);
+	/* Full for 10.0.0.1: the unproven one makes way, a stays. */
+	x = connect_auth(c, "spoof-2", &dec);
+	assert_non_null(x);
+	assert_true(b->closing);
+	assert_false(a->closing);
+	assert_int_equal(authenticate(c, x), 0);
+	/* Both proven: now the address is full, refused as before. */
+	assert_null(connect_auth(c, "host-c", &dec));
+	assert_int_equal(dec.refusal, FSD_REFUSED_PER_ADDRESS);
+	assert_false(a->closing);
+	assert_false(x->closing);
 }
 
 /* Sessions that have not proved the key do not count toward max-hosts. */
@@ -2487,6 +2527,7 @@ int main(void)
 		T(test_reload_narrowing_drains),
 		T(test_reload_allows_again),
 		TK(test_max_unauthenticated),
+		TK(test_per_address_makes_room),
 		TK(test_unauthenticated_not_max_hosts),
 		TK(test_max_hosts_at_proof),
 	};
