@@ -78,7 +78,12 @@ static int check_host_keys_dir(const char *dir, char *err, size_t errlen)
 	struct stat st;
 
 	if (stat(dir, &st)) {
-		int ret = -errno;
+		/*
+		 * Not -ENOENT, which means "no file for this host" to the
+		 * caller: a directory gone (a typo, a mount missing) must not
+		 * silently hand every host to key-file.
+		 */
+		int ret = errno == ENOENT ? -ENOTDIR : -errno;
 
 		snprintf(err, errlen, "host-keys %s: %s", dir, strerror(errno));
 		return ret;

@@ -526,23 +526,44 @@ void fsd_session_detach_io(struct fsd_session *s, unsigned int qid)
 }
 
 /*
- * After a reload: sessions allowed-hosts no longer names are closed, but
- * not those holding slabs, whose pages may have no other copy (a typo in
- * allowed-hosts must lose nothing): those are drained first (drain.c),
- * refused new slabs, and closed once they hold none.  A session named
- * again by a later reload keeps what it holds and may ask for more.
+ * Why a reload no longer lets @s in: allowed-hosts does not name it, or
+ * the key it proved is not its key any more (its host-keys file removed
+ * or replaced: how a host is revoked).  NULL while it may stay.
+ */
+static const char *no_longer_allowed(struct fsd_donor *d,
+				     struct fsd_session *s, char *why,
+				     size_t whylen)
+{
+	enum fsd_access_verdict v;
+
+	v = fsd_access_check(&d->lim.acl, &s->addr, s->host_id);
+	if (v != FSD_ACCESS_OK)
+		return fsd_access_verdict_str(v);
+	if (s->auth == FSD_AUTH_OK && !fsd_session_key_current(d, s, why, whylen))
+		return why;
+	return NULL;
+}
+
+/*
+ * After a reload: sessions allowed-hosts no longer names, or whose key
+ * was revoked, are closed, but not those holding slabs, whose pages may
+ * have no other copy (a typo in allowed-hosts must lose nothing): those
+ * are drained first (drain.c), refused new slabs, and closed once they
+ * hold none.  A session allowed again by a later reload keeps what it
+ * holds and may ask for more.
  */
 void fsd_donor_recheck_access(struct fsd_donor *d)
 {
 	struct fsd_session *s;
+	char why[256];
 
 	for (s = d->sessions; s; s = s->next) {
-		enum fsd_access_verdict v;
+		const char *v;
 
 		if (s->closing)
 			continue;
-		v = fsd_access_check(&d->lim.acl, &s->addr, s->host_id);
-		if (v == FSD_ACCESS_OK) {
+		v = no_longer_allowed(d, s, why, sizeof(why));
+		if (!v) {
 			if (s->disallowed)
 				pr_notice("host %u (%s, %s): allowed again after the reload; keeps its %u slabs",
 					  s->nr, s->name, s->peer, s->nr_slabs);
@@ -553,13 +574,12 @@ void fsd_donor_recheck_access(struct fsd_donor *d)
 			d->cnt.closed_not_allowed++;
 			fsd_session_close(d, s, FSD_LOG_WARN,
 					  "%s after the reload; it holds no slab",
-					  fsd_access_verdict_str(v));
+					  v);
 			continue;
 		}
 		if (!s->disallowed)
 			pr_warn("host %u (%s, %s): %s after the reload, but it holds %u slabs: asking for them back (never revoked), granting it no more, closing it once it holds none",
-				s->nr, s->name, s->peer,
-				fsd_access_verdict_str(v), s->nr_slabs);
+				s->nr, s->name, s->peer, v, s->nr_slabs);
 		s->disallowed = true;
 	}
 }

@@ -329,6 +329,13 @@ void fsd_session_free(struct fsd_donor *d, struct fsd_session *s);
 int fsd_grant_done(struct fsd_donor *d, struct fsd_slab *slab, int ret);
 void fsd_donor_handshakes(struct fsd_donor *d, uint64_t now_ms);
 void fsd_donor_recheck_access(struct fsd_donor *d);
+/*
+ * Is the secret @s proved still the one its host must prove (handshake.c,
+ * as a new handshake would pick it)?  False, with why in @why, when its
+ * host-keys file is gone or changed (or key-file, for a host without one).
+ */
+bool fsd_session_key_current(struct fsd_donor *d, struct fsd_session *s,
+			     char *why, size_t whylen);
 const char *fsd_refusal_name(enum fsd_refusal r);
 
 void fsd_donor_set_domain(struct fsd_donor *d, const char *name);

@@ -980,6 +980,15 @@ int main(int argc, char **argv)
 		if (ret)
 			die_key(srv.cfg.key_file, err, ret);
 	}
+	/* A name no file has: the directory's own checks alone. */
+	if (srv.cfg.host_keys[0]) {
+		ret = fsd_auth_load_host_key(srv.cfg.host_keys, "check-config",
+					     &key, err, sizeof(err));
+		fsd_auth_key_clear(&key);
+		/* The file's fix does not fit a directory: its error says it. */
+		if (ret && ret != -ENOENT)
+			die_key(srv.cfg.host_keys, err, -ENOTDIR);
+	}
 	if (fsd_memlock_check(srv.lim.donate + (16ull << 20), err, sizeof(err)))
 		die("%s", err);
 	if (fsd_rdma_devices() <= 0)

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "donor.h"
 #include "donor_internal.h"
 #include "handshake.h"
@@ -168,17 +170,17 @@ static bool host_uuid_name(const struct fsd_session *s, char *out,
  * s->key set, or -errno with why in @why (never a byte of a secret).
  */
 static int pick_host_key(struct fsd_donor *d, struct fsd_session *s,
-			 char *why, size_t whylen)
+			 struct fsd_auth_key *key, char *why, size_t whylen)
 {
 	char uuid[2 * FARSWAP_ID_LEN + 5];
 	int ret = -ENOENT;
 
 	if (d->host_keys[0] && fsd_auth_host_key_name_ok(s->name))
-		ret = fsd_auth_load_host_key(d->host_keys, s->name, &s->key,
+		ret = fsd_auth_load_host_key(d->host_keys, s->name, key,
 					     why, whylen);
 	if (ret == -ENOENT && d->host_keys[0] &&
 	    host_uuid_name(s, uuid, sizeof(uuid)))
-		ret = fsd_auth_load_host_key(d->host_keys, uuid, &s->key, why,
+		ret = fsd_auth_load_host_key(d->host_keys, uuid, key, why,
 					     whylen);
 	if (ret != -ENOENT)
 		return ret;
@@ -188,8 +190,25 @@ static int pick_host_key(struct fsd_donor *d, struct fsd_session *s,
 			 d->host_keys);
 		return -ENOKEY;
 	}
-	s->key = d->key;
+	*key = d->key;
 	return 0;
+}
+
+bool fsd_session_key_current(struct fsd_donor *d, struct fsd_session *s,
+			     char *why, size_t whylen)
+{
+	struct fsd_auth_key now;
+	bool same;
+
+	if (pick_host_key(d, s, &now, why, whylen))
+		return false;
+	same = now.len == s->key.len &&
+	       !CRYPTO_memcmp(now.bytes, s->key.bytes, now.len);
+	fsd_auth_key_clear(&now);
+	if (!same)
+		snprintf(why, whylen, "its key in %s changed",
+			 d->host_keys[0] ? "host-keys or key-file" : "key-file");
+	return same;
 }
 
 /* AUTH_REQ: answer the host's nonce with ours and the donor's MAC. */
@@ -213,7 +232,7 @@ int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 				  "bad message: AUTH_REQ out of turn");
 		return -EPROTO;
 	}
-	if (pick_host_key(d, s, why, sizeof(why))) {
+	if (pick_host_key(d, s, &s->key, why, sizeof(why))) {
 		s->auth = FSD_AUTH_FAILED;
 		d->cnt.auth_failed++;
 		auth_log(d, s, now_ms, why);

@@ -583,8 +583,13 @@ static void test_host_key_file(void **state)
 	assert_non_null(strstr(err, "chmod go-w"));
 	assert_int_equal(k.len, 0);
 	remove_keys_dir();
+	/*
+	 * The directory gone is not "no file for this host": that would
+	 * hand every host to key-file without a word.
+	 */
 	assert_int_equal(fsd_auth_load_host_key(keys_dir, "host-a", &k, err,
-						sizeof(err)), -ENOENT);
+						sizeof(err)), -ENOTDIR);
+	assert_non_null(strstr(err, "No such file"));
 }
 
 /* The whole handshake of @host proving @secret: its AUTH_REP status. */
@@ -606,6 +611,65 @@ static int prove(struct ctx *c, const char *host, const char *secret)
 	host_mac(secret, s, ch->donor_nonce, mac);
 	proof(c, s, mac);
 	return le16_to_cpu(fake_last(&c->f)->auth_rep.status);
+}
+
+/* @host's session, authenticated with @secret. */
+static struct fsd_session *proven(struct ctx *c, const char *host,
+				  const char *secret)
+{
+	struct fsd_conn_decision dec;
+	struct fsd_session *s = session(c, host, true, &dec);
+	const struct farswap_auth_chal *ch;
+	uint8_t mac[32];
+
+	assert_non_null(s);
+	ch = auth_req(c, s);
+	host_mac(secret, s, ch->donor_nonce, mac);
+	assert_int_equal(proof(c, s, mac), 0);
+	assert_int_equal(s->auth, FSD_AUTH_OK);
+	return s;
+}
+
+/*
+ * Revoking a host: its host-keys file removed, or replaced, then a reload.
+ * Its session, proven under the old key, goes (drained first if it holds
+ * slabs, as a host allowed-hosts drops); hosts whose keys stand stay.
+ */
+static void test_host_key_revoked_at_reload(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_session *a, *b, *k;
+	char path[512];
+
+	make_keys_dir();
+	put_host_key("host-a", KEY_A, 0600);
+	put_host_key("host-b", KEY_A, 0600);
+	fsd_donor_set_host_keys(&c->d, keys_dir);
+	a = proven(c, "host-a", KEY_A);
+	b = proven(c, "host-b", KEY_A);
+	k = proven(c, "host-k", KEY);	/* key-file's */
+	fsd_donor_recheck_access(&c->d);
+	assert_false(a->closing);
+	assert_false(b->closing);
+	assert_false(k->closing);
+	/* host-a's file removed: it would fall back to key-file, not its key. */
+	snprintf(path, sizeof(path), "%s/host-a", keys_dir);
+	assert_int_equal(unlink(path), 0);
+	fsd_donor_recheck_access(&c->d);
+	assert_true(a->closing);
+	assert_false(b->closing);
+	assert_int_equal(c->d.cnt.closed_not_allowed, 1);
+	/* host-b's file replaced by another secret. */
+	put_host_key("host-b", KEY, 0600);
+	fsd_donor_recheck_access(&c->d);
+	assert_true(b->closing);
+	assert_false(k->closing);
+	/* key-file changed: the hosts that proved the old one go. */
+	memcpy(c->d.key.bytes, KEY_A, 32);
+	fsd_donor_recheck_access(&c->d);
+	assert_true(k->closing);
+	assert_int_equal(c->d.cnt.closed_not_allowed, 3);
+	remove_keys_dir();
 }
 
 /* A host with a file proves its own secret; the others, key-file's. */
@@ -707,6 +771,8 @@ int main(void)
 		cmocka_unit_test(test_host_key_file),
 		cmocka_unit_test_setup_teardown(test_host_keys_per_host, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_host_key_revoked_at_reload,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_keys_only, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_host_keys_uuid_name,
