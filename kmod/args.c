@@ -44,6 +44,7 @@ enum {
 	FARSWAP_OPT_READ_POLICY	= 1 << 11,
 	FARSWAP_OPT_ENCRYPT	= 1 << 12,
 	FARSWAP_OPT_HOST_ID	= 1 << 13,
+	FARSWAP_OPT_NO_AUTH	= 1 << 14,
 };
 
 /* A device is made of several donors: the one option given more than once. */
@@ -64,6 +65,7 @@ static const match_table_t farswap_attach_tokens = {
 	{ FARSWAP_OPT_READ_POLICY,	"read_policy=%s" },
 	{ FARSWAP_OPT_ENCRYPT,		"encrypt=%s" },
 	{ FARSWAP_OPT_HOST_ID,		"host_id=%s" },
+	{ FARSWAP_OPT_NO_AUTH,		"insecure_no_auth=%s" },
 	{ FARSWAP_OPT_ERR,		NULL },
 };
 
@@ -479,6 +481,11 @@ static int farswap_apply_number(int token, substring_t *arg,
 		if (kstrtobool(val, &a->encrypt))
 			return farswap_bad("bad encrypt '%s' (0 or 1)", val);
 		break;
+	case FARSWAP_OPT_NO_AUTH:
+		if (kstrtobool(val, &a->insecure_no_auth))
+			return farswap_bad("bad insecure_no_auth '%s' (0 or 1)",
+					   val);
+		break;
 	case FARSWAP_OPT_REPLICAS:
 		ret = farswap_match_uint(arg, 1, FARSWAP_MAX_REPLICAS,
 					 &a->replicas);
@@ -649,4 +656,27 @@ int farswap_parse_donor_cmd(char *buf, char *name,
 	if (!have_addr)
 		return farswap_bad("no donor given (donor=ADDR)");
 	return 0;
+}
+
+/**
+ * farswap_attach_auth_check - may this attach go without authentication?
+ * @args: parsed attach arguments
+ * @err: filled with a one-line reason on failure
+ * @errlen: size of @err
+ *
+ * Without key= the host cannot tell its donors from anyone answering at
+ * their addresses, who would then get its pages: that takes an explicit
+ * insecure_no_auth=1, as farswapd's insecure-no-auth, never a default.
+ *
+ * Return: 0, or -ENOKEY with @err set.
+ */
+int farswap_attach_auth_check(const struct farswap_attach_args *args,
+			      char *err, size_t errlen)
+{
+	if (args->key_desc[0] || args->insecure_no_auth)
+		return 0;
+	/* Under FARSWAP_ERR_LEN: the reason buffers are that long. */
+	snprintf(err, errlen,
+		 "no key: donors would go unauthenticated (anyone at their address would get the pages); give key= (farswapctl --key-file) or insecure_no_auth=1");
+	return -ENOKEY;
 }

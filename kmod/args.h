@@ -61,6 +61,8 @@ struct farswap_attach_args {
 	unsigned int replicas;		/* 0: 2 with two donors or more, else 1 */
 	/* A logon key's description; "": do not authenticate. */
 	char key_desc[FARSWAP_KEY_DESC_LEN];
+	/* Without key_desc: the attach says it means to go unauthenticated. */
+	bool insecure_no_auth;
 	/* The identity the device's sessions show donors, and its source. */
 	u8 host_id[FARSWAP_ID_LEN];
 	enum farswap_host_id_source host_id_source;
@@ -87,6 +89,8 @@ enum farswap_cmd_op farswap_cmd_op(char **buf);
 int farswap_parse_attach(char *buf, struct farswap_attach_args *args,
 			 char *err, size_t errlen);
 int farswap_parse_detach(char *buf, char *name, char *err, size_t errlen);
+int farswap_attach_auth_check(const struct farswap_attach_args *args,
+			      char *err, size_t errlen);
 int farswap_parse_donor_cmd(char *buf, char *name,
 			    struct sockaddr_storage *addr, char *err,
 			    size_t errlen);

@@ -46,6 +46,7 @@ static void farswap_default_args(struct farswap_attach_args *a)
 	a->sync_io = farswap_defaults.sync_io;
 	a->integrity = farswap_defaults.integrity;
 	a->encrypt = farswap_defaults.encrypt;
+	a->insecure_no_auth = farswap_defaults.insecure_no_auth;
 	a->read_policy = farswap_defaults.read_policy;
 	a->replicas = farswap_defaults.replicas;
 	memcpy(a->host_id, farswap_host_id, FARSWAP_ID_LEN);

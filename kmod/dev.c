@@ -784,6 +784,11 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 		return ret;
 	}
 
+	ret = farswap_attach_auth_check(a, why->msg, sizeof(why->msg));
+	if (ret)
+		goto out_destroy;
+	if (!a->key_desc[0])
+		farswap_dev_pr_warn(dev, "attaching without authentication (insecure_no_auth): anyone answering at a donor's address gets this host's pages\n");
 	/*
 	 * The secret, from the keyrings of the process that attaches: now,
 	 * not in a worker, which would see other keyrings.

@@ -144,6 +144,7 @@ struct farswap_params {
 	unsigned int repair_kbps;	/* re-replication rate; 0 = no limit */
 	enum farswap_tag_alg integrity;
 	bool encrypt;			/* seal.h */
+	bool insecure_no_auth;		/* attach without key= allowed */
 	enum farswap_read_policy read_policy;	/* sysfs changes a device's */
 	unsigned int ack_timeout;
 	bool sync_io;

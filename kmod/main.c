@@ -61,6 +61,8 @@ module_param_named(ack_timeout, farswap_defaults.ack_timeout, uint, 0444);
 MODULE_PARM_DESC(ack_timeout, "RDMA transport ack timeout exponent: 4.096 us << N per retry, 7 retries (default 17)");
 module_param_named(sync_io, farswap_defaults.sync_io, bool, 0444);
 MODULE_PARM_DESC(sync_io, "Mark new devices synchronous (SWP_SYNCHRONOUS_IO fast swap-in) (default 0)");
+module_param_named(insecure_no_auth, farswap_defaults.insecure_no_auth, bool, 0444);
+MODULE_PARM_DESC(insecure_no_auth, "Let devices attach without key= (their donors not authenticated: anyone answering at their addresses gets the pages); logged at warning level (default 0)");
 module_param_named(encrypt, farswap_defaults.encrypt, bool, 0444);
 MODULE_PARM_DESC(encrypt, "Encrypt and authenticate every page of new devices on the host (ChaCha20-Poly1305, a key made at attach that never leaves the host); the integrity check is then the cipher's tag (default 0)");
 

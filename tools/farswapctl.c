@@ -508,6 +508,8 @@ static const struct attach_key {
 	{ "read-policy", 'p', "read_policy", NULL },
 	/* The key's name only: the kernel reads the secret. */
 	{ "key", 'k', "key", NULL },
+	/* No key, on purpose: the module refuses a keyless attach without. */
+	{ "insecure-no-auth", 'U', "insecure_no_auth", "1" },
 };
 
 #define NR_ATTACH_KEYS (sizeof(attach_keys) / sizeof(attach_keys[0]))
@@ -555,7 +557,7 @@ static int cmd_attach(const struct ctl_command *cmd, int argc,
 	static char base[MAX_CMD];
 	const char *name = NULL, *given_id = NULL, *id_file = NULL;
 	const char *key_file = NULL;
-	bool have_key = false;
+	bool have_key = false, no_auth = false;
 	long key_id = -1;
 	const char *host_id;
 	bool have_donor = false, have_size = false;
@@ -606,12 +608,15 @@ static int cmd_attach(const struct ctl_command *cmd, int argc,
 		have_donor |= c == 'd';
 		have_size |= c == 's';
 		have_key |= c == 'k';
+		no_auth |= c == 'U';
 	}
 	command_operands(cmd, argc, argv, 0, 0);
 	if (!have_donor || !have_size)
 		usage_error("attach needs --donor and --size (see --help)");
 	if (have_key && key_file)
 		usage_error("attach: --key and --key-file are one or the other");
+	if (no_auth && (have_key || key_file))
+		usage_error("attach: --insecure-no-auth is for an attach without --key or --key-file");
 	/* Before the module: a bad host id or key file is said whether it loads or not. */
 	host_id = attach_host_id(given_id, id_file, id);
 	if (key_file) {
@@ -946,7 +951,7 @@ static const struct ctl_command commands[] = {
 			 "[--queue-depth N] [--io-timeout MS] [--sync-io]\n"
 			 "[--integrity siphash|crc32c|off | --encrypt]\n"
 			 "[--replicas N] [--read-policy fastest|round-robin]\n"
-			 "[--key-file FILE | --key PREFIX:NAME]\n"
+			 "[--key-file FILE | --key PREFIX:NAME | --insecure-no-auth]\n"
 			 "[--host-id UUID | --hostid-file FILE]",
 		.help = "attach creates /dev/farswapN, swapping to the donors' memory (farswapd\n"
 			"runs there), and prints its name; then: mkswap /dev/farswapN; swapon it.\n"
@@ -959,6 +964,9 @@ static const struct ctl_command commands[] = {
 			"kernel for this attach only.  --key instead names a logon key in your\n"
 			"keyrings holding it:\n"
 			"  keyctl add logon farswap:pool \"$(cat KEYFILE)\" @u\n"
+			"Without either the module refuses the attach: anyone answering at a\n"
+			"donor's address would get this host's pages.  --insecure-no-auth\n"
+			"attaches without, on purpose (logged as a warning).\n"
 			"Donors that do not answer are left behind and reconnected in the\n"
 			"background (status shows them reconnecting, and why) if one answers; attach\n"
 			"fails when none does (exit status 75, EX_TEMPFAIL: try again later), or\n"

@@ -1220,8 +1220,12 @@ static int text_device(FILE *out, const struct fsh_device *dev)
 	if (auth) {
 		char alg[32];
 
-		fprintf(out, "  auth: %s\n",
-			fsh_kv_word(auth, "auth", alg, sizeof(alg)) ?: "?");
+		const char *how = fsh_kv_word(auth, "auth", alg, sizeof(alg));
+
+		if (how && !strcmp(how, "none"))
+			fprintf(out, "  auth: none: donors are not authenticated (attached with insecure_no_auth): anyone answering at their addresses gets this host's pages\n");
+		else
+			fprintf(out, "  auth: %s\n", how ?: "?");
 	}
 	text_host_id(out, dev);
 	if (dev->latency) {

@@ -855,6 +855,46 @@ static void parse_donor_cmd_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, farswap_addr_equal(&addr, &want));
 }
 
+/*
+ * An attach without key= goes only with insecure_no_auth=1: a host never
+ * trusts whoever answers at its donors' addresses by default.
+ */
+static void attach_auth_check_test(struct kunit *test)
+{
+	struct farswap_attach_args *a = kunit_kzalloc(test, sizeof(*a),
+						      GFP_KERNEL);
+	char err[FARSWAP_ERR_LEN] = "";
+	char *opts;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	opts = kunit_kstrdup(test, "donor=10.0.0.1 size=64M", GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, farswap_parse_attach(opts, a, err, sizeof(err)), 0);
+	KUNIT_EXPECT_EQ(test, farswap_attach_auth_check(a, err, sizeof(err)),
+			-ENOKEY);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(err, "insecure_no_auth=1"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(err, "unauthenticated"));
+
+	memset(a, 0, sizeof(*a));
+	opts = kunit_kstrdup(test, "donor=10.0.0.1 size=64M insecure_no_auth=1",
+			     GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, farswap_parse_attach(opts, a, err, sizeof(err)), 0);
+	KUNIT_EXPECT_TRUE(test, a->insecure_no_auth);
+	KUNIT_EXPECT_EQ(test, farswap_attach_auth_check(a, err, sizeof(err)), 0);
+
+	memset(a, 0, sizeof(*a));
+	opts = kunit_kstrdup(test, "donor=10.0.0.1 size=64M key=farswap:pool",
+			     GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, farswap_parse_attach(opts, a, err, sizeof(err)), 0);
+	KUNIT_EXPECT_EQ(test, farswap_attach_auth_check(a, err, sizeof(err)), 0);
+
+	memset(a, 0, sizeof(*a));
+	opts = kunit_kstrdup(test, "donor=10.0.0.1 size=64M insecure_no_auth=maybe",
+			     GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, farswap_parse_attach(opts, a, err, sizeof(err)),
+			-EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(err, "bad insecure_no_auth 'maybe'"));
+}
+
 static struct kunit_case farswap_args_cases[] = {
 	KUNIT_CASE_PARAM(parse_addr_test, addr_gen_params),
 	KUNIT_CASE(addr_equal_test),
@@ -869,6 +909,7 @@ static struct kunit_case farswap_args_cases[] = {
 	KUNIT_CASE_PARAM(cmd_op_test, cmd_op_gen_params),
 	KUNIT_CASE_PARAM(parse_detach_test, detach_gen_params),
 	KUNIT_CASE_PARAM(parse_donor_cmd_test, donor_cmd_gen_params),
+	KUNIT_CASE(attach_auth_check_test),
 	{}
 };
 

@@ -85,6 +85,7 @@ donors=10.0.0.4
 size=32M
 replicas=1
 encrypt=yes
+insecure-no-auth = yes
 attach-options = --queues 2 --sync-io'
 
 out=$(run "$two" check 2>&1)
@@ -99,7 +100,7 @@ want='modprobe farswap
 farswapctl attach --name farswap0 --size 64M --donor 10.0.0.2 --donor 10.0.0.3:7471 --key-file /etc/farswap/key
 mkswap /dev/farswap0
 swapon --priority 7 --options discard /dev/farswap0
-farswapctl attach --name farswap1 --size 32M --donor 10.0.0.4 --replicas 1 --encrypt --queues 2 --sync-io
+farswapctl attach --name farswap1 --size 32M --donor 10.0.0.4 --replicas 1 --encrypt --insecure-no-auth --queues 2 --sync-io
 mkswap /dev/farswap1
 swapon --priority 10 /dev/farswap1'
 # modprobe only when the module is not there (it may be, on this machine).
@@ -117,7 +118,8 @@ grep -q -- '--name farswap1' "$tmp/log" && [ "$got" = 1 ] &&
 printf '75\n75\n0\n' >"$tmp/answers"
 one='[farswap0]
 donors = 10.0.0.2
-size = 64M'
+size = 64M
+key-file = /etc/farswap/key'
 expect "no donor answering twice, then one: started" run "$one" start
 got=$(grep -c '^farswapctl attach' "$tmp/log")
 [ "$got" = 3 ] && grep -q '^sleep 2$' "$tmp/log" && grep -q '^sleep 4$' "$tmp/log" &&
@@ -154,7 +156,15 @@ refused "a section not named farswapN" '[swap]' "a section is \[farswapN\]"
 refused "a section twice" '[farswap0]
 donors = a
 size = 1G
-[farswap0]' ":4: \[farswap0\] twice"
+key-file = /k
+[farswap0]' ":5: \[farswap0\] twice"
+refused "no key-file, no insecure-no-auth" '[farswap0]
+donors = a
+size = 1G' "has no key-file: the donors would not be authenticated"
+refused "insecure-no-auth neither yes nor no" '[farswap0]
+donors = a
+size = 1G
+insecure-no-auth = sure' "insecure-no-auth is yes or no"
 refused "no section at all" '# empty' "no \[farswapN\] section"
 refused "a priority that is not a number" '[farswap0]
 donors = a

@@ -20,8 +20,8 @@
 #   fs_add_key                 the run's key ($BED/bed.key) becomes the
 #                              logon key $FS_KEY
 #   fs_attach ARGS...          farswapctl attach ARGS (with --key $FS_KEY
-#                              unless ARGS name a key or FS_KEY is empty);
-#                              prints /dev/farswapN
+#                              unless ARGS name a key; --insecure-no-auth
+#                              if FS_KEY is empty); prints /dev/farswapN
 #   fs_vmstat NAME             the /proc/vmstat counter NAME
 #   fs_dev_stat DEV KEY        a key=value from /sys/block/DEV/farswap/stat
 #                              (zero_reads, errors, binds, lost_pages, ...;
@@ -183,8 +183,13 @@ FS_KEY=farswap:bed
 fs_attach() {
 	local dev key=()
 
-	if [ -n "$FS_KEY" ] && ! grep -qw -- --key <<<"$*"; then
-		key=(--key "$FS_KEY")
+	if ! grep -qw -- --key <<<"$*" && ! grep -qw -- --insecure-no-auth <<<"$*"; then
+		# FS_KEY empty: a donor without authentication, on purpose.
+		if [ -n "$FS_KEY" ]; then
+			key=(--key "$FS_KEY")
+		else
+			key=(--insecure-no-auth)
+		fi
 	fi
 	dev=$("$FS_CTL" attach "$@" "${key[@]}") || bed_fail "farswapctl attach $* ${key[*]} failed"
 	[ -b "$dev" ] || bed_fail "farswapctl printed '$dev', not a block device"

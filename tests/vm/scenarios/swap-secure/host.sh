@@ -41,7 +41,9 @@ refused() {
 # process can read it back.
 keyctl padd logon farswap:secure @u <"$BED/shared.key" >/dev/null
 head -c 32 /dev/urandom | keyctl padd logon farswap:wrong @u >/dev/null
-refused 'authenticat'
+# Without a key the host itself refuses, unless told; told, the donor does.
+refused 'insecure_no_auth=1'
+refused 'authenticat' --insecure-no-auth
 refused 'authenticat' --key farswap:wrong
 refused 'farswap:absent' --key farswap:absent
 head -c 32 /dev/urandom >/run/wrong.key
