@@ -546,7 +546,8 @@ const struct fsd_key fsd_keys[] = {
 	  .parse = parse_donor_id, .max = FARSWAP_ID_LEN,
 	  .reload = FSD_KEY_RESTART_QUIET,
 	  .want = "want 1 to 16 characters",
-	  .help = "identity sent to hosts (default: machine-id)" },
+	  .help = "identity sent to hosts (default: derived from\n"
+		  "machine-id, never the machine id itself)" },
 	{ .name = "failure-domain", .arg = "NAME",
 	  FIELDS(failure_domain, failure_domain), .parse = parse_domain,
 	  .print = print_domain,

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-id128.h>
 
 #include "client.h"
 #include "log.h"
@@ -70,36 +71,33 @@ static void die_key(const char *path, const char *err, int ret)
 	exit(1);
 }
 
-/* The donor's identity: --donor-id, else /etc/machine-id, else hostname. */
+/*
+ * farswapd's application id for sd_id128_get_machine_app_specific(), made
+ * once with systemd-id128 new: the donor id derived from the machine id
+ * is stable on this machine and tells nothing of the machine id itself,
+ * which machine-id(5) says must not go on the network.
+ */
+#define FSD_APP_ID \
+	SD_ID128_MAKE(8b, 77, 50, 60, 83, ea, 4c, fa, aa, 4b, 04, 97, d3, 4b, 65, 66)
+
+/*
+ * The donor's identity: --donor-id, else this machine's id keyed for
+ * farswapd (above), else the hostname.
+ */
 static void pick_donor_id(const struct fsd_config *cfg, uint8_t *id)
 {
+	sd_id128_t app;
 	char buf[64];
-	FILE *f;
-	int i;
 
 	memset(id, 0, FARSWAP_ID_LEN);
 	if (cfg->donor_id_set) {
 		memcpy(id, cfg->donor_id, FARSWAP_ID_LEN);
 		return;
 	}
-	f = fopen("/etc/machine-id", "r");
-	if (f) {
-		if (fgets(buf, sizeof(buf), f) && strlen(buf) >= 32) {
-			for (i = 0; i < FARSWAP_ID_LEN; i++) {
-				unsigned int b;
-
-				if (sscanf(buf + 2 * i, "%2x", &b) != 1)
-					break;
-				id[i] = (uint8_t)b;
-			}
-			if (i == FARSWAP_ID_LEN) {
-				fclose(f);
-				return;
-			}
-		}
-		fclose(f);
+	if (!sd_id128_get_machine_app_specific(FSD_APP_ID, &app)) {
+		memcpy(id, app.bytes, FARSWAP_ID_LEN);
+		return;
 	}
-	memset(id, 0, FARSWAP_ID_LEN);
 	if (!gethostname(buf, sizeof(buf)))
 		memcpy(id, buf, strnlen(buf, FARSWAP_ID_LEN));
 }

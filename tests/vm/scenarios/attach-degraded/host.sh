@@ -35,6 +35,11 @@ bed_result degraded.attach_seconds $((SECONDS - t0))
 state=$(fs_donor_field "$name" "$d2" state)
 why=$(fs_donor_field "$name" "$d2" last_error)
 [ "$(fs_donor_field "$name" "$d1" state)" = live ] || bed_fail "donor $d1 not live after the attach"
+# Its failure domain, by default its id: derived from the machine id,
+# never the machine id itself (machine-id(5): not for the network).
+dom=$(fs_donor_field "$name" "$d1" domain)
+[ -n "$dom" ] && ! grep -qiF "$(cat /etc/machine-id)" <<<"$dom" ||
+	bed_fail "donor $d1's id shows the machine id: domain '$dom'"
 [ "$state" != live ] || bed_fail "donor $d2 live, yet its farswapd is not running"
 grep -q "$d2" <<<"$why" || bed_fail "donor $d2: last_error '$why' does not say what failed"
 bed_log "donor $d2 left behind: $state, last_error: $why"
