@@ -13,7 +13,6 @@ ctl=$FS_CTL
 # The key as a boot unit has it: a file root alone reads, no keyring.
 key=/etc/farswap-test.key
 install -m 600 "$BED/bed.key" "$key"
-FS_KEY=
 
 rep() {
 	tr ' ' '\n' <"/sys/block/$1/farswap/replicas" | sed -n "s/^$2=//p"
@@ -23,6 +22,7 @@ rep() {
 fs_load_module reconnect_delay_ms=1000 keepalive_ms=3000
 # Nothing in a keyring: the key file alone authenticates.
 keyctl clear @u
+FS_KEY=
 bed_wait donor ready 120
 bed_wait donor2 ready 120
 
