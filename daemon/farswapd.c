@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -978,6 +979,15 @@ int main(int argc, char **argv)
 		if (ret)
 			die_key(srv.cfg.key_file, err, ret);
 	}
+	/*
+	 * The secrets live in this process from here on: no core file of it
+	 * (systemd-coredump's included), and no ptrace but by root, as
+	 * ssh-agent does.
+	 */
+	if ((srv.cfg.key_file[0] || srv.cfg.host_keys[0]) &&
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		pr_warn("cannot keep the keys out of core dumps: %s",
+			strerror(errno));
 	/* A name no file has: the directory's own checks alone. */
 	if (srv.cfg.host_keys[0]) {
 		ret = fsd_auth_load_host_key(srv.cfg.host_keys, "check-config",

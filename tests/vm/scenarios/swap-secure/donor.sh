@@ -17,6 +17,10 @@ chmod 600 "$FS_KEY_FILE"
 cp "$FS_KEY_FILE" "$BED/shared.key"
 # A key per host too: none at first (every host proves key-file's secret).
 install -d -m 0700 /run/hosts.d
+# Core files allowed, to a known place: farswapd, holding keys, must
+# leave none (prctl PR_SET_DUMPABLE), where any other process does.
+ulimit -c unlimited
+echo "/run/core.%p" >/proc/sys/kernel/core_pattern
 fs_start_donor --donate 160M --slab-size 16M --headroom 32M --hysteresis 16M \
 	--host-keys /run/hosts.d
 "$FS_FARSWAPD" --stats | bed_grep -x 'auth hmac-sha256' || bed_fail "farswapd --stats does not say auth hmac-sha256"
@@ -63,4 +67,18 @@ bed_result secure.donor.auth_ok "$(counter auth_ok)"
 ! grep -qF "$(od -An -tx1 "$FS_KEY_FILE" | tr -d ' \n')" "$BED/$FARSWAP_ROLE-farswapd.log" ||
 	bed_fail "the key is in farswapd's log"
 fs_stop_donor
+# A crash of farswapd (SIGABRT) writes no core with its keys in it; a
+# process that holds none does (the control: cores are on here).
+"$FS_FARSWAPD" --config /dev/null --listen "$FARSWAP_ADDR:7499" \
+	--stats-socket none --key-file "$FS_KEY_FILE" --donate 16M --headroom 16M \
+	--slab-size 16M >"$BED/crash-farswapd.log" 2>&1 &
+crash=$!
+bed_wait_rdma_listen 7499 60 "$crash"
+sleep 300 &
+control=$!
+kill -ABRT "$crash" "$control"
+wait "$crash" "$control" 2>/dev/null || true
+[ -s "/run/core.$control" ] || bed_fail "no core from the control process: core files are off, the check proves nothing"
+[ ! -e "/run/core.$crash" ] || bed_fail "farswapd, holding keys, left a core file"
+bed_log "a crashed farswapd left no core file (the control left $(stat -c %s "/run/core.$control") bytes)"
 check_kernel_log
