@@ -525,6 +525,74 @@ static const struct attach_key *attach_key_of(int val)
 }
 
 /*
+ * /sys/block/@name/donors/<i>/@file of the donor whose address is
+ * @addr as the module wrote it ("10.0.0.3:7471"), or of index @addr when
+ * it is a number, into @out; false if there is none.
+ */
+static bool donor_file(const char *name, const char *addr, const char *file,
+		       char *out, size_t len)
+{
+	char path[512], text[256];
+	unsigned int i;
+	FILE *f;
+
+	for (i = 0; i < 16; i++) {
+		bool match;
+
+		snprintf(path, sizeof(path), "%s/sys/block/%s/donors/%u/address",
+			 sys_root, name, i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		match = fgets(text, sizeof(text), f) != NULL;
+		fclose(f);
+		text[strcspn(text, "\n")] = '\0';
+		match = match && (!strcmp(text, addr) ||
+				  (addr[strspn(addr, "0123456789")] == '\0' &&
+				   (unsigned int)atoi(addr) == i));
+		if (!match)
+			continue;
+		if (!strcmp(file, "address")) {
+			snprintf(out, len, "%s", text);
+			return true;
+		}
+		snprintf(path, sizeof(path), "%s/sys/block/%s/donors/%u/%s",
+			 sys_root, name, i, file);
+		f = fopen(path, "r");
+		if (!f)
+			return false;
+		if (!fgets(out, (int)len, f))
+			out[0] = '\0';
+		fclose(f);
+		out[strcspn(out, "\n")] = '\0';
+		return true;
+	}
+	return false;
+}
+
+/*
+ * After an attach that went on without some donors: say which, and why,
+ * on stderr (stdout stays the device's path alone).
+ */
+static void report_left_behind(const char *name)
+{
+	char index[16], addr[256], state[64], why[256];
+	unsigned int i;
+
+	for (i = 0; i < 16; i++) {
+		snprintf(index, sizeof(index), "%u", i);
+		if (!donor_file(name, index, "address", addr, sizeof(addr)) ||
+		    !donor_file(name, index, "state", state, sizeof(state)) ||
+		    !strcmp(state, "live"))
+			continue;
+		if (!donor_file(name, index, "last_error", why, sizeof(why)))
+			why[0] = '\0';
+		fprintf(stderr, "%s: %s: donor %s is %s%s%s; it joins when it answers\n",
+			prog, name, addr, state, why[0] ? ": " : "", why);
+	}
+}
+
+/*
  * Did the attach fail only because no donor answered, for a reason that
  * may pass (the errors farswap_connect_error_passes() in
  * kmod/donor_state.c lets a degraded attach go on without)?  Then attach
@@ -645,6 +713,7 @@ static int cmd_attach(const struct ctl_command *cmd, int argc,
 	if (err)
 		die("attach failed: %s (%s)", reason, strerror(err));
 	printf("/dev/%s\n", made);
+	report_left_behind(made);
 	return 0;
 }
 
@@ -667,52 +736,6 @@ static int cmd_detach(const struct ctl_command *cmd, int argc,
 	if (err)
 		die("detach %s failed: %s (%s)", name, reason, strerror(err));
 	return 0;
-}
-
-/*
- * /sys/block/@name/donors/<i>/@file of the donor whose address is
- * @addr as the module wrote it ("10.0.0.3:7471"), or of index @addr when
- * it is a number, into @out; false if there is none.
- */
-static bool donor_file(const char *name, const char *addr, const char *file,
-		       char *out, size_t len)
-{
-	char path[512], text[256];
-	unsigned int i;
-	FILE *f;
-
-	for (i = 0; i < 16; i++) {
-		bool match;
-
-		snprintf(path, sizeof(path), "%s/sys/block/%s/donors/%u/address",
-			 sys_root, name, i);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		match = fgets(text, sizeof(text), f) != NULL;
-		fclose(f);
-		text[strcspn(text, "\n")] = '\0';
-		match = match && (!strcmp(text, addr) ||
-				  (addr[strspn(addr, "0123456789")] == '\0' &&
-				   (unsigned int)atoi(addr) == i));
-		if (!match)
-			continue;
-		if (!strcmp(file, "address")) {
-			snprintf(out, len, "%s", text);
-			return true;
-		}
-		snprintf(path, sizeof(path), "%s/sys/block/%s/donors/%u/%s",
-			 sys_root, name, i, file);
-		f = fopen(path, "r");
-		if (!f)
-			return false;
-		if (!fgets(out, (int)len, f))
-			out[0] = '\0';
-		fclose(f);
-		out[strcspn(out, "\n")] = '\0';
-		return true;
-	}
-	return false;
 }
 
 /*

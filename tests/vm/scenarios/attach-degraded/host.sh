@@ -29,8 +29,12 @@ bed_wait donor2 ready 120
 # 1. Attach with one of two donors down: it succeeds, with the other
 # left behind and saying why.
 t0=$SECONDS
-dev=$(fs_attach --donor "$d1" --donor "$d2" --size 128M --key-file "$key")
+dev=$("$ctl" attach --donor "$d1" --donor "$d2" --size 128M --key-file "$key" 2>/run/attach.err) ||
+	bed_fail "attach with one of two donors down: $(cat /run/attach.err)"
 name=${dev#/dev/}
+sed 's/^/  attach: /' /run/attach.err
+grep -q "donor $d2:7471 is reconnecting: .*$d2" /run/attach.err ||
+	bed_fail "attach does not say that $d2 was left behind, and why"
 bed_result degraded.attach_seconds $((SECONDS - t0))
 state=$(fs_donor_field "$name" "$d2" state)
 why=$(fs_donor_field "$name" "$d2" last_error)
