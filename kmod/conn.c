@@ -742,9 +742,6 @@ static int farswap_donor_connect(struct farswap_donor *donor)
 	 * notice as soon as the control QP is up.
 	 */
 	WRITE_ONCE(donor->proven, !donor->dev->auth_key.len);
-	spin_lock_irq(&donor->state_lock);
-	donor->last_error[0] = '\0';
-	spin_unlock_irq(&donor->state_lock);
 
 	ret = farswap_queue_connect(&donor->ctrl);
 	if (ret)
@@ -831,6 +828,11 @@ static bool farswap_donor_go_live(struct farswap_donor *donor)
 	from = donor->state;
 	ok = farswap_donor_may_go_live(from, donor->attempt_failed);
 	if (ok) {
+		/*
+		 * Why it was down stays shown through every failed attempt,
+		 * until one succeeds.
+		 */
+		donor->last_error[0] = '\0';
 		/* A new generation: placements of the old session are dead. */
 		WRITE_ONCE(donor->gen, donor->gen + 1);
 		/* Release: readers that see LIVE see the new gen too. */

@@ -431,7 +431,8 @@ static struct kobj_attribute state_attr = FARSWAP_KOBJ_ATTR_RO(state);
 
 /*
  * Why the last connect or session failed: a wrong key, a stopped
- * farswapd and a dark link each say so.  Empty while none has.
+ * farswapd and a dark link each say so, through every failed attempt
+ * after; cleared when a session goes live.
  */
 static ssize_t last_error_show(struct kobject *kobj,
 			       FARSWAP_KOBJ_ATTR *attr, char *buf)

@@ -33,7 +33,7 @@ dev=$("$ctl" attach --donor "$d1" --donor "$d2" --size 128M --key-file "$key" 2>
 	bed_fail "attach with one of two donors down: $(cat /run/attach.err)"
 name=${dev#/dev/}
 sed 's/^/  attach: /' /run/attach.err
-grep -q "donor $d2:7471 is reconnecting: .*$d2" /run/attach.err ||
+grep -Eq "donor $d2:7471 is (re)?connecting: .*$d2" /run/attach.err ||
 	bed_fail "attach does not say that $d2 was left behind, and why"
 bed_result degraded.attach_seconds $((SECONDS - t0))
 state=$(fs_donor_field "$name" "$d2" state)
