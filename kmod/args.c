@@ -569,6 +569,18 @@ int farswap_parse_attach(char *buf, struct farswap_attach_args *args,
 	return 0;
 }
 
+/* name=farswapN of detach and the donor commands, given once, into @name. */
+static int farswap_take_name(const substring_t *arg, char *name, char *err,
+			     size_t errlen)
+{
+	if (name[0])
+		return farswap_bad("option 'name' given twice");
+	if (match_strlcpy(name, arg, FARSWAP_NAME_LEN) >= FARSWAP_NAME_LEN ||
+	    farswap_name_index(name) < 0)
+		return farswap_bad("bad name '%s' (want farswapN)", arg->from);
+	return 0;
+}
+
 /**
  * farswap_parse_detach - parse a detach command's options: name=farswapN
  * @buf: the options (after the word "detach"), modified in place
@@ -582,6 +594,7 @@ int farswap_parse_detach(char *buf, char *name, char *err, size_t errlen)
 {
 	substring_t args[MAX_OPT_ARGS];
 	char *opt;
+	int ret;
 
 	name[0] = '\0';
 	while ((opt = farswap_next_option(&buf)) != NULL) {
@@ -592,12 +605,9 @@ int farswap_parse_detach(char *buf, char *name, char *err, size_t errlen)
 		    FARSWAP_OPT_NAME)
 			return farswap_bad("unknown detach option '%s' (want name=farswapN)",
 					   farswap_option_key(opt));
-		if (name[0])
-			return farswap_bad("option 'name' given twice");
-		if (match_strlcpy(name, &args[0], FARSWAP_NAME_LEN) >=
-		    FARSWAP_NAME_LEN || farswap_name_index(name) < 0)
-			return farswap_bad("bad name '%s' (want farswapN)",
-					   args[0].from);
+		ret = farswap_take_name(&args[0], name, err, errlen);
+		if (ret)
+			return ret;
 	}
 	if (!name[0])
 		return farswap_bad("no device given (name=farswapN)");
@@ -622,6 +632,7 @@ int farswap_parse_donor_cmd(char *buf, char *name,
 	substring_t args[MAX_OPT_ARGS];
 	bool have_addr = false;
 	char *opt, *val;
+	int ret;
 
 	name[0] = '\0';
 	while ((opt = farswap_next_option(&buf)) != NULL) {
@@ -630,12 +641,9 @@ int farswap_parse_donor_cmd(char *buf, char *name,
 					   opt);
 		switch (match_token(opt, farswap_donor_cmd_tokens, args)) {
 		case FARSWAP_OPT_NAME:
-			if (name[0])
-				return farswap_bad("option 'name' given twice");
-			if (match_strlcpy(name, &args[0], FARSWAP_NAME_LEN) >=
-			    FARSWAP_NAME_LEN || farswap_name_index(name) < 0)
-				return farswap_bad("bad name '%s' (want farswapN)",
-						   args[0].from);
+			ret = farswap_take_name(&args[0], name, err, errlen);
+			if (ret)
+				return ret;
 			break;
 		case FARSWAP_OPT_DONOR:
 			if (have_addr)

@@ -834,7 +834,6 @@ static int print_status_json(const char *only)
 	return fflush(stdout) ? 1 : 0;
 }
 
-/* status [-j|--json] [farswapN]: JSON also with the global -j. */
 /* status --check: the health of every device, or @only; exit 0, 1 or 2. */
 static int print_status_check(const char *only)
 {
@@ -852,6 +851,7 @@ static int print_status_check(const char *only)
 	return ret;
 }
 
+/* status [-j|--json | -c|--check] [farswapN]: JSON also with the global -j. */
 static int cmd_status(const struct ctl_command *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
