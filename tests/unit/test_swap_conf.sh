@@ -99,7 +99,7 @@ expect "start attaches and swaps on both" run "$two" start
 want='modprobe farswap
 farswapctl attach --name farswap0 --size 64M --donor 10.0.0.2 --donor 10.0.0.3:7471 --key-file /etc/farswap/key
 mkswap /dev/farswap0
-swapon --priority 7 --options discard /dev/farswap0
+swapon --priority 7 -o discard /dev/farswap0
 farswapctl attach --name farswap1 --size 32M --donor 10.0.0.4 --replicas 1 --encrypt --insecure-no-auth --queues 2 --sync-io
 mkswap /dev/farswap1
 swapon --priority 10 /dev/farswap1'
