@@ -63,7 +63,7 @@ mkswap "$dev" >/dev/null
 swapon "$dev"
 out0=$(fs_vmstat pswpout)
 in0=$(fs_vmstat pswpin)
-fs_workload_start 64 24M --procs 2 --seed "$seed"
+fs_workload_start 40 16M --procs 2 --seed "$seed"
 fs_workload_wait_hold 2 600
 degraded=$(rep "$name" degraded)
 bound=$(sed -n 's/.*bound=\([0-9]*\).*/\1/p' "/sys/block/$name/farswap/chunks")
@@ -151,7 +151,7 @@ swapoff "$dev"
 # lets it go, and donor holds nothing of this host any more.
 dev=$(fs_attach --donor "$d1" --size 64M --replicas 1 --key-file "$key")
 name=${dev#/dev/}
-head -c $((24 << 20)) /dev/urandom >/run/data
+head -c $((16 << 20)) /dev/urandom >/run/data
 dd if=/run/data of="$dev" bs=1M oflag=direct status=none
 "$ctl" donor add "$name" "$d2" | sed 's/^/  /'
 bed_signal drain-donor
@@ -159,9 +159,9 @@ bed_wait donor drained 600
 [ "$(fs_donor_field "$name" "$d1" slabs)" = 0 ] || bed_fail "$d1 still holds slabs after its drain"
 "$ctl" donor remove "$name" 0 | sed 's/^/  /'
 bed_signal removed
-cmp <(dd if="$dev" bs=1M count=24 iflag=direct status=none) /run/data ||
+cmp <(dd if="$dev" bs=1M count=16 iflag=direct status=none) /run/data ||
 	bed_fail "$name reads back other bytes after its donor's drain and removal"
-bed_log "24 MiB read back intact from $d2 alone"
+bed_log "16 MiB read back intact from $d2 alone"
 bed_wait donor undrained 300
 "$ctl" detach "$name"
 
