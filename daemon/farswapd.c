@@ -988,11 +988,16 @@ int main(int argc, char **argv)
 	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		pr_warn("cannot keep the keys out of core dumps: %s",
 			strerror(errno));
-	/* A name no file has: the directory's own checks alone. */
+	/*
+	 * A name no file has: the directory's own checks alone, into a key
+	 * of its own (@key holds key-file's secret until the donor has it).
+	 */
 	if (srv.cfg.host_keys[0]) {
+		struct fsd_auth_key probe;
+
 		ret = fsd_auth_load_host_key(srv.cfg.host_keys, "check-config",
-					     &key, err, sizeof(err));
-		fsd_auth_key_clear(&key);
+					     &probe, err, sizeof(err));
+		fsd_auth_key_clear(&probe);
 		/* The file's fix does not fit a directory: its error says it. */
 		if (ret && ret != -ENOENT)
 			die_key(srv.cfg.host_keys, err, -ENOTDIR);
