@@ -705,6 +705,17 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
                 g.root, g.binds = root, binds
         log(f"{' '.join(distro)} boot(s) {root} (the userland of {kver}), "
             f"with {' '.join(map(str, binds))} from the machine")
+    # SYSTEMD_ROLES: these guests boot on to systemd as PID 1
+    # (guest-init.sh's boot_systemd) and run the role script as a unit.
+    systemd = conf.get("SYSTEMD_ROLES", "").split()
+    for r in systemd:
+        if r not in roles:
+            raise Fail(f"scenario.conf: SYSTEMD_ROLES names {r}, which is not in ROLES")
+        if r in distro:
+            raise Fail(f"scenario.conf: {r} is in SYSTEMD_ROLES and DISTRO_ROOT: "
+                       f"systemd has been tried on the machine's root only")
+    if systemd:
+        log(f"{' '.join(systemd)} boot(s) systemd as PID 1 (bed.target)")
     hub = guests[0]
     socks, ports = free_udp_ports(2 * (len(guests) - 1))
 
@@ -739,6 +750,8 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
             "BED_LINKS": " ".join(",".join(l[1:]) for l in g.links),
             "ALLOW_LOG_PATTERNS": conf.get("ALLOW_LOG_PATTERNS", ""),
         })
+        if g.role in systemd:
+            env["BED_SYSTEMD"] = "1"
         if kernel.modules:
             # guest-init.sh links /lib/modules/<kver> here: modprobe
             # (rdma_cm, the crypto libraries...) then finds the kernel's
@@ -766,6 +779,8 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
     for g in guests:
         # EXTRA_CMDLINE for every guest, EXTRA_CMDLINE_<role> for one.
         role_extra = conf.get(f"EXTRA_CMDLINE_{g.role}", "")
+        # A systemd guest's udev would rename the links the bed named
+        # (eth0 to ens4, while up): net.ifnames=0 keeps the kernel's names.
         launch(g, kernel.image, initramfs, shared, logdir,
                f"{memdebug} {cmdline_extra} {role_extra}".strip())
     t_launch = time.monotonic()

@@ -36,6 +36,8 @@
 #                              wait until an rdma_cm listener on PORT exists
 #                              here (a server is ready for clients); with
 #                              PID, fail at once if that process is gone
+#   bed_systemd_up             in a SYSTEMD_ROLES guest: systemd is PID 1,
+#                              its boot is done and no unit failed
 #   check_kernel_log           scan dmesg for oopses, warnings, lockdep and
 #                              the rest of tests/vm/bad-patterns.txt, minus
 #                              the scenario's ALLOW_LOG_PATTERNS; prints the
@@ -152,6 +154,19 @@ bed_wait_rdma_listen() {
 		fi
 		sleep 0.1
 	done
+}
+
+bed_systemd_up() {
+	local state
+
+	[ "$(</proc/1/comm)" = systemd ] ||
+		bed_fail "PID 1 is $(</proc/1/comm), not systemd: is $FARSWAP_ROLE in SYSTEMD_ROLES?"
+	state=$(systemctl is-system-running --wait) || true
+	if [ "$state" != running ]; then
+		systemctl --failed --no-pager || true
+		bed_fail "systemd says the system is '$state', not running"
+	fi
+	bed_log "systemd is up: $(systemd-analyze time 2>&1 | head -n 1)"
 }
 
 check_kernel_log() {
