@@ -15,8 +15,10 @@
 #                              and holds no slab
 #
 # Host side:
-#   fs_load_module [PARAMS]    insmod the freshly built farswap.ko, then
-#                              fs_add_key
+#   fs_load_module [PARAMS]    fs_insmod, then fs_add_key
+#   fs_insmod [PARAMS]         insmod the freshly built farswap.ko (its
+#                              dependencies modprobed first), with the
+#                              module's timeouts stretched on slow kernels
 #   fs_add_key                 the run's key ($BED/bed.key) becomes the
 #                              logon key $FS_KEY
 #   fs_attach ARGS...          farswapctl attach ARGS (with --key $FS_KEY
@@ -55,6 +57,20 @@
 #   fs_doomed_end              end it; no worker may have seen a wrong page
 #   fs_workload_release_doomed release held workers whose pages were lost;
 #                              they may die, never see a wrong page
+#   fs_fresh_system            no trace of an install of farswap in this
+#                              guest (the machine's, seen through the
+#                              overlay: its user, /etc/farswap, what make
+#                              install puts under /usr/local): what a
+#                              test then finds, make install made
+#
+# README.md's commands:
+#   fs_readme_block NAME       the fenced block after README.md's
+#                              "<!-- NAME -->" line, as written
+#   fs_run_readme NAME [VAR=VALUE...]
+#                              run that block with bash -e, from the
+#                              checkout, each VAR= line at its top set
+#                              to VALUE (the addresses and ids that are
+#                              this bed's; every other line as written)
 
 FS_CTL=$FARSWAP_SRC/tools/farswapctl
 FS_FARSWAPD=$FARSWAP_SRC/daemon/farswapd
@@ -137,6 +153,11 @@ fs_chunks_intact_or_eio() {
 }
 
 fs_load_module() {
+	fs_insmod "$@"
+	fs_add_key
+}
+
+fs_insmod() {
 	[ -f "$FARSWAP_KO" ] || bed_fail "no module at $FARSWAP_KO"
 	# insmod loads no dependencies: the module names its own (they
 	# differ between kernels: 7.x has no libcrc32c, for one).
@@ -167,7 +188,6 @@ fs_load_module() {
 	insmod "$FARSWAP_KO" "${args[@]}" ||
 		bed_fail "insmod $FARSWAP_KO ${args[*]} failed"
 	[ -d /sys/kernel/farswap ] || bed_fail "no /sys/kernel/farswap after insmod"
-	fs_add_key
 }
 
 # The donors' key as logon key $FS_KEY: the kernel reads it, no process can.
@@ -401,6 +421,79 @@ fs_workload_release_doomed() {
 		bed_fail "a process saw a wrong page after its donors failed"
 	fi
 	bed_log "the held workload whose pages were lost or damaged ended (exit $rc), no wrong page seen"
+}
+
+fs_fresh_system() {
+	local gone=()
+
+	if getent passwd farswap >/dev/null; then
+		userdel farswap || bed_fail "cannot remove the user farswap"
+		gone+=("user farswap")
+	fi
+	if getent group farswap >/dev/null; then
+		groupdel farswap || bed_fail "cannot remove the group farswap"
+		gone+=("group farswap")
+	fi
+	for f in /etc/farswap /usr/local/sbin/farswap* /usr/local/lib/sysusers.d/farswap.conf \
+		/usr/local/lib/systemd/system/farswap*; do
+		[ -e "$f" ] || continue
+		rm -rf "$f" || bed_fail "cannot remove $f"
+		gone+=("$f")
+	done
+	[ ${#gone[@]} = 0 ] || {
+		systemctl daemon-reload
+		bed_log "removed the machine's install from this guest: ${gone[*]}"
+	}
+}
+
+fs_readme_block() {
+	local readme=$FARSWAP_SRC/README.md
+
+	if [ "$(grep -cxF "<!-- $1 -->" "$readme")" != 1 ]; then
+		echo "README.md has no single '<!-- $1 -->' line"
+		return 1
+	fi
+	# The marker, then an opening fence, the block, the closing fence.
+	awk -v mark="<!-- $1 -->" '
+		$0 == mark { at = NR; next }
+		at && NR == at + 1 { if ($0 !~ /^```/) exit; inside = 1; next }
+		inside && /^```/ { done = 1; exit }
+		inside { print }
+		END { exit !done }' "$readme" || {
+		echo "README.md: '<!-- $1 -->' is not followed by a fenced block"
+		return 1
+	}
+}
+
+fs_run_readme() {
+	local name=$1 block var value line rc=0
+
+	shift
+	block=$(fs_readme_block "$name") || bed_fail "$block"
+	# Only the values of the VAR= lines change: each must be in the
+	# block, at the start of a line, once; the rest of its line (a
+	# comment) stays.
+	for var in "$@"; do
+		value=${var#*=}
+		var=${var%%=*}
+		[ "$(grep -c "^$var=" <<<"$block")" = 1 ] ||
+			bed_fail "README.md's $name block has no single $var= line to set"
+		block=$(awk -v v="$var" -v val="$value" '
+			index($0, v "=") == 1 {
+				rest = substr($0, length(v) + 2)
+				sub(/^[^ \t]*/, "", rest)
+				$0 = v "=" val rest
+			}
+			{ print }' <<<"$block")
+	done
+	bed_log "README.md's $name block, run as written${*:+ but $*}:"
+	while IFS= read -r line; do
+		echo "  | $line"
+	done <<<"$block"
+	(cd "$FARSWAP_SRC" && bash -e -x -c "$block") </dev/null 2>&1 |
+		sed "s/^/  $name: /" || rc=$?
+	[ "$rc" = 0 ] || bed_fail "README.md's $name block failed (exit $rc)"
+	bed_log "README.md's $name block ran to its end"
 }
 
 # On a failure, what every farswap device and its queues looked like.
