@@ -25,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,13 +45,30 @@
 #define ZONEINFO "/proc/zoneinfo"
 #define STATS_MAX (64 * 1024)
 
-static void die(const char *fmt, const char *arg)
+static void die_status(int status, const char *fmt, const char *arg)
 {
 	char msg[512];
 
 	snprintf(msg, sizeof(msg), fmt, arg);
 	pr_err("%s", msg);
-	exit(1);
+	exit(status);
+}
+
+/* A start that may succeed later: a device, memory, the listener. */
+static void die(const char *fmt, const char *arg)
+{
+	die_status(1, fmt, arg);
+}
+
+/*
+ * A start that fails the same way until an administrator changes the
+ * configuration, a key file or the unit: EX_CONFIG, which the unit's
+ * RestartPreventExitStatus= keeps from being restarted every RestartSec,
+ * so that the unit stays failed and systemctl status shows why.
+ */
+static void die_config(const char *fmt, const char *arg)
+{
+	die_status(EX_CONFIG, fmt, arg);
 }
 
 /*
@@ -69,7 +87,7 @@ static void die_key(const char *path, const char *err, int ret)
 	fsd_key_fix(fix, sizeof(fix), path, user, ret);
 	pr_err("%s (farswapd runs as user %s)%s%s", err, user,
 	       fix[0] ? "; " : "", fix);
-	exit(1);
+	exit(EX_CONFIG);
 }
 
 /*
@@ -922,7 +940,7 @@ int main(int argc, char **argv)
 	srv.stats_json_fd = -1;
 	fsd_log_init(FSD_LOG_INFO, false);
 	if (fsd_parse_args(argc, argv, &srv.args, err, sizeof(err)))
-		die("%s", err);
+		die_config("%s", err);
 	switch (srv.args.action) {
 	case FSD_ACT_HELP:
 		fsd_usage(stdout);
@@ -942,7 +960,7 @@ int main(int argc, char **argv)
 	if (fsd_config_load(&srv.cfg, srv.config_path, srv.config_must_exist,
 			    err, sizeof(err)) ||
 	    fsd_config_apply_args(&srv.cfg, &srv.args, err, sizeof(err)))
-		die("%s", err);
+		die_config("%s", err);
 	fsd_log_set_level(srv.cfg.log_level);
 
 	if (srv.args.action == FSD_ACT_STATS) {
@@ -972,7 +990,7 @@ int main(int argc, char **argv)
 			       &srv.lim, err, sizeof(err)))
 		die("%s", err);
 	if (fsd_config_check_auth(&srv.cfg, err, sizeof(err)))
-		die("%s", err);
+		die_config("%s", err);
 	if (srv.cfg.key_file[0]) {
 		ret = fsd_auth_load_key(srv.cfg.key_file, &key, err,
 					sizeof(err));
@@ -1003,7 +1021,7 @@ int main(int argc, char **argv)
 			die_key(srv.cfg.host_keys, err, -ENOTDIR);
 	}
 	if (fsd_memlock_check(srv.lim.donate + (16ull << 20), err, sizeof(err)))
-		die("%s", err);
+		die_config("%s", err);
 	if (fsd_rdma_devices() <= 0)
 		die("%s", "no RDMA device: load a driver (for Soft-RoCE: modprobe rdma_rxe; rdma link add rxe0 type rxe netdev eth0)");
 

@@ -483,6 +483,13 @@ def build_daemon(logdir):
                "workload build")
 
 
+def build_debs(logdir):
+    """The .debs in build/deb/, where README.md's quick start installs them
+    from: built afresh (17 s), so that a guest never installs a stale one."""
+    log("building the Debian packages (make deb)")
+    run_logged(["make", "deb"], logdir / "deb-build.log", "make deb")
+
+
 def build_tools(logdir):
     log("building the test tools")
     run_logged(["make", "-C", "tests/tools"], logdir / "tools-build.log", "test tools build")
@@ -677,6 +684,8 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
         build_daemon(logdir)        # the test tools come along
     elif conf.get("NEEDS_TOOLS") == "1":
         build_tools(logdir)
+    if conf.get("NEEDS_DEB") == "1":
+        build_debs(logdir)
     t_built = time.monotonic()
 
     shutil.rmtree(rundir, ignore_errors=True)

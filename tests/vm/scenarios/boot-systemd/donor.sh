@@ -21,7 +21,7 @@ mkdir -p /etc/systemd/system/farswapd.service.d
 cat >/etc/systemd/system/farswapd.service.d/bed.conf <<EOF
 [Service]
 ExecStart=
-ExecStart=/usr/local/sbin/farswapd --handshake-timeout 20s
+ExecStart=/usr/sbin/farswapd --handshake-timeout 20s
 EOF
 
 # 1. The quick start's donor block.
@@ -41,12 +41,18 @@ bed_log "farswapd.service: $(systemctl show -p Type,MainPID,ActiveState,SubState
 	bed_fail "farswapd (pid $pid) runs as $(ps -o user= -p "$pid"), not farswap"
 [ "$(systemctl is-enabled farswapd)" = enabled ] || bed_fail "farswapd.service is not enabled"
 
-# The user, made by systemd-sysusers from the file make install put in
-# its search path: a system user, no login.
-sysusers=/usr/local/lib/sysusers.d/farswap.conf
-[ -f "$sysusers" ] || bed_fail "make install left no $sysusers"
+# The package's farswapd, not the checkout's or make install's.
+[ "$(readlink "/proc/$pid/exe")" = /usr/sbin/farswapd ] ||
+	bed_fail "farswapd.service runs $(readlink "/proc/$pid/exe"), not the package's /usr/sbin/farswapd"
+dpkg-query -W -f='${Status} ${Version}\n' farswap-tools | tee /run/pkg.txt | sed 's/^/  dpkg: farswap-tools /'
+bed_grep -E '^install ok installed [0-9]' </run/pkg.txt || bed_fail "farswap-tools is not installed"
+
+# The user, made by systemd-sysusers (the package's postinst) from the
+# file the package put in its search path: a system user, no login.
+sysusers=/usr/lib/sysusers.d/farswap.conf
+[ -f "$sysusers" ] || bed_fail "farswap-tools left no $sysusers"
 IFS=: read -r _ _ uid gid _ home shell < <(getent passwd farswap) ||
-	bed_fail "no user farswap after make install"
+	bed_fail "no user farswap after installing farswap-tools"
 bed_result systemd.donor.farswap_uid "$uid"
 [ "$uid" -lt 1000 ] && [ "$shell" = /usr/sbin/nologin ] && [ "$home" = / ] ||
 	bed_fail "user farswap is uid $uid, home $home, shell $shell: not sysusers' system user"
@@ -86,15 +92,22 @@ within_30s "journalctl -u farswapd --since '$since' --no-pager" -F -- "$why" || 
 }
 grep -F "$why" /run/out.txt | sed 's/^/  journal: /'
 bed_log "with $keyfile 0600 root:root farswapd said, in journalctl -u farswapd: $why"
-# systemctl status shows the failure, and, as systemd 252 shows a unit's
-# log lines since it last left the inactive state, not that line while
-# Restart=on-failure waits to start farswapd again (it fails the same
-# way every RestartSec).
-within_30s "systemctl status farswapd --no-pager -l -n 20" -F -- "Active: activating (auto-restart) (Result: exit-code)" || {
+# farswapd exits 78 (EX_CONFIG), which RestartPreventExitStatus= keeps
+# from restarting: the unit stays failed, and systemctl status shows
+# that, the exit status and farswapd's own line (systemd shows a unit's
+# lines since its last start: none while Restart= waits).
+within_30s "systemctl status farswapd --no-pager -l -n 20" -F -- "$why" || {
 	sed 's/^/  | /' /run/out.txt
-	bed_fail "systemctl status does not show farswapd failing (exit-code) and restarting"
+	bed_fail "systemctl status farswapd does not show why it failed: $why"
 }
 sed 's/^/  | /' /run/out.txt
+bed_grep -E "Active: failed \(Result: exit-code\)" </run/out.txt ||
+	bed_fail "systemctl status does not show farswapd failed (exit-code)"
+[ "$(prop farswapd ExecMainStatus)" = 78 ] ||
+	bed_fail "farswapd exited $(prop farswapd ExecMainStatus), not 78 (EX_CONFIG)"
+sleep "$(bed_secs 8)"	# past RestartSec=5s: no start again
+[ "$(prop farswapd ActiveState)/$(prop farswapd NRestarts)" = failed/0 ] ||
+	bed_fail "farswapd.service is $(prop farswapd ActiveState) after $(prop farswapd NRestarts) restarts: EX_CONFIG restarted"
 chown root:farswap "$keyfile" && chmod 640 "$keyfile"
 systemctl restart farswapd
 [ "$(systemctl is-active farswapd)" = active ] || bed_fail "farswapd not active after the fix"

@@ -60,10 +60,12 @@ swap_for_real() {
 
 bed_systemd_up
 fs_fresh_system
-! getent passwd farswap >/dev/null || bed_fail "user farswap before make install"
+! getent passwd farswap >/dev/null || bed_fail "user farswap before the package"
+[ ! -e /etc/farswap/hostid ] || bed_fail "/etc/farswap/hostid before the package"
 
-# farswap.ko, the bed's build, where make dkms-install would have put
-# DKMS's (farswap-swap loads it when it is not loaded).
+# farswap.ko, the bed's build, in place of farswap-dkms's (DKMS builds it
+# under TCG for minutes: deb-install does that); farswap-swap loads it
+# when it is not loaded.
 fs_insmod
 
 # 1. The quick start's host block, with the donor's key copied here as
@@ -75,7 +77,9 @@ fs_run_readme quickstart:host DONOR="$donor"
 [ "$(systemctl is-enabled farswap-swap)" = enabled ] || bed_fail "farswap-swap.service is not enabled"
 [ "$(prop farswap-swap ActiveState)" = active ] || bed_fail "farswap-swap.service is $(prop farswap-swap ActiveState)"
 grep -Eqx '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}' /etc/farswap/hostid ||
-	bed_fail "make install made no /etc/farswap/hostid with a UUID: $(cat /etc/farswap/hostid 2>&1)"
+	bed_fail "farswap-tools's postinst made no /etc/farswap/hostid with a UUID: $(cat /etc/farswap/hostid 2>&1)"
+[ "$(systemctl show -P FragmentPath farswap-swap)" = /lib/systemd/system/farswap-swap.service ] ||
+	bed_fail "farswap-swap.service is $(systemctl show -P FragmentPath farswap-swap), not the package's"
 [ "$(stat -c '%U %a' /etc/farswap/key)" = "root 600" ] ||
 	bed_fail "/etc/farswap/key is $(stat -c '%U %a' /etc/farswap/key), not root's 0600"
 [ ! -e /root/donor.key ] || bed_fail "the README's host block left /root/donor.key"
@@ -129,7 +133,7 @@ bed_wait donor checked 300
 
 # 5. Swap for real again, then the unit's stop brings every page back.
 swap_for_real 32 16M reboot
-"$FS_CTL" status | sed 's/^/  /'
+farswapctl status | sed 's/^/  /'
 systemctl stop farswap-swap
 ! grep -q "^/dev/$dev " /proc/swaps || bed_fail "$dev still swapped on after the stop"
 rmmod farswap
