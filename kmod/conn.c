@@ -92,6 +92,17 @@ void farswap_donor_last_error(struct farswap_donor *donor, char *buf,
 	spin_unlock_irqrestore(&donor->state_lock, flags);
 }
 
+/*
+ * The same copy, as words for a message: "error" when the donor failed
+ * without saying why.
+ */
+const char *farswap_donor_error_text(struct farswap_donor *donor, char *buf,
+				     size_t len)
+{
+	farswap_donor_last_error(donor, buf, len);
+	return buf[0] ? buf : "error";
+}
+
 /**
  * farswap_donor_error - a donor failed: tear it down and reconnect
  * @donor: the donor
@@ -976,6 +987,7 @@ static void farswap_donor_reconnect_work(struct work_struct *work)
 						   struct farswap_donor,
 						   reconnect_work);
 	struct farswap_dev *dev = donor->dev;
+	char err[FARSWAP_ERR_LEN];
 	unsigned int noio;
 	int ret;
 
@@ -1004,7 +1016,7 @@ static void farswap_donor_reconnect_work(struct work_struct *work)
 			farswap_donor_teardown(donor);
 		if (farswap_donor_change_state(donor, FARSWAP_DONOR_WAITING)) {
 			farswap_donor_pr_info_ratelimited(donor, ": reconnect failed: %s; retrying in %u ms\n",
-							  donor->last_error,
+							  farswap_donor_error_text(donor, err, sizeof(err)),
 							  donor->reconnect_backoff_ms);
 			queue_delayed_work(dev->connect_wq,
 					   &donor->reconnect_work,

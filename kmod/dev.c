@@ -667,33 +667,32 @@ static int farswap_create_donors(struct farswap_dev *dev,
 static int farswap_connect_donors(struct farswap_dev *dev,
 				  struct farswap_reason *why)
 {
+	char err[FARSWAP_ERR_LEN];
 	unsigned int i, live = 0;
 	int first = 0;
 
 	for (i = 0; i < dev->nr_donors; i++) {
 		struct farswap_donor *donor = dev->donors[i];
 		int ret = farswap_donor_connect_first(donor);
+		const char *msg;
 
 		if (!ret) {
 			live++;
 			continue;
 		}
+		msg = farswap_donor_error_text(donor, err, sizeof(err));
 		if (dev->nr_donors == 1 || !farswap_connect_error_passes(ret)) {
 			farswap_reason_set(why, "cannot attach donor %s: %s",
-					   donor->name,
-					   donor->last_error[0] ?
-					   donor->last_error : "error");
+					   donor->name, msg);
 			return ret;
 		}
 		/* Said only if no donor at all answers. */
 		if (!first)
 			farswap_reason_set(why, "no donor answered; the first, %s: %s",
-					   donor->name,
-					   donor->last_error[0] ?
-					   donor->last_error : "error");
+					   donor->name, msg);
 		first = first ?: ret;
 		farswap_donor_pr_warn(donor, " did not answer: %s; attaching without it, reconnecting in the background\n",
-				      donor->last_error);
+				      msg);
 	}
 	return live ? 0 : first;
 }

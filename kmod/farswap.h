@@ -647,6 +647,8 @@ int farswap_donor_connect_first(struct farswap_donor *donor);
 void farswap_donor_connect_later(struct farswap_donor *donor);
 void farswap_donor_last_error(struct farswap_donor *donor, char *buf,
 			      size_t len);
+const char *farswap_donor_error_text(struct farswap_donor *donor, char *buf,
+				     size_t len);
 void farswap_donor_error(struct farswap_donor *donor, const char *why);
 void farswap_donor_set_error(struct farswap_donor *donor,
 			     const char *fmt, ...) __printf(2, 3);

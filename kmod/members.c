@@ -109,7 +109,7 @@ int farswap_dev_donor_add(const char *name,
 {
 	struct farswap_donor *donor, *other;
 	struct farswap_dev *dev, *owner;
-	char domain[FARSWAP_DOMAIN_LEN + 1];
+	char domain[FARSWAP_DOMAIN_LEN + 1], err[FARSWAP_ERR_LEN];
 	unsigned long flags;
 	unsigned int index;
 	int ret = 0;
@@ -143,8 +143,8 @@ int farswap_dev_donor_add(const char *name,
 	ret = farswap_donor_connect_first(donor);
 	if (ret && !farswap_connect_error_passes(ret)) {
 		farswap_reason_set(why, "cannot add donor %s: %s", donor->name,
-				   donor->last_error[0] ? donor->last_error :
-							  "error");
+				   farswap_donor_error_text(donor, err,
+							    sizeof(err)));
 		farswap_donor_discard(donor);
 		goto out_end;
 	}
@@ -181,7 +181,9 @@ int farswap_dev_donor_add(const char *name,
 		queue_work(dev->wq, &dev->repair_work);
 	} else {
 		farswap_donor_pr_warn(donor, " added to %s, but did not answer: %s; reconnecting in the background\n",
-				      dev->name, donor->last_error);
+				      dev->name,
+				      farswap_donor_error_text(donor, err,
+							       sizeof(err)));
 		farswap_donor_connect_later(donor);
 	}
 	ret = 0;

@@ -18,6 +18,17 @@ rep() {
 	tr ' ' '\n' <"/sys/block/$1/farswap/replicas" | sed -n "s/^$2=//p"
 }
 
+# wait_replicated WHAT: every chunk has its replicas within 300 s of WHAT.
+wait_replicated() {
+	local end=$((SECONDS + $(bed_secs 300)))
+
+	until [ "$(rep "$name" degraded)" = 0 ]; do
+		[ $SECONDS -lt $end ] ||
+			bed_fail "$(rep "$name" degraded) chunks still short of a replica 300 s after $1"
+		sleep 1
+	done
+}
+
 # A quick reconnect: donor2 comes while the workload runs.
 fs_load_module reconnect_delay_ms=1000 keepalive_ms=3000
 # Nothing in a keyring: the key file alone authenticates.
@@ -81,11 +92,7 @@ bed_wait donor2 started 300
 t0=$SECONDS
 fs_wait_donor_state "$name" "$d2" live 120
 bed_result degraded.reconnect_seconds $((SECONDS - t0))
-end=$((SECONDS + $(bed_secs 300)))
-until [ "$(rep "$name" degraded)" = 0 ]; do
-	[ $SECONDS -lt $end ] || bed_fail "$(rep "$name" degraded) chunks still short of a replica 300 s after $d2 came"
-	sleep 1
-done
+wait_replicated "$d2 came"
 repaired=$(($(rep "$name" repaired) - rep0))
 bed_result degraded.repaired_chunks "$repaired"
 bed_result degraded.repair_bytes "$(rep "$name" repair_bytes)"
@@ -127,11 +134,7 @@ rep0=$(rep "$name" repaired)
 out=$("$ctl" donor add "$name" "$d1")
 bed_log "$out"
 grep -q "added, live" <<<"$out" || bed_fail "donor add: $out"
-end=$((SECONDS + $(bed_secs 300)))
-until [ "$(rep "$name" degraded)" = 0 ]; do
-	[ $SECONDS -lt $end ] || bed_fail "$(rep "$name" degraded) chunks short of a replica 300 s after $d1 was added"
-	sleep 1
-done
+wait_replicated "$d1 was added"
 added=$(($(rep "$name" repaired) - rep0))
 bed_result members.repaired_onto_added "$added"
 [ "$added" -gt 0 ] || bed_fail "no chunk copied to the added $d1"
