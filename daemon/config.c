@@ -60,6 +60,9 @@ void fsd_config_defaults(struct fsd_config *c)
 	c->hugepages = FSD_HUGE_AUTO;
 	c->max_hosts = 256;
 	c->max_unauthenticated = 16;
+	c->max_unauth_per_address = 2;
+	c->connect_rate = 10;
+	c->connect_burst = 20;
 	c->max_sessions_per_address = 4;
 	c->max_queue_depth = 1024;
 	c->handshake_timeout_ms = 5000;
@@ -403,6 +406,25 @@ static void print_alloc_rate(const struct fsd_show *s)
 		snprintf(s->buf, s->len, "0");
 }
 
+static void format_rate(char *buf, size_t len, uint32_t rate, uint32_t burst)
+{
+	if (rate)
+		snprintf(buf, len, "%u/%u", rate, burst);
+	else
+		snprintf(buf, len, "0");
+}
+
+static int parse_connect_rate(const struct fsd_set *s)
+{
+	return fsd_parse_rate(s->val, &s->c->connect_rate,
+			      &s->c->connect_burst);
+}
+
+static void print_connect_rate(const struct fsd_show *s)
+{
+	format_rate(s->buf, s->len, s->c->connect_rate, s->c->connect_burst);
+}
+
 /* The helpers read and write these as uint32_t and int. */
 _Static_assert(sizeof(unsigned int) == sizeof(uint32_t), "unsigned int");
 _Static_assert(sizeof(enum fsd_hugepages) == sizeof(int), "enum");
@@ -493,7 +515,20 @@ const struct fsd_key fsd_keys[] = {
 	  U32(max_unauthenticated, 1, 65536),
 	  .want = "want 1 to 65536 (0 would let no host authenticate)",
 	  .help = "with key-file: sessions that have not proved\n"
-		  "the key yet (default 16)" },
+		  "the key yet (default 16); when full, the oldest\n"
+		  "of them makes way for a new connect" },
+	{ .name = "max-unauthenticated-per-address", .arg = "N",
+	  U32(max_unauth_per_address, 0, 65536),
+	  .want = "want 0 (no limit) to 65536",
+	  .help = "with key-file: of those, from one address; a\n"
+		  "new connect closes that address's oldest\n"
+		  "(default 2, 0: no limit)" },
+	{ .name = "connect-rate", .arg = "RATE[/BURST]",
+	  FIELDS(connect_rate, connect_burst), .parse = parse_connect_rate,
+	  .print = print_connect_rate,
+	  .want = "want RATE or RATE/BURST (connects per second), or 0 for no limit",
+	  .help = "control connects per second from one address,\n"
+		  "refused (BUSY) over it (default 10/20, 0: off)" },
 	{ .name = "log-level", .arg = "LEVEL", FIELDS(log_level, log_level),
 	  .parse = parse_log_level, .print = print_log_level,
 	  .want = "want error, warning, notice, info or debug",

@@ -57,6 +57,9 @@ struct fsd_config {
 	enum fsd_hugepages hugepages;
 	unsigned int max_hosts;		/* authenticated sessions */
 	unsigned int max_unauthenticated;	/* not yet, with a key-file */
+	unsigned int max_unauth_per_address;	/* of those, one address's; 0: off */
+	uint32_t connect_rate;		/* control connects/s per address; 0: off */
+	uint32_t connect_burst;
 	char metrics_file[FSD_METRICS_PATH_LEN];	/* "" : none */
 	/* Who may connect, and how much one host may take. */
 	struct fsd_access allowed_hosts;	/* empty: any host */

@@ -184,6 +184,9 @@ static void apply_limits(struct fsd_server *srv)
 	l->acl = srv->cfg.allowed_hosts;
 	l->max_slabs_per_host = srv->lim.max_slabs_per_host;
 	l->max_sessions_per_address = srv->cfg.max_sessions_per_address;
+	l->max_unauth_per_address = srv->cfg.max_unauth_per_address;
+	l->connect_rate = srv->cfg.connect_rate;
+	l->connect_burst = srv->cfg.connect_burst;
 	l->max_queue_depth = srv->cfg.max_queue_depth;
 	l->handshake_timeout_ms = srv->cfg.handshake_timeout_ms;
 	l->alloc_rate = srv->cfg.alloc_rate;
@@ -387,7 +390,7 @@ static void on_connect_request(struct fsd_server *srv, struct cm_event *ev)
 
 	fsd_peer_name(ev->id, peer, sizeof(peer));
 	fsd_conn_decide(&srv->donor, fsd_peer_addr(ev->id, &addr), ev->pdata,
-			ev->plen, &dec);
+			ev->plen, &dec, fsd_now_ms());
 	if (dec.status != FARSWAP_ST_OK)
 		goto reject;
 	if (dec.qtype == FARSWAP_QT_CTRL) {

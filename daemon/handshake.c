@@ -37,6 +37,7 @@ void fsd_donor_handshakes(struct fsd_donor *d, uint64_t now_ms)
 	uint32_t limit = d->lim.handshake_timeout_ms;
 	struct fsd_session *s;
 
+	fsd_connect_log_flush(d, now_ms);
 	if (!limit)
 		return;
 	for (s = d->sessions; s; s = s->next) {

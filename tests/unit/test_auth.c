@@ -70,7 +70,7 @@ static struct fsd_session *session(struct ctx *c, const char *host,
 	if (auth)
 		req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
 	strncpy((char *)req.host_id, host, FARSWAP_ID_LEN);
-	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), dec);
+	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), dec, 0);
 	if (dec->status != FARSWAP_ST_OK)
 		return NULL;
 	s = fsd_session_new(&c->d, dec, "10.0.0.1:5000", 0);
@@ -87,7 +87,7 @@ static int io_join(struct ctx *c, struct fsd_session *s)
 	farswap_conn_req_init(&req, FARSWAP_QT_IO, 1, 2, s->token, 128);
 	req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
 	memcpy(req.host_id, s->host_id, FARSWAP_ID_LEN);
-	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), &dec, 0);
 	return dec.status;
 }
 
@@ -734,7 +734,7 @@ static void test_host_keys_uuid_name(void **state)
 	farswap_conn_req_init(&req, FARSWAP_QT_CTRL, 0, 2, 0, 128);
 	req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
 	memcpy(req.host_id, id, sizeof(id));
-	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), &dec, 0);
 	assert_int_equal(dec.status, FARSWAP_ST_OK);
 	s = fsd_session_new(&c->d, &dec, "10.0.0.1:5000", 0);
 	assert_non_null(s);

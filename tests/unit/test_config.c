@@ -249,6 +249,9 @@ static void test_limit_keys(void **state)
 	assert_int_equal(c.allowed_hosts.nr, 0);
 	assert_int_equal(c.max_slabs_per_host, 0);
 	assert_int_equal(c.max_sessions_per_address, 4);
+	assert_int_equal(c.max_unauth_per_address, 2);
+	assert_int_equal(c.connect_rate, 10);
+	assert_int_equal(c.connect_burst, 20);
 	assert_int_equal(c.max_queue_depth, 1024);
 	assert_int_equal(c.handshake_timeout_ms, 5000);
 	assert_int_equal(c.alloc_rate, 0);
@@ -333,6 +336,41 @@ static void test_limit_keys(void **state)
 					    sizeof(err)), 0);
 	assert_non_null(strstr(err, "alloc-rate 'fast'"));
 
+	/* Pending connects per address: 0 (no limit) to 65536. */
+	assert_int_equal(fsd_config_set(&c, "max-unauthenticated-per-address",
+					"1", err, sizeof(err)), 0);
+	assert_int_equal(c.max_unauth_per_address, 1);
+	assert_int_equal(fsd_config_set(&c, "max_unauthenticated_per_address",
+					"0", err, sizeof(err)), 0);
+	assert_int_equal(c.max_unauth_per_address, 0);
+	assert_int_not_equal(fsd_config_set(&c,
+					    "max-unauthenticated-per-address",
+					    "65537", err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "max-unauthenticated-per-address '65537': want 0 (no limit) to 65536"));
+	assert_int_not_equal(fsd_config_set(&c,
+					    "max-unauthenticated-per-address",
+					    "-1", err, sizeof(err)), 0);
+	assert_int_equal(c.max_unauth_per_address, 0);
+
+	/* Connects per second per address: RATE[/BURST], 0 or off. */
+	assert_int_equal(fsd_config_set(&c, "connect-rate", "5", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.connect_rate, 5);
+	assert_int_equal(c.connect_burst, 5);
+	assert_int_equal(fsd_config_set(&c, "connect-rate", "2/30", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.connect_rate, 2);
+	assert_int_equal(c.connect_burst, 30);
+	assert_int_not_equal(fsd_config_set(&c, "connect-rate", "auto", err,
+					    sizeof(err)), 0);
+	assert_non_null(strstr(err, "connect-rate 'auto': want RATE or RATE/BURST"));
+	assert_int_not_equal(fsd_config_set(&c, "connect-rate", "1/0", err,
+					    sizeof(err)), 0);
+	assert_int_equal(c.connect_rate, 2);	/* the refused ones left it */
+	assert_int_equal(fsd_config_set(&c, "connect-rate", "off", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.connect_rate, 0);
+
 	assert_int_equal(fsd_config_set(&c, "revoke-after", "0", err,
 					sizeof(err)), 0);
 	assert_int_equal(c.revoke_after, 0);
@@ -348,7 +386,8 @@ static void test_limit_keys(void **state)
 				 "--max-queue-depth", "64",
 				 "--handshake-timeout", "3s",
 				 "--alloc-rate", "4/6", "--revoke-after", "5",
-				 NULL };
+				 "--max-unauthenticated-per-address", "3",
+				 "--connect-rate", "7/9", NULL };
 		struct fsd_args a;
 		char text[2048];
 
@@ -366,6 +405,13 @@ static void test_limit_keys(void **state)
 		assert_non_null(strstr(text, "\nhandshake-timeout 3000ms\n"));
 		assert_non_null(strstr(text, "\nalloc-rate 4/6\n"));
 		assert_non_null(strstr(text, "\nrevoke-after 5\n"));
+		assert_non_null(strstr(text, "\nmax-unauthenticated-per-address 3\n"));
+		assert_non_null(strstr(text, "\nconnect-rate 7/9\n"));
+		/* The defaults, as --check-config shows them. */
+		fsd_config_defaults(&c);
+		fsd_config_print(&c, text, sizeof(text));
+		assert_non_null(strstr(text, "\nconnect-rate 10/20\n"));
+		assert_non_null(strstr(text, "\nmax-unauthenticated 16\nmax-unauthenticated-per-address 2\nconnect-rate 10/20\n"));
 	}
 }
 
@@ -806,6 +852,7 @@ static void test_key_table_round_trip(void **state)
 		"headroom 512M\nhysteresis 2%\npressure-interval 250ms\n"
 		"reclaim-deadline 2m\nkeepalive 100ms\npsi-threshold 0.07\n"
 		"hugepages yes\nmax-hosts 65536\nmax-unauthenticated 1\n"
+		"max-unauthenticated-per-address 0\nconnect-rate 1/50\n"
 		"log-level notice\nstats-socket rel.sock\n"
 		"allowed-hosts 10.0.0.0/8 fd00::1 name:a id:00112233445566778899aabbccddeeff\n"
 		"max-slabs-per-host 40G\nmax-sessions-per-address 0\n"
@@ -934,6 +981,8 @@ static void test_key_table_reload(void **state)
 		{ "reclaim-deadline", "5s" }, { "keepalive", "1s" },
 		{ "psi-threshold", "5" }, { "hugepages", "never" },
 		{ "max-hosts", "9" }, { "max-unauthenticated", "2" },
+		{ "max-unauthenticated-per-address", "3" },
+		{ "connect-rate", "1/2" },
 		{ "log-level", "debug" }, { "stats-socket", "/tmp/s" },
 		{ "allowed-hosts", "10.0.0.0/8" },
 		{ "max-slabs-per-host", "5" },
