@@ -93,9 +93,11 @@ fs_start_donor() {
 	fi
 	# An emulated guest on a loaded machine can stall for seconds; the
 	# default handshake-timeout (5 s, ample on hardware) would then close
-	# a handshake that is merely slow.
+	# a handshake that is merely slow.  The scenarios size a host's device
+	# to the whole donation, which the default max-slabs-per-host (half
+	# the pool) would cut: no cap, unless a scenario passes one.
 	"$FS_FARSWAPD" --config /dev/null --listen "$FARSWAP_ADDR" \
-		--handshake-timeout 20s "${auth[@]}" "$@" \
+		--handshake-timeout 20s --max-slabs-per-host 0 "${auth[@]}" "$@" \
 		>"$log" 2>&1 &
 	FS_DONOR_PID=$!
 	bed_wait_rdma_listen 7471 60 "$FS_DONOR_PID"
