@@ -66,6 +66,20 @@ uint32_t fsd_slabs_offered(const struct fsd_donor *d)
 }
 
 /*
+ * Do @a and @b count as one host for max-slabs-per-host and its log?
+ * The same id, proven the same way: a host that proved its host-keys
+ * file shares its cap only with sessions that proved it too, so an id
+ * claimed with key-file (or with no key at all) never uses up the share
+ * of a host that proved it.  Claimed ids are only what the host says: a
+ * holder of key-file can claim a new one for each session.
+ */
+static bool same_host(const struct fsd_session *a, const struct fsd_session *b)
+{
+	return a->proof == b->proof &&
+	       !memcmp(a->host_id, b->host_id, FARSWAP_ID_LEN);
+}
+
+/*
  * Slabs held by the host of @s, over all its live sessions: a host opens
  * one session per donor, but nothing stops it from opening more.
  */
@@ -76,10 +90,15 @@ static uint32_t host_slabs(const struct fsd_donor *d,
 	uint32_t n = 0;
 
 	for (o = d->sessions; o; o = o->next)
-		if (o == s || (!o->closing &&
-			       !memcmp(o->host_id, s->host_id, FARSWAP_ID_LEN)))
+		if (o == s || (!o->closing && same_host(o, s)))
 			n += o->nr_slabs;
 	return n;
+}
+
+/* How the id of @s is known, for the log: "proven" or "claimed". */
+static const char *host_id_kind(const struct fsd_session *s)
+{
+	return s->proof == FSD_PROOF_HOST_KEY ? "proven" : "claimed";
 }
 
 static bool at_slab_cap(const struct fsd_donor *d,
@@ -854,9 +873,9 @@ static unsigned int alloc_refusal(struct fsd_donor *d, struct fsd_session *s,
 		d->cnt.alloc_capped++;
 		if (fsd_ratelimit_pass(&d->alloc_log, now, FSD_REFUSE_LOG_MS,
 				       FSD_REFUSE_LOG_BURST, &missed))
-			pr_notice("host %u (%s, %s): SLAB_ALLOC_REQ refused (no free slab): its host holds %u slabs, max-slabs-per-host %u",
+			pr_notice("host %u (%s, %s): SLAB_ALLOC_REQ refused (no free slab): its host holds %u slabs, max-slabs-per-host %u (host id %s)",
 				  s->nr, s->name, s->peer, host_slabs(d, s),
-				  d->lim.max_slabs_per_host);
+				  d->lim.max_slabs_per_host, host_id_kind(s));
 		return FARSWAP_ST_NO_SPACE;
 	}
 	/* Too fast: BUSY, which a host retries later or elsewhere. */

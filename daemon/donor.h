@@ -93,6 +93,16 @@ enum fsd_auth_state {
 	FSD_AUTH_FAILED,	/* wrong proof: the session is closing */
 };
 
+/*
+ * Which secret a session's host proves, and so what its host id is
+ * worth: only a host-keys file is the host's own, named by its id.
+ */
+enum fsd_proof {
+	FSD_PROOF_NONE,		/* none asked, or none yet: the id is claimed */
+	FSD_PROOF_HOST_KEY,	/* its file in host-keys: the id is proven */
+	FSD_PROOF_KEY_FILE,	/* key-file, which every host holds: claimed */
+};
+
 struct fsd_session {
 	struct fsd_session *next;
 	uint32_t nr;			/* host number, for logs and stats */
@@ -142,6 +152,8 @@ struct fsd_session {
 	uint8_t donor_nonce[FARSWAP_AUTH_NONCE_LEN];
 	/* The secret this host proves: its host-keys file, or key-file. */
 	struct fsd_auth_key key;
+	enum fsd_proof proof;		/* what @key is (proven once auth is OK) */
+	char key_name[FSD_HOST_KEY_NAME_MAX + 1];	/* its file in host-keys */
 	void *rdma;			/* verbs.c's state */
 };
 
@@ -281,6 +293,7 @@ struct fsd_donor {
 	struct fsd_ratelimit connect_log;	/* refused and evicted connects */
 	struct fsd_connect_table connects;	/* connect-rate */
 	struct fsd_auth_key key;	/* key-file; len 0: none */
+	char key_file[4096];		/* its path, for the log */
 	/* host-keys: a directory of per-host secrets; "": none. */
 	char host_keys[4096];
 };
@@ -309,8 +322,9 @@ struct fsd_conn_decision {
 int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
 		   const struct fsd_ops *ops, void *priv);
 void fsd_donor_exit(struct fsd_donor *d);
-/* Hosts must authenticate; the donor keeps a copy of @key. */
-void fsd_donor_set_key(struct fsd_donor *d, const struct fsd_auth_key *key);
+/* Hosts must authenticate; the donor keeps a copy of @key, read from @path. */
+void fsd_donor_set_key(struct fsd_donor *d, const struct fsd_auth_key *key,
+		       const char *path);
 void fsd_donor_set_host_keys(struct fsd_donor *d, const char *dir);
 bool fsd_donor_auth_required(const struct fsd_donor *d);
 bool fsd_session_authenticated(const struct fsd_session *s);

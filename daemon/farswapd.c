@@ -1030,7 +1030,7 @@ int main(int argc, char **argv)
 		die("%s", "out of memory");
 	pick_donor_id(&srv.cfg, srv.donor.donor_id);
 	fsd_donor_set_domain(&srv.donor, srv.cfg.failure_domain);
-	fsd_donor_set_key(&srv.donor, &key);
+	fsd_donor_set_key(&srv.donor, &key, srv.cfg.key_file);
 	fsd_auth_key_clear(&key);
 	fsd_donor_set_host_keys(&srv.donor, srv.cfg.host_keys);
 	apply_limits(&srv);

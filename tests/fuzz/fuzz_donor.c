@@ -319,7 +319,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				struct fsd_auth_key k = { .len = 16 };
 
 				memcpy(k.bytes, "fuzz-key-16bytes", 16);
-				fsd_donor_set_key(&d, &k);
+				fsd_donor_set_key(&d, &k, NULL);
 			} else {
 				fsd_auth_key_clear(&d.key);
 			}

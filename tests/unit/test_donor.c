@@ -1895,7 +1895,7 @@ static int setup_key(void **state)
 	if (fake_donor_init(&c.d, &c.f, NR, SLAB))
 		return -1;
 	memcpy(k.bytes, KEY, k.len);
-	fsd_donor_set_key(&c.d, &k);
+	fsd_donor_set_key(&c.d, &k, "/etc/farswap/key");
 	*state = &c;
 	return 0;
 }
