@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The allowed-hosts list, peer addresses, and two small limiters.
+ * The allowed-hosts list, peer addresses, and the small limiters: log
+ * lines, token buckets and the connects of each address.
  *
  * Addresses are kept in one form, 16 bytes of IPv6 with IPv4 as
  * IPv4-mapped (::ffff:a.b.c.d), and IPv4 prefixes as 96 + bits.  So an
@@ -416,6 +417,19 @@ bool fsd_ratelimit_pass(struct fsd_ratelimit *rl, uint64_t now,
 	return true;
 }
 
+uint32_t fsd_ratelimit_flush(struct fsd_ratelimit *rl, uint64_t now,
+			     uint32_t interval)
+{
+	uint32_t missed = rl->suppressed;
+
+	if (!missed || (now >= rl->start && now - rl->start < interval))
+		return 0;
+	rl->start = now;
+	rl->passed = 0;
+	rl->suppressed = 0;
+	return missed;
+}
+
 bool fsd_bucket_take(struct fsd_bucket *b, uint64_t now, uint32_t rate,
 		     uint32_t burst)
 {
@@ -439,4 +453,38 @@ bool fsd_bucket_take(struct fsd_bucket *b, uint64_t now, uint32_t rate,
 		return false;
 	b->milli -= 1000;
 	return true;
+}
+
+/* @addr's slot: its own, else a free one, else the one seen longest ago. */
+static struct fsd_connect_slot *connect_slot(struct fsd_connect_table *t,
+					     const struct fsd_addr *addr)
+{
+	struct fsd_connect_slot *slot, *oldest = &t->slot[0];
+	unsigned int i;
+
+	for (i = 0; i < FSD_CONNECT_ADDRS; i++) {
+		slot = &t->slot[i];
+		if (fsd_addr_equal(&slot->addr, addr))
+			return slot;
+		if (!slot->addr.family)
+			oldest = slot;
+		else if (oldest->addr.family && slot->seen < oldest->seen)
+			oldest = slot;
+	}
+	memset(oldest, 0, sizeof(*oldest));
+	oldest->addr = *addr;
+	return oldest;
+}
+
+bool fsd_connect_take(struct fsd_connect_table *t,
+		      const struct fsd_addr *addr, uint64_t now,
+		      uint32_t rate, uint32_t burst)
+{
+	struct fsd_connect_slot *slot;
+
+	if (!rate || !addr || !addr->family)
+		return true;
+	slot = connect_slot(t, addr);
+	slot->seen = now;
+	return fsd_bucket_take(&slot->tokens, now, rate, burst);
 }

@@ -2,8 +2,9 @@
 /*
  * Which hosts may use this donor: the allowed-hosts list (addresses,
  * CIDR blocks, host identities), peer addresses in one comparable form,
- * and a log rate limiter.  Pure functions, unit-tested in
- * tests/unit/test_access.c and fuzzed by tests/fuzz/fuzz_access.c.
+ * and the limiters (log lines, token buckets, connects per address).
+ * Pure functions, unit-tested in tests/unit/test_access.c and fuzzed by
+ * tests/fuzz/fuzz_access.c.
  *
  * A host's address comes from its RDMA connection; its host_id is what
  * the host says in its connect request, unauthenticated until the
@@ -78,6 +79,14 @@ struct fsd_ratelimit {
 
 bool fsd_ratelimit_pass(struct fsd_ratelimit *rl, uint64_t now,
 			uint32_t interval, uint32_t burst, uint32_t *missed);
+/*
+ * Events held back in an interval that is over, for the one summary
+ * line that says so (0: none to report); none are reported twice.  So
+ * the summary comes when the interval ends, not only with the next
+ * event let through, which may never come.
+ */
+uint32_t fsd_ratelimit_flush(struct fsd_ratelimit *rl, uint64_t now,
+			     uint32_t interval);
 
 /*
  * A token bucket: @rate tokens per second, at most @burst saved up.
@@ -92,5 +101,31 @@ struct fsd_bucket {
 
 bool fsd_bucket_take(struct fsd_bucket *b, uint64_t now, uint32_t rate,
 		     uint32_t burst);
+
+/*
+ * Control connects per address (connect-rate): a token bucket for each
+ * of the addresses seen last.  The table is bounded: a new address takes
+ * the place of the one seen longest ago, and starts with a full bucket.
+ */
+#define FSD_CONNECT_ADDRS 256
+
+struct fsd_connect_slot {
+	struct fsd_addr addr;	/* family 0: a free slot */
+	uint64_t seen;		/* ms: its last connect */
+	struct fsd_bucket tokens;
+};
+
+struct fsd_connect_table {
+	struct fsd_connect_slot slot[FSD_CONNECT_ADDRS];
+};
+
+/*
+ * May @addr connect now, at @rate a second with @burst saved up?  A
+ * connect that may not takes no token.  Peers without an IP address are
+ * not limited: there is nothing to tell them apart by.
+ */
+bool fsd_connect_take(struct fsd_connect_table *t,
+		      const struct fsd_addr *addr, uint64_t now,
+		      uint32_t rate, uint32_t burst);
 
 #endif /* FSD_ACCESS_H */

@@ -411,9 +411,10 @@ int fsd_client_check(struct fsd_config *cfg, const struct fsd_args *args,
 	free(text);
 	if (sized)
 		printf("resolved donate %" PRIu64 " bytes (%u slabs), headroom %" PRIu64
-		       " bytes, hysteresis %" PRIu64 " bytes\n",
+		       " bytes, hysteresis %" PRIu64 " bytes, max-slabs-per-host %u, alloc-rate %u/%u\n",
 		       lim->donate, lim->nr_slabs, lim->headroom,
-		       lim->hysteresis);
+		       lim->hysteresis, lim->max_slabs_per_host,
+		       lim->alloc_rate, lim->alloc_burst);
 	if (fsd_config_check_auth(cfg, err, sizeof(err))) {
 		printf("error: %s\n", err);
 		problems++;

@@ -28,17 +28,56 @@ static int set_err(char *err, size_t errlen, const char *fmt, const char *a,
 }
 
 /*
- * The per-host slab cap in slabs: max-slabs-per-host as a count, or its
- * size in whole slabs (rounded down, so a host never holds more than the
- * size); 0: no cap.
+ * The per-host slab cap in slabs, for a pool of @nr_slabs: max-slabs-per-
+ * host as a count, its size in whole slabs, or its share of the pool
+ * (both rounded down, so a host never holds more than asked, but at
+ * least one slab, so a share never shuts a host out); 0: no cap.
  */
-uint32_t fsd_slab_cap(const struct fsd_config *c, uint64_t slab_size)
+uint32_t fsd_slab_cap(const struct fsd_config *c, uint64_t slab_size,
+		      uint32_t nr_slabs)
 {
 	uint64_t n = c->max_slabs_per_host;
 
 	if (c->max_bytes_per_host)
 		n = slab_size ? c->max_bytes_per_host / slab_size : 0;
+	if (c->max_slabs_pct) {
+		n = (uint64_t)nr_slabs * c->max_slabs_pct / 100;
+		if (!n)
+			n = 1;
+	}
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/*
+ * alloc-rate auto: grants worth FSD_ALLOC_AUTO_BYTES a second, at least
+ * FSD_ALLOC_AUTO_MIN, and FSD_ALLOC_AUTO_SECS seconds of them saved up.
+ * In slabs, a fixed rate would mean a thousand times more memory a second
+ * with 1G slabs than with 1M ones; in bytes it is the same bound on the
+ * grant worker's zeroing for every slab size.  A host swapping out faster
+ * than 4 GiB/s, sustained, is beyond what the fabric carries anyway, and
+ * a refused grant (BUSY) fails the host's writes to that chunk.
+ */
+#define FSD_ALLOC_AUTO_BYTES (4ull << 30)
+#define FSD_ALLOC_AUTO_MIN 4
+#define FSD_ALLOC_AUTO_SECS 4
+
+/* The alloc-rate a donor of @slab_size slabs runs with; rate 0: off. */
+void fsd_alloc_rate(const struct fsd_config *c, uint64_t slab_size,
+		    uint32_t *rate, uint32_t *burst)
+{
+	uint64_t r;
+
+	if (!c->alloc_rate_auto) {
+		*rate = c->alloc_rate;
+		*burst = c->alloc_burst;
+		return;
+	}
+	r = slab_size ? FSD_ALLOC_AUTO_BYTES / slab_size : 0;
+	if (r < FSD_ALLOC_AUTO_MIN)
+		r = FSD_ALLOC_AUTO_MIN;
+	/* 2M slabs, the smallest: 2048 a second. */
+	*rate = (uint32_t)r;
+	*burst = (uint32_t)r * FSD_ALLOC_AUTO_SECS;
 }
 
 void fsd_config_defaults(struct fsd_config *c)
@@ -60,9 +99,20 @@ void fsd_config_defaults(struct fsd_config *c)
 	c->hugepages = FSD_HUGE_AUTO;
 	c->max_hosts = 256;
 	c->max_unauthenticated = 16;
+	c->max_unauth_per_address = 2;
+	c->connect_rate = 10;
+	c->connect_burst = 20;
+	/*
+	 * No per-host cap by default: farswap.ko fails a chunk's writes when
+	 * its donor refuses a slab (NO_SPACE) rather than trying the others,
+	 * so a cap would turn a lone host's full use of a donor into swap
+	 * write errors.  A pool shared by several hosts sets one (a share:
+	 * max-slabs-per-host = 50%).
+	 */
 	c->max_sessions_per_address = 4;
 	c->max_queue_depth = 1024;
 	c->handshake_timeout_ms = 5000;
+	c->alloc_rate_auto = true;
 	c->revoke_after = 3;
 }
 
@@ -362,45 +412,87 @@ static void print_acl(const struct fsd_show *s)
 	free(acl);
 }
 
-/* A count of slabs, or a size turned into slabs once the slab is known. */
+/*
+ * A count of slabs, a size or a share of the pool (1% to 100%), turned
+ * into slabs once the slab and the pool are known (fsd_slab_cap()).
+ */
 static int parse_slab_cap(const struct fsd_set *s)
 {
+	uint64_t slabs = 0, bytes = 0;
+	unsigned int pct = 0;
 	const char *end;
 	uint64_t v;
 
 	if (!fsd_parse_u64(fsd_skip_space(s->val), &v, &end) &&
 	    !*fsd_skip_space(end)) {
-		s->c->max_slabs_per_host = v;
-		s->c->max_bytes_per_host = 0;
+		slabs = v;
+	} else if (!fsd_parse_u64(fsd_skip_space(s->val), &v, &end) &&
+		   *end == '%' && !*fsd_skip_space(end + 1)) {
+		if (!v || v > 100)
+			return -EINVAL;
+		pct = (unsigned int)v;
 	} else if (!fsd_parse_size(s->val, &v) && v) {
-		s->c->max_bytes_per_host = v;
-		s->c->max_slabs_per_host = 0;
+		bytes = v;
 	} else {
 		return -EINVAL;
 	}
+	s->c->max_slabs_per_host = slabs;
+	s->c->max_bytes_per_host = bytes;
+	s->c->max_slabs_pct = pct;
 	return 0;
 }
 
 static void print_slab_cap(const struct fsd_show *s)
 {
-	if (s->c->max_bytes_per_host)
+	if (s->c->max_slabs_pct)
+		snprintf(s->buf, s->len, "%u%%", s->c->max_slabs_pct);
+	else if (s->c->max_bytes_per_host)
 		fsd_format_size(s->c->max_bytes_per_host, s->buf, s->len);
 	else
 		snprintf(s->buf, s->len, "%" PRIu64, s->c->max_slabs_per_host);
 }
 
+static void format_rate(char *buf, size_t len, uint32_t rate, uint32_t burst)
+{
+	if (rate)
+		snprintf(buf, len, "%u/%u", rate, burst);
+	else
+		snprintf(buf, len, "0");
+}
+
+/* RATE[/BURST], 0 or off, or auto: the default, from the slab size. */
 static int parse_alloc_rate(const struct fsd_set *s)
 {
-	return fsd_parse_rate(s->val, &s->c->alloc_rate, &s->c->alloc_burst);
+	if (!strcasecmp(fsd_skip_space(s->val), "auto")) {
+		s->c->alloc_rate = 0;
+		s->c->alloc_burst = 0;
+		s->c->alloc_rate_auto = true;
+		return 0;
+	}
+	if (fsd_parse_rate(s->val, &s->c->alloc_rate, &s->c->alloc_burst))
+		return -EINVAL;
+	s->c->alloc_rate_auto = false;
+	return 0;
 }
 
 static void print_alloc_rate(const struct fsd_show *s)
 {
-	if (s->c->alloc_rate)
-		snprintf(s->buf, s->len, "%u/%u", s->c->alloc_rate,
-			 s->c->alloc_burst);
+	if (s->c->alloc_rate_auto)
+		snprintf(s->buf, s->len, "auto");
 	else
-		snprintf(s->buf, s->len, "0");
+		format_rate(s->buf, s->len, s->c->alloc_rate,
+			    s->c->alloc_burst);
+}
+
+static int parse_connect_rate(const struct fsd_set *s)
+{
+	return fsd_parse_rate(s->val, &s->c->connect_rate,
+			      &s->c->connect_burst);
+}
+
+static void print_connect_rate(const struct fsd_show *s)
+{
+	format_rate(s->buf, s->len, s->c->connect_rate, s->c->connect_burst);
 }
 
 /* The helpers read and write these as uint32_t and int. */
@@ -493,7 +585,20 @@ const struct fsd_key fsd_keys[] = {
 	  U32(max_unauthenticated, 1, 65536),
 	  .want = "want 1 to 65536 (0 would let no host authenticate)",
 	  .help = "with key-file: sessions that have not proved\n"
-		  "the key yet (default 16)" },
+		  "the key yet (default 16); when full, the oldest\n"
+		  "of them makes way for a new connect" },
+	{ .name = "max-unauthenticated-per-address", .arg = "N",
+	  U32(max_unauth_per_address, 0, 65536),
+	  .want = "want 0 (no limit) to 65536",
+	  .help = "with key-file: of those, from one address; a\n"
+		  "new connect closes that address's oldest\n"
+		  "(default 2, 0: no limit)" },
+	{ .name = "connect-rate", .arg = "RATE[/BURST]",
+	  FIELDS(connect_rate, connect_burst), .parse = parse_connect_rate,
+	  .print = print_connect_rate,
+	  .want = "want RATE or RATE/BURST (connects per second), or 0 for no limit",
+	  .help = "control connects per second from one address,\n"
+		  "refused (BUSY) over it (default 10/20, 0: off)" },
 	{ .name = "log-level", .arg = "LEVEL", FIELDS(log_level, log_level),
 	  .parse = parse_log_level, .print = print_log_level,
 	  .want = "want error, warning, notice, info or debug",
@@ -508,11 +613,14 @@ const struct fsd_key fsd_keys[] = {
 	  .print = print_acl,
 	  .help = "addresses, ADDR/BITS blocks, id:HEX or name:TEXT\n"
 		  "host identities that may connect (default: any)" },
-	{ .name = "max-slabs-per-host", .arg = "N|SIZE",
-	  FIELDS(max_slabs_per_host, max_bytes_per_host),
+	{ .name = "max-slabs-per-host", .arg = "N|SIZE|PCT%",
+	  FIELDS(max_slabs_per_host, max_slabs_pct),
 	  .parse = parse_slab_cap, .print = print_slab_cap,
-	  .want = "want a number of slabs or a size like 4G",
-	  .help = "slabs one host may hold (default 0: no cap)" },
+	  .want = "want a number of slabs, a size like 4G, or 1% to 100% of the pool",
+	  .help = "slabs one host may hold (default 0: no cap;\n"
+		  "PCT% of the pool, at least one slab), by the\n"
+		  "id its host-keys file proves, else the id\n"
+		  "it claims" },
 	{ .name = "max-sessions-per-address", .arg = "N",
 	  U32(max_sessions_per_address, 0, 65536),
 	  .help = "control sessions from one address (default 4)" },
@@ -524,11 +632,13 @@ const struct fsd_key fsd_keys[] = {
 	  .want = "want a duration of at least 100ms",
 	  .help = "time a connection has to be established\n"
 		  "(default 5s)" },
-	{ .name = "alloc-rate", .arg = "RATE[/BURST]",
-	  FIELDS(alloc_rate, alloc_burst), .parse = parse_alloc_rate,
+	{ .name = "alloc-rate", .arg = "RATE[/BURST]|auto",
+	  FIELDS(alloc_rate, alloc_rate_auto), .parse = parse_alloc_rate,
 	  .print = print_alloc_rate,
-	  .want = "want RATE or RATE/BURST (grants per second), or 0 for no limit",
-	  .help = "slab grants per second per session (default 0: off)" },
+	  .want = "want RATE or RATE/BURST (grants per second), auto, or 0 for no limit",
+	  .help = "slab grants per second per session (default\n"
+		  "auto: 4 GiB of slabs a second, burst 16 GiB,\n"
+		  "at least 4/16: 4/16 with 1G slabs; 0: off)" },
 	{ .name = "revoke-after", .arg = "N", U32(revoke_after, 0, 1000),
 	  .want = "want a number of deadlines, 0 (never) to 1000",
 	  .help = "missed reclaim deadlines under pressure before\n"
@@ -823,7 +933,9 @@ int fsd_config_resolve(const struct fsd_config *c, uint64_t mem_total,
 			 a, b);
 		return -EINVAL;
 	}
-	out->max_slabs_per_host = fsd_slab_cap(c, c->slab_size);
+	out->max_slabs_per_host = fsd_slab_cap(c, c->slab_size,
+					       out->nr_slabs);
+	fsd_alloc_rate(c, c->slab_size, &out->alloc_rate, &out->alloc_burst);
 	if (out->donate > mem_available ||
 	    mem_available - out->donate < out->headroom) {
 		fsd_format_size(out->donate, a, sizeof(a));

@@ -57,16 +57,21 @@ struct fsd_config {
 	enum fsd_hugepages hugepages;
 	unsigned int max_hosts;		/* authenticated sessions */
 	unsigned int max_unauthenticated;	/* not yet, with a key-file */
+	unsigned int max_unauth_per_address;	/* of those, one address's; 0: off */
+	uint32_t connect_rate;		/* control connects/s per address; 0: off */
+	uint32_t connect_burst;
 	char metrics_file[FSD_METRICS_PATH_LEN];	/* "" : none */
 	/* Who may connect, and how much one host may take. */
 	struct fsd_access allowed_hosts;	/* empty: any host */
-	uint64_t max_slabs_per_host;		/* 0: no cap (or see bytes) */
-	uint64_t max_bytes_per_host;		/* set by a SIZE; 0: a count */
+	uint64_t max_slabs_per_host;		/* 0: no cap (or see the others) */
+	uint64_t max_bytes_per_host;		/* set by a SIZE; 0: not */
+	unsigned int max_slabs_pct;		/* set by PCT% of the pool; 0: not */
 	unsigned int max_sessions_per_address;	/* 0: no limit */
 	uint32_t max_queue_depth;		/* I/O QP size, clamped to this */
 	uint32_t handshake_timeout_ms;
 	uint32_t alloc_rate;			/* grants per second; 0: off */
 	uint32_t alloc_burst;
+	bool alloc_rate_auto;			/* from the slab size (fsd_alloc_rate()) */
 	unsigned int revoke_after;		/* missed deadlines; 0: never */
 	/* Authentication: the secret's file; "": none (insecure-no-auth). */
 	char key_file[FSD_METRICS_PATH_LEN];
@@ -109,6 +114,8 @@ struct fsd_limits {
 	uint64_t headroom;
 	uint64_t hysteresis;
 	uint32_t max_slabs_per_host;	/* 0: no cap */
+	uint32_t alloc_rate;		/* grants/s per session; 0: off */
+	uint32_t alloc_burst;
 };
 
 /*
@@ -211,7 +218,10 @@ int fsd_config_load(struct fsd_config *c, const char *path, bool must_exist,
 int fsd_config_resolve(const struct fsd_config *c, uint64_t mem_total,
 		       uint64_t mem_available, struct fsd_limits *out,
 		       char *err, size_t errlen);
-uint32_t fsd_slab_cap(const struct fsd_config *c, uint64_t slab_size);
+uint32_t fsd_slab_cap(const struct fsd_config *c, uint64_t slab_size,
+		      uint32_t nr_slabs);
+void fsd_alloc_rate(const struct fsd_config *c, uint64_t slab_size,
+		    uint32_t *rate, uint32_t *burst);
 void fsd_config_print(const struct fsd_config *c, char *buf, size_t len);
 int fsd_config_check_auth(const struct fsd_config *c, char *err,
 			  size_t errlen);

@@ -29,6 +29,9 @@ int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
 	d->reclaim_deadline_ms = 10000;
 	d->keepalive_ms = 15000;
 	d->lim.max_sessions_per_address = 4;
+	d->lim.max_unauth_per_address = 2;
+	d->lim.connect_rate = 10;
+	d->lim.connect_burst = 20;
 	d->lim.max_queue_depth = 1024;
 	d->lim.handshake_timeout_ms = 5000;
 	d->lim.revoke_after = 3;
@@ -63,6 +66,20 @@ uint32_t fsd_slabs_offered(const struct fsd_donor *d)
 }
 
 /*
+ * Do @a and @b count as one host for max-slabs-per-host and its log?
+ * The same id, proven the same way: a host that proved its host-keys
+ * file shares its cap only with sessions that proved it too, so an id
+ * claimed with key-file (or with no key at all) never uses up the share
+ * of a host that proved it.  Claimed ids are only what the host says: a
+ * holder of key-file can claim a new one for each session.
+ */
+static bool same_host(const struct fsd_session *a, const struct fsd_session *b)
+{
+	return a->proof == b->proof &&
+	       !memcmp(a->host_id, b->host_id, FARSWAP_ID_LEN);
+}
+
+/*
  * Slabs held by the host of @s, over all its live sessions: a host opens
  * one session per donor, but nothing stops it from opening more.
  */
@@ -73,10 +90,15 @@ static uint32_t host_slabs(const struct fsd_donor *d,
 	uint32_t n = 0;
 
 	for (o = d->sessions; o; o = o->next)
-		if (o == s || (!o->closing &&
-			       !memcmp(o->host_id, s->host_id, FARSWAP_ID_LEN)))
+		if (o == s || (!o->closing && same_host(o, s)))
 			n += o->nr_slabs;
 	return n;
+}
+
+/* How the id of @s is known, for the log: "proven" or "claimed". */
+static const char *host_id_kind(const struct fsd_session *s)
+{
+	return s->proof == FSD_PROOF_HOST_KEY ? "proven" : "claimed";
 }
 
 static bool at_slab_cap(const struct fsd_donor *d,
@@ -117,6 +139,7 @@ const char *fsd_refusal_name(enum fsd_refusal r)
 		[FSD_REFUSED_INTERNAL] = "internal",
 		[FSD_REFUSED_AUTH] = "auth",
 		[FSD_REFUSED_UNAUTHENTICATED] = "max_unauthenticated",
+		[FSD_REFUSED_RATE] = "connect_rate",
 	};
 
 	return r < FSD_REFUSED_COUNT ? names[r] : "?";
@@ -211,27 +234,62 @@ static struct fsd_session *oldest_unauthenticated(struct fsd_donor *d,
 	return old;
 }
 
+/* Live sessions from @addr that have not proved the key yet. */
+static unsigned int unauthenticated_from(const struct fsd_donor *d,
+					 const struct fsd_addr *addr)
+{
+	const struct fsd_session *s;
+	unsigned int n = 0;
+
+	for (s = d->sessions; s; s = s->next)
+		if (!s->closing && !fsd_session_authenticated(s) &&
+		    fsd_addr_equal(&s->addr, addr))
+			n++;
+	return n;
+}
+
+/*
+ * Is a limit of @max (0: none) full for one more session, with @have
+ * counted toward it now, one of which makes way if @one_leaves?
+ */
+static bool full(unsigned int have, unsigned int max, bool one_leaves)
+{
+	return max && have - (one_leaves ? 1 : 0) >= max;
+}
+
 /*
  * Room for a new control session among those still to prove the key
- * (max-unauthenticated) and those from its address
- * (max-sessions-per-address).  When full, the oldest session that has
- * not proved the key makes way (as sshd's MaxStartups drops starts):
- * connects without the key, from anywhere or claiming a host's address,
- * can then only cut short each other's handshakes, never hold a place
- * for a whole handshake-timeout and keep hosts out.  A host's handshake
- * takes a few round trips; a flood must outpace that to delay it, and
- * sessions that proved the key are never pushed out.
+ * from its address (max-unauthenticated-per-address), from anywhere
+ * (max-unauthenticated), and among all from its address
+ * (max-sessions-per-address).  When one is full, the oldest session
+ * that has not proved the key, and that counts toward it, makes way (as
+ * sshd's MaxStartups drops starts): connects without the key cannot hold
+ * a place for a whole handshake-timeout and keep hosts out.  The limit
+ * per address comes first, so that connects from one address push out
+ * their own before anyone else's.  A connect evicts one session at most:
+ * a limit still full after that (lowered by a reload) refuses it.
+ * Sessions that proved the key are never pushed out.
  */
 static void make_room(struct fsd_donor *d, struct fsd_conn_decision *dec)
 {
-	unsigned int per_addr = d->lim.max_sessions_per_address;
 	bool auth = fsd_donor_auth_required(d);
 	struct fsd_session *victim = NULL;
-	uint32_t unauth;
+	const char *why = NULL;
 
-	if (per_addr && sessions_from(d, &dec->addr) >= per_addr) {
-		victim = auth ? oldest_unauthenticated(d, &dec->addr) : NULL;
-		if (!victim) {
+	if (auth && full(unauthenticated_from(d, &dec->addr),
+			 d->lim.max_unauth_per_address, false)) {
+		victim = oldest_unauthenticated(d, &dec->addr);
+		why = "max-unauthenticated-per-address";
+		dec->evict_per_address = true;
+	}
+	if (full(sessions_from(d, &dec->addr),
+		 d->lim.max_sessions_per_address, victim)) {
+		if (!victim && auth) {
+			victim = oldest_unauthenticated(d, &dec->addr);
+			why = "max-sessions-per-address";
+		}
+		if (!victim || full(sessions_from(d, &dec->addr),
+				    d->lim.max_sessions_per_address, true)) {
 			refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_PER_ADDRESS,
 			       "too many sessions from this address (max-sessions-per-address)");
 			snprintf(dec->detail, sizeof(dec->detail),
@@ -240,19 +298,48 @@ static void make_room(struct fsd_donor *d, struct fsd_conn_decision *dec)
 			return;
 		}
 	}
-	if (auth) {
-		unauth = fsd_live_sessions(d, false) - (victim ? 1 : 0);
-		if (unauth >= d->max_unauthenticated && !victim)
+	if (auth && full(fsd_live_sessions(d, false), d->max_unauthenticated,
+			 victim)) {
+		if (!victim) {
 			victim = oldest_unauthenticated(d, NULL);
-		else if (unauth >= d->max_unauthenticated)
-			victim = NULL;	/* over the limit by more than one */
-		if (unauth >= d->max_unauthenticated && !victim) {
+			why = "max-unauthenticated";
+		}
+		if (!victim || full(fsd_live_sessions(d, false),
+				    d->max_unauthenticated, true)) {
 			refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_UNAUTHENTICATED,
 			       "too many sessions not authenticated yet (max-unauthenticated)");
 			return;
 		}
 	}
 	dec->evict = victim;
+	dec->evict_why = why;
+}
+
+/*
+ * May a line about a refused or evicted connect be logged now?  At most
+ * FSD_CONNECT_LOG_BURST a second: a flood of connects must not flood the
+ * journal too.  Those held back are told in one line, with the next one
+ * let through or once the second is over (fsd_connect_log_flush()).
+ */
+static bool connect_log_pass(struct fsd_donor *d, uint64_t now_ms)
+{
+	uint32_t missed = 0;
+
+	if (!fsd_ratelimit_pass(&d->connect_log, now_ms, FSD_CONNECT_LOG_MS,
+				FSD_CONNECT_LOG_BURST, &missed))
+		return false;
+	if (missed)
+		pr_notice("%u more refused connects suppressed", missed);
+	return true;
+}
+
+void fsd_connect_log_flush(struct fsd_donor *d, uint64_t now_ms)
+{
+	uint32_t missed = fsd_ratelimit_flush(&d->connect_log, now_ms,
+					      FSD_CONNECT_LOG_MS);
+
+	if (missed)
+		pr_notice("%u more refused connects suppressed", missed);
 }
 
 void fsd_conn_make_room(struct fsd_donor *d, struct fsd_conn_decision *dec,
@@ -264,10 +351,13 @@ void fsd_conn_make_room(struct fsd_donor *d, struct fsd_conn_decision *dec,
 		return;
 	dec->evict = NULL;
 	d->cnt.unauth_evicted++;
-	/* Debug only: a flood of connects must not flood the log too. */
-	fsd_session_close(d, s, FSD_LOG_DEBUG,
-			  "not authenticated after %" PRIu64 " ms: its place goes to a new connect",
-			  now_ms - s->created);
+	if (dec->evict_per_address)
+		d->cnt.unauth_evicted_per_address++;
+	fsd_session_close(d, s,
+			  connect_log_pass(d, now_ms) ? FSD_LOG_NOTICE :
+							FSD_LOG_DEBUG,
+			  "not authenticated after %" PRIu64 " ms: its place goes to a new connect (%s)",
+			  ms_since(now_ms, s->created), dec->evict_why);
 }
 
 static void decide_ctrl(struct fsd_donor *d, struct fsd_conn_decision *dec)
@@ -348,13 +438,36 @@ static void decide_io(struct fsd_donor *d, struct fsd_conn_decision *dec)
 }
 
 /*
+ * connect-rate: a control connect costs the donor a session, a protection
+ * domain, queue pairs and a registered buffer, set up and torn down on
+ * the event loop.  Over the rate of its address it is refused here, before
+ * any of that.  An I/O queue's connect is not counted: it joins a session
+ * whose host proved the key, from that session's address, or is refused
+ * before anything is set up for it (decide_io()).
+ */
+static bool connect_rate_refused(struct fsd_donor *d,
+				 struct fsd_conn_decision *dec,
+				 uint64_t now_ms)
+{
+	if (fsd_connect_take(&d->connects, &dec->addr, now_ms,
+			     d->lim.connect_rate, d->lim.connect_burst))
+		return false;
+	refuse(dec, FARSWAP_ST_BUSY, FSD_REFUSED_RATE,
+	       "too many connects from this address (connect-rate)");
+	snprintf(dec->detail, sizeof(dec->detail),
+		 "over %u connects a second from this address, burst %u (connect-rate)",
+		 d->lim.connect_rate, d->lim.connect_burst);
+	return true;
+}
+
+/*
  * What to answer the connect request of a host at @peer (NULL: not an IP
- * peer).  A host allowed-hosts does not name is refused before its
- * private data is even looked at.
+ * peer), at @now_ms.  A host allowed-hosts does not name is refused
+ * before its private data is even looked at.
  */
 void fsd_conn_decide(struct fsd_donor *d, const struct fsd_addr *peer,
 		     const void *pdata, size_t len,
-		     struct fsd_conn_decision *dec)
+		     struct fsd_conn_decision *dec, uint64_t now_ms)
 {
 	struct farswap_conn_req *req = &dec->req;
 
@@ -378,31 +491,25 @@ void fsd_conn_decide(struct fsd_donor *d, const struct fsd_addr *peer,
 		       "no protocol version in common");
 		return;
 	}
-	if (req->qtype == FARSWAP_QT_CTRL)
-		decide_ctrl(d, dec);
-	else
+	if (req->qtype != FARSWAP_QT_CTRL)
 		decide_io(d, dec);
+	else if (!connect_rate_refused(d, dec, now_ms))
+		decide_ctrl(d, dec);
 }
 
 /*
- * Count a refused connection and say why, naming the peer; at most
- * FSD_REFUSE_LOG_BURST lines per FSD_REFUSE_LOG_MS, so that a host
- * retrying in a loop cannot flood the journal.
+ * Count a refused connection and say why, naming the peer; at most so
+ * many lines a second (connect_log_pass()), so that a host retrying in a
+ * loop or a flood cannot flood the journal.
  */
 void fsd_conn_refused(struct fsd_donor *d, const struct fsd_conn_decision *dec,
 		      const char *peer, uint64_t now_ms)
 {
-	uint32_t missed = 0;
-
 	d->cnt.rejects++;
 	if (dec->refusal < FSD_REFUSED_COUNT)
 		d->cnt.refused[dec->refusal]++;
-	if (!fsd_ratelimit_pass(&d->refuse_log, now_ms, FSD_REFUSE_LOG_MS,
-				FSD_REFUSE_LOG_BURST, &missed))
+	if (!connect_log_pass(d, now_ms))
 		return;
-	if (missed)
-		pr_notice("%u more refused connections were not logged",
-			  missed);
 	pr_notice("connect from %s rejected: %s (%s)", peer ? peer : "?",
 		  dec->detail[0] ? dec->detail : dec->why,
 		  farswap_status_str((unsigned int)dec->status));
@@ -766,9 +873,9 @@ static unsigned int alloc_refusal(struct fsd_donor *d, struct fsd_session *s,
 		d->cnt.alloc_capped++;
 		if (fsd_ratelimit_pass(&d->alloc_log, now, FSD_REFUSE_LOG_MS,
 				       FSD_REFUSE_LOG_BURST, &missed))
-			pr_notice("host %u (%s, %s): SLAB_ALLOC_REQ refused (no free slab): its host holds %u slabs, max-slabs-per-host %u",
+			pr_notice("host %u (%s, %s): SLAB_ALLOC_REQ refused (no free slab): its host holds %u slabs, max-slabs-per-host %u (host id %s)",
 				  s->nr, s->name, s->peer, host_slabs(d, s),
-				  d->lim.max_slabs_per_host);
+				  d->lim.max_slabs_per_host, host_id_kind(s));
 		return FARSWAP_ST_NO_SPACE;
 	}
 	/* Too fast: BUSY, which a host retries later or elsewhere. */

@@ -49,9 +49,16 @@
  * hosts (and each host has at most FSD_RECLAIMS_MAX requests in flight).
  */
 #define FSD_DRAIN_BATCH 32
-/* Refused connections and allocations: this many log lines per interval. */
+/* Refused allocations and authentications: this many log lines per interval. */
 #define FSD_REFUSE_LOG_BURST 20
 #define FSD_REFUSE_LOG_MS 10000
+/*
+ * Refused and evicted connects: this many lines a second, then one line
+ * that says how many more there were.  A flood of connects (or a host
+ * retrying in a loop) costs the journal a few lines a second.
+ */
+#define FSD_CONNECT_LOG_BURST 5
+#define FSD_CONNECT_LOG_MS 1000
 
 /* Why an unsolicited STATS_REP was sent. */
 enum fsd_notice_kind {
@@ -73,6 +80,7 @@ enum fsd_refusal {
 	FSD_REFUSED_INTERNAL,		/* the donor could not set it up */
 	FSD_REFUSED_AUTH,		/* no authentication, or not yet */
 	FSD_REFUSED_UNAUTHENTICATED,	/* max-unauthenticated */
+	FSD_REFUSED_RATE,		/* connect-rate */
 	FSD_REFUSED_COUNT
 };
 
@@ -83,6 +91,16 @@ enum fsd_auth_state {
 	FSD_AUTH_WAIT_PROOF,	/* AUTH_CHAL sent, waiting for AUTH_PROOF */
 	FSD_AUTH_OK,		/* the host proved it holds the key */
 	FSD_AUTH_FAILED,	/* wrong proof: the session is closing */
+};
+
+/*
+ * Which secret a session's host proves, and so what its host id is
+ * worth: only a host-keys file is the host's own, named by its id.
+ */
+enum fsd_proof {
+	FSD_PROOF_NONE,		/* none asked, or none yet: the id is claimed */
+	FSD_PROOF_HOST_KEY,	/* its file in host-keys: the id is proven */
+	FSD_PROOF_KEY_FILE,	/* key-file, which every host holds: claimed */
 };
 
 struct fsd_session {
@@ -134,6 +152,8 @@ struct fsd_session {
 	uint8_t donor_nonce[FARSWAP_AUTH_NONCE_LEN];
 	/* The secret this host proves: its host-keys file, or key-file. */
 	struct fsd_auth_key key;
+	enum fsd_proof proof;		/* what @key is (proven once auth is OK) */
+	char key_name[FSD_HOST_KEY_NAME_MAX + 1];	/* its file in host-keys */
 	void *rdma;			/* verbs.c's state */
 };
 
@@ -204,6 +224,8 @@ struct fsd_counters {
 	uint64_t auth_denied_msgs;	/* messages before authentication */
 	uint64_t auth_timeouts;		/* not authenticated in time */
 	uint64_t unauth_evicted;	/* closed to make room for a connect */
+	/* Of those, for max-unauthenticated-per-address. */
+	uint64_t unauth_evicted_per_address;
 };
 
 /*
@@ -234,6 +256,9 @@ struct fsd_limits_live {
 	struct fsd_access acl;
 	uint32_t max_slabs_per_host;	/* 0: no cap */
 	unsigned int max_sessions_per_address;	/* 0: no limit */
+	unsigned int max_unauth_per_address;	/* 0: no limit */
+	uint32_t connect_rate;		/* control connects/s per address; 0: off */
+	uint32_t connect_burst;
 	uint32_t max_queue_depth;
 	uint32_t handshake_timeout_ms;	/* 0: no limit */
 	uint32_t alloc_rate;		/* grants/s per session; 0: no limit */
@@ -263,10 +288,12 @@ struct fsd_donor {
 	struct fsd_counters cnt;
 	struct fsd_limits_live lim;
 	struct fsd_drain drain;
-	struct fsd_ratelimit refuse_log;
 	struct fsd_ratelimit alloc_log;
 	struct fsd_ratelimit auth_log;
+	struct fsd_ratelimit connect_log;	/* refused and evicted connects */
+	struct fsd_connect_table connects;	/* connect-rate */
 	struct fsd_auth_key key;	/* key-file; len 0: none */
+	char key_file[4096];		/* its path, for the log */
 	/* host-keys: a directory of per-host secrets; "": none. */
 	char host_keys[4096];
 };
@@ -285,28 +312,33 @@ struct fsd_conn_decision {
 	struct fsd_session *session;	/* I/O QP: the session it joins */
 	/*
 	 * Control QP accepted in place of this session, which has not
-	 * proved the key: fsd_conn_make_room() closes it.
+	 * proved the key: fsd_conn_make_room() closes it, for evict_why.
 	 */
 	struct fsd_session *evict;
+	const char *evict_why;		/* the limit that was full */
+	bool evict_per_address;		/* max-unauthenticated-per-address */
 };
 
 int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
 		   const struct fsd_ops *ops, void *priv);
 void fsd_donor_exit(struct fsd_donor *d);
-/* Hosts must authenticate; the donor keeps a copy of @key. */
-void fsd_donor_set_key(struct fsd_donor *d, const struct fsd_auth_key *key);
+/* Hosts must authenticate; the donor keeps a copy of @key, read from @path. */
+void fsd_donor_set_key(struct fsd_donor *d, const struct fsd_auth_key *key,
+		       const char *path);
 void fsd_donor_set_host_keys(struct fsd_donor *d, const char *dir);
 bool fsd_donor_auth_required(const struct fsd_donor *d);
 bool fsd_session_authenticated(const struct fsd_session *s);
 
 void fsd_conn_decide(struct fsd_donor *d, const struct fsd_addr *peer,
 		     const void *pdata, size_t len,
-		     struct fsd_conn_decision *dec);
+		     struct fsd_conn_decision *dec, uint64_t now_ms);
 /* Close the session an accepted decision evicts, if any. */
 void fsd_conn_make_room(struct fsd_donor *d, struct fsd_conn_decision *dec,
 			uint64_t now_ms);
 void fsd_conn_refused(struct fsd_donor *d, const struct fsd_conn_decision *dec,
 		      const char *peer, uint64_t now_ms);
+/* The line that says how many connect lines were held back, when due. */
+void fsd_connect_log_flush(struct fsd_donor *d, uint64_t now_ms);
 struct fsd_session *fsd_session_new(struct fsd_donor *d,
 				    const struct fsd_conn_decision *dec,
 				    const char *peer, uint64_t now_ms);

@@ -194,6 +194,17 @@ static void log_access(const struct fsd_server *srv)
 	free(text);
 }
 
+/* The limits a host meets, as resolved: the defaults are some of them. */
+static void log_limits(const struct fsd_server *srv)
+{
+	const struct fsd_limits_live *l = &srv->donor.lim;
+
+	pr_info("limits: max-slabs-per-host %u of %u slabs, alloc-rate %u/s burst %u, connect-rate %u/s burst %u per address, max-unauthenticated %u (%u per address)",
+		l->max_slabs_per_host, srv->lim.nr_slabs, l->alloc_rate,
+		l->alloc_burst, l->connect_rate, l->connect_burst,
+		srv->donor.max_unauthenticated, l->max_unauth_per_address);
+}
+
 static void apply_limits(struct fsd_server *srv)
 {
 	struct fsd_donor *d = &srv->donor;
@@ -202,10 +213,13 @@ static void apply_limits(struct fsd_server *srv)
 	l->acl = srv->cfg.allowed_hosts;
 	l->max_slabs_per_host = srv->lim.max_slabs_per_host;
 	l->max_sessions_per_address = srv->cfg.max_sessions_per_address;
+	l->max_unauth_per_address = srv->cfg.max_unauth_per_address;
+	l->connect_rate = srv->cfg.connect_rate;
+	l->connect_burst = srv->cfg.connect_burst;
 	l->max_queue_depth = srv->cfg.max_queue_depth;
 	l->handshake_timeout_ms = srv->cfg.handshake_timeout_ms;
-	l->alloc_rate = srv->cfg.alloc_rate;
-	l->alloc_burst = srv->cfg.alloc_burst;
+	l->alloc_rate = srv->lim.alloc_rate;
+	l->alloc_burst = srv->lim.alloc_burst;
 	l->revoke_after = srv->cfg.revoke_after;
 
 	d->headroom = srv->lim.headroom;
@@ -362,7 +376,10 @@ static void reload(struct fsd_server *srv)
 		arm_keepalive(srv);
 		log_keepalive(srv);
 	}
-	srv->lim.max_slabs_per_host = fsd_slab_cap(&c, srv->cfg.slab_size);
+	srv->lim.max_slabs_per_host = fsd_slab_cap(&c, srv->cfg.slab_size,
+						   srv->lim.nr_slabs);
+	fsd_alloc_rate(&c, srv->cfg.slab_size, &srv->lim.alloc_rate,
+		       &srv->lim.alloc_burst);
 	fsd_log_set_level(c.log_level);
 	if (!fsd_read_meminfo(MEMINFO, NULL, &mi)) {
 		srv->lim.headroom = fsd_amount_resolve(&c.headroom,
@@ -374,6 +391,7 @@ static void reload(struct fsd_server *srv)
 		srv->metrics_error[0] = '\0';
 	apply_limits(srv);
 	log_access(srv);
+	log_limits(srv);
 	/* Access is for sessions too, not only for the next connects. */
 	fsd_donor_recheck_access(&srv->donor);
 	arm_timer(srv);
@@ -405,7 +423,7 @@ static void on_connect_request(struct fsd_server *srv, struct cm_event *ev)
 
 	fsd_peer_name(ev->id, peer, sizeof(peer));
 	fsd_conn_decide(&srv->donor, fsd_peer_addr(ev->id, &addr), ev->pdata,
-			ev->plen, &dec);
+			ev->plen, &dec, fsd_now_ms());
 	if (dec.status != FARSWAP_ST_OK)
 		goto reject;
 	if (dec.qtype == FARSWAP_QT_CTRL) {
@@ -1030,7 +1048,7 @@ int main(int argc, char **argv)
 		die("%s", "out of memory");
 	pick_donor_id(&srv.cfg, srv.donor.donor_id);
 	fsd_donor_set_domain(&srv.donor, srv.cfg.failure_domain);
-	fsd_donor_set_key(&srv.donor, &key);
+	fsd_donor_set_key(&srv.donor, &key, srv.cfg.key_file);
 	fsd_auth_key_clear(&key);
 	fsd_donor_set_host_keys(&srv.donor, srv.cfg.host_keys);
 	apply_limits(&srv);
@@ -1054,6 +1072,7 @@ int main(int argc, char **argv)
 	log_keepalive(&srv);
 	log_auth(&srv);
 	log_access(&srv);
+	log_limits(&srv);
 	write_metrics(&srv);
 	notify("READY=1");
 	notify_status(&srv);

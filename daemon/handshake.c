@@ -17,9 +17,11 @@
 #include "handshake.h"
 #include "log.h"
 
-void fsd_donor_set_key(struct fsd_donor *d, const struct fsd_auth_key *key)
+void fsd_donor_set_key(struct fsd_donor *d, const struct fsd_auth_key *key,
+		       const char *path)
 {
 	d->key = *key;
+	snprintf(d->key_file, sizeof(d->key_file), "%s", path ? path : "");
 }
 
 void fsd_donor_set_host_keys(struct fsd_donor *d, const char *dir)
@@ -37,6 +39,7 @@ void fsd_donor_handshakes(struct fsd_donor *d, uint64_t now_ms)
 	uint32_t limit = d->lim.handshake_timeout_ms;
 	struct fsd_session *s;
 
+	fsd_connect_log_flush(d, now_ms);
 	if (!limit)
 		return;
 	for (s = d->sessions; s; s = s->next) {
@@ -164,24 +167,44 @@ static bool host_uuid_name(const struct fsd_session *s, char *out,
 	return true;
 }
 
+/* Which secret a host proves, and where it came from. */
+struct host_key {
+	struct fsd_auth_key key;
+	enum fsd_proof proof;
+	char name[FSD_HOST_KEY_NAME_MAX + 1];	/* its file in host-keys */
+};
+
+/* A host's file in host-keys, by @name: 0, -ENOENT (none) or -errno. */
+static int load_host_key(struct fsd_donor *d, const char *name,
+			 struct host_key *hk, char *why, size_t whylen)
+{
+	int ret = fsd_auth_load_host_key(d->host_keys, name, &hk->key, why,
+					 whylen);
+
+	if (!ret) {
+		hk->proof = FSD_PROOF_HOST_KEY;
+		snprintf(hk->name, sizeof(hk->name), "%s", name);
+	}
+	return ret;
+}
+
 /*
  * The secret @s must prove: the host's own file in host-keys (named by
  * its id as logged, or as a dashed UUID), else key-file.  Returns 0 with
- * s->key set, or -errno with why in @why (never a byte of a secret).
+ * @hk set, or -errno with why in @why (never a byte of a secret).
  */
 static int pick_host_key(struct fsd_donor *d, struct fsd_session *s,
-			 struct fsd_auth_key *key, char *why, size_t whylen)
+			 struct host_key *hk, char *why, size_t whylen)
 {
 	char uuid[2 * FARSWAP_ID_LEN + 5];
 	int ret = -ENOENT;
 
+	memset(hk, 0, sizeof(*hk));
 	if (d->host_keys[0] && fsd_auth_host_key_name_ok(s->name))
-		ret = fsd_auth_load_host_key(d->host_keys, s->name, key,
-					     why, whylen);
+		ret = load_host_key(d, s->name, hk, why, whylen);
 	if (ret == -ENOENT && d->host_keys[0] &&
 	    host_uuid_name(s, uuid, sizeof(uuid)))
-		ret = fsd_auth_load_host_key(d->host_keys, uuid, key, why,
-					     whylen);
+		ret = load_host_key(d, uuid, hk, why, whylen);
 	if (ret != -ENOENT)
 		return ret;
 	if (!d->key.len) {
@@ -190,25 +213,42 @@ static int pick_host_key(struct fsd_donor *d, struct fsd_session *s,
 			 d->host_keys);
 		return -ENOKEY;
 	}
-	*key = d->key;
+	hk->key = d->key;
+	hk->proof = FSD_PROOF_KEY_FILE;
 	return 0;
 }
 
 bool fsd_session_key_current(struct fsd_donor *d, struct fsd_session *s,
 			     char *why, size_t whylen)
 {
-	struct fsd_auth_key now;
+	struct host_key now;
 	bool same;
 
 	if (pick_host_key(d, s, &now, why, whylen))
 		return false;
-	same = now.len == s->key.len &&
-	       !CRYPTO_memcmp(now.bytes, s->key.bytes, now.len);
-	fsd_auth_key_clear(&now);
+	same = now.key.len == s->key.len &&
+	       !CRYPTO_memcmp(now.key.bytes, s->key.bytes, now.key.len);
+	fsd_auth_key_clear(&now.key);
 	if (!same)
 		snprintf(why, whylen, "its key in %s changed",
 			 d->host_keys[0] ? "host-keys or key-file" : "key-file");
 	return same;
+}
+
+/*
+ * Which secret @s proved, by its file (never a byte of it): its own in
+ * host-keys, which proves its id, or the key-file every host may hold,
+ * which proves only that it is one of them (its id is claimed).
+ */
+static void log_proof(const struct fsd_donor *d, const struct fsd_session *s)
+{
+	if (s->proof == FSD_PROOF_HOST_KEY)
+		pr_info("host %u (%s, %s): authenticated (hmac-sha256) with its own key, host-keys file %s/%s: host id proven",
+			s->nr, s->name, s->peer, d->host_keys, s->key_name);
+	else
+		pr_info("host %u (%s, %s): authenticated (hmac-sha256) with the shared key-file %s: host id claimed, not proven",
+			s->nr, s->name, s->peer,
+			d->key_file[0] ? d->key_file : "(path not known)");
 }
 
 /* AUTH_REQ: answer the host's nonce with ours and the donor's MAC. */
@@ -216,6 +256,7 @@ int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 			const union farswap_msg *m, uint64_t now_ms)
 {
 	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
+	struct host_key hk;
 	char why[256];
 	union farswap_msg r;
 	int ret;
@@ -232,13 +273,17 @@ int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 				  "bad message: AUTH_REQ out of turn");
 		return -EPROTO;
 	}
-	if (pick_host_key(d, s, &s->key, why, sizeof(why))) {
+	if (pick_host_key(d, s, &hk, why, sizeof(why))) {
 		s->auth = FSD_AUTH_FAILED;
 		d->cnt.auth_failed++;
 		auth_log(d, s, now_ms, why);
 		return refuse_session(d, s, cookie, FARSWAP_ST_DENIED,
 				      FSD_LOG_INFO, "no key for this host");
 	}
+	s->key = hk.key;
+	s->proof = hk.proof;
+	memcpy(s->key_name, hk.name, sizeof(s->key_name));
+	fsd_auth_key_clear(&hk.key);
 	memcpy(s->host_nonce, m->auth_req.host_nonce, FARSWAP_AUTH_NONCE_LEN);
 	do {
 		ret = d->ops->random(d, s->donor_nonce, FARSWAP_AUTH_NONCE_LEN);
@@ -308,8 +353,7 @@ int fsd_handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
 	}
 	s->auth = FSD_AUTH_OK;
 	d->cnt.auth_ok++;
-	pr_info("host %u (%s, %s): authenticated (hmac-sha256)", s->nr,
-		s->name, s->peer);
+	log_proof(d, s);
 	ret = send_auth_rep(d, s, cookie, FARSWAP_ST_OK);
 	/* Only a host that proved its id may have its old session probed. */
 	if (!ret)

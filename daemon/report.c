@@ -69,7 +69,10 @@ static const struct {
 	C(closed_not_allowed, "farswapd_closed_not_allowed_total",
 	  "Sessions closed on reload because allowed-hosts no longer names them."),
 	C(unauth_evicted, "farswapd_unauth_evicted_total",
-	  "Sessions not yet authenticated closed to make room for a new connect (max-unauthenticated, max-sessions-per-address)."),
+	  "Sessions not yet authenticated closed to make room for a new connect (max-unauthenticated, max-unauthenticated-per-address, max-sessions-per-address)."),
+	C(unauth_evicted_per_address,
+	  "farswapd_unauth_evicted_per_address_total",
+	  "Of those, closed for a newer connect from their own address (max-unauthenticated-per-address)."),
 	C(auth_ok, "farswapd_auth_ok_total", "Host sessions authenticated."),
 	C(auth_failed, "farswapd_auth_failed_total",
 	  "Authentication proofs that were wrong (each closes its session)."),
@@ -376,13 +379,14 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     " closed_not_allowed=%" PRIu64 " auth_ok=%" PRIu64
 	     " auth_failed=%" PRIu64 " auth_denied_msgs=%" PRIu64
 	     " auth_timeouts=%" PRIu64 " revoke_notices=%" PRIu64
-	     " unauth_evicted=%" PRIu64 "\n",
+	     " unauth_evicted=%" PRIu64 " unauth_evicted_per_address=%" PRIu64
+	     "\n",
 	     d->cnt.handshake_timeouts, d->cnt.revoked, d->cnt.quarantined,
 	     d->cnt.alloc_capped, d->cnt.alloc_rate_limited,
 	     d->cnt.depth_clamped, d->cnt.closed_not_allowed,
 	     d->cnt.auth_ok, d->cnt.auth_failed, d->cnt.auth_denied_msgs,
 	     d->cnt.auth_timeouts, d->cnt.revoke_notices,
-	     d->cnt.unauth_evicted);
+	     d->cnt.unauth_evicted, d->cnt.unauth_evicted_per_address);
 	fsd_emit(&o, "drain %s\ndrain_slabs_left %u\ndrain_slabs_returned %" PRIu64
 	     "\ndrain_bytes_moved %" PRIu64 "\ndrain_refusals %" PRIu64 "\n",
 	     fsd_drain_state_str(fsd_drain_state(d)), p->nr_held,

@@ -23,6 +23,8 @@
  *   op 10: the grant worker finishes the oldest grant [bit 0: it failed]
  *   op 11: handshake check [dt], I/O queue up [sess] [qid]
  *   op 12: limits         [acl] [cap] [per address] [rate] [revoke-after]
+ *          (per address: sessions, and of them unauthenticated; rate:
+ *          of grants, and of connects)
  *   op 13: drain          [bit 0: drain, else undrain] (farswapd --drain):
  *          while it lasts no slab is ever revoked, and a draining host
  *          is granted none
@@ -170,12 +172,19 @@ static void set_limits(struct fsd_donor *d, struct cursor *c)
 		"2001:db8::/32, 0.0.0.0/0", "name:fuzz-b", "fe80::/10 id:00000000000000000000000000000000",
 	};
 	char err[128];
+	uint8_t v;
 
 	fsd_access_parse(lists[next(c) % 6], &d->lim.acl, err, sizeof(err));
 	d->lim.max_slabs_per_host = next(c) % 8;
-	d->lim.max_sessions_per_address = next(c) % 5;
-	d->lim.alloc_rate = next(c) % 4;
+	/* Two limits a byte: the seeds keep their meaning. */
+	v = next(c);
+	d->lim.max_sessions_per_address = v % 5;
+	d->lim.max_unauth_per_address = v / 5 % 4;
+	v = next(c);
+	d->lim.alloc_rate = v % 4;
 	d->lim.alloc_burst = d->lim.alloc_rate * 2;
+	d->lim.connect_rate = v / 4 % 4;
+	d->lim.connect_burst = d->lim.connect_rate * 2;
 	d->lim.revoke_after = next(c) % 4;
 }
 
@@ -191,10 +200,25 @@ static void reap(struct fsd_donor *d)
 	}
 }
 
+/* Live sessions from @addr that have not proved the key. */
+static unsigned int unauthenticated_from(const struct fsd_donor *d,
+					 const struct fsd_addr *addr)
+{
+	const struct fsd_session *s;
+	unsigned int n = 0;
+
+	for (s = d->sessions; s; s = s->next)
+		if (!s->closing && !fsd_session_authenticated(s) &&
+		    fsd_addr_equal(&s->addr, addr))
+			n++;
+	return n;
+}
+
 /* What the event loop does with a connect request it decided on. */
 static void connect_request(struct fsd_donor *d, struct fsd_conn_decision *dec,
 			    uint64_t now)
 {
+	unsigned int before, limit = d->lim.max_unauth_per_address;
 	struct fsd_session *s;
 
 	if (dec->status != FARSWAP_ST_OK) {
@@ -205,10 +229,18 @@ static void connect_request(struct fsd_donor *d, struct fsd_conn_decision *dec,
 		/* As farswapd does: with authentication, after the proof. */
 		if (!fsd_donor_auth_required(d))
 			fsd_probe_host(d, dec->req.host_id, NULL, now);
+		before = unauthenticated_from(d, &dec->addr);
 		fsd_conn_make_room(d, dec, now);
 		s = fsd_session_new(d, dec, "fuzz", now);
 		if (s)
 			fsd_session_established(d, s, now);
+		/*
+		 * One address never gets past its limit of sessions still to
+		 * prove the key (or, lowered by op 12, past what it had).
+		 */
+		if (limit && unauthenticated_from(d, &dec->addr) >
+			     (before > limit ? before : limit))
+			abort();
 	} else if (fsd_session_attach_io(dec->session, dec->qid, now)) {
 		abort();	/* decide said it was free */
 	}
@@ -250,7 +282,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 1:
 			len = take(&c, buf, next(&c) % 80);
-			fsd_conn_decide(&d, fake_peer(), buf, len, &dec);
+			fsd_conn_decide(&d, fake_peer(), buf, len, &dec, now);
 			connect_request(&d, &dec, now);
 			break;
 		case 2:
@@ -287,7 +319,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				struct fsd_auth_key k = { .len = 16 };
 
 				memcpy(k.bytes, "fuzz-key-16bytes", 16);
-				fsd_donor_set_key(&d, &k);
+				fsd_donor_set_key(&d, &k, NULL);
 			} else {
 				fsd_auth_key_clear(&d.key);
 			}
@@ -323,7 +355,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const struct fsd_addr *peer = peer_of(&c, &addr);
 
 			len = take(&c, buf, next(&c) % 80);
-			fsd_conn_decide(&d, peer, buf, len, &dec);
+			fsd_conn_decide(&d, peer, buf, len, &dec, now);
 			connect_request(&d, &dec, now);
 			break;
 		}

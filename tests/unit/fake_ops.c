@@ -224,7 +224,7 @@ struct fsd_session *fake_session(struct fsd_donor *d, const char *host,
 
 	farswap_conn_req_init(&req, FARSWAP_QT_CTRL, 0, nr_io, 0, 128);
 	strncpy((char *)req.host_id, host, FARSWAP_ID_LEN);
-	fsd_conn_decide(d, fake_peer(), &req, sizeof(req), &dec);
+	fsd_conn_decide(d, fake_peer(), &req, sizeof(req), &dec, 0);
 	if (dec.status != FARSWAP_ST_OK)
 		return NULL;
 	s = fsd_session_new(d, &dec, "10.0.0.1:5000", 0);

@@ -291,6 +291,81 @@ static void test_bucket(void **state)
 	assert_true(fsd_bucket_take(&b, 1000, 1, 1));
 }
 
+/* The summary of an interval that is over, even with no event after it. */
+static void test_ratelimit_flush(void **state)
+{
+	struct fsd_ratelimit rl = { 0 };
+	uint32_t missed = 99;
+	int i;
+
+	(void)state;
+	/* Nothing held back: nothing to say. */
+	assert_int_equal(fsd_ratelimit_flush(&rl, 50000, 1000), 0);
+	for (i = 0; i < 10; i++)
+		fsd_ratelimit_pass(&rl, 1000, 1000, 3, &missed);
+	/* Not while the interval lasts, then once. */
+	assert_int_equal(fsd_ratelimit_flush(&rl, 1999, 1000), 0);
+	assert_int_equal(fsd_ratelimit_flush(&rl, 2000, 1000), 7);
+	assert_int_equal(fsd_ratelimit_flush(&rl, 9000, 1000), 0);
+	/* Told by the flush, so not again by the next event let through. */
+	assert_true(fsd_ratelimit_pass(&rl, 9000, 1000, 3, &missed));
+	assert_int_equal(missed, 0);
+	/* A new interval began at the flush: 3 more lines fit in it. */
+	assert_true(fsd_ratelimit_pass(&rl, 9001, 1000, 3, &missed));
+	assert_true(fsd_ratelimit_pass(&rl, 9002, 1000, 3, &missed));
+	assert_false(fsd_ratelimit_pass(&rl, 9003, 1000, 3, &missed));
+}
+
+/* connect-rate: a bucket per address, in a table of bounded size. */
+static void test_connect_rate(void **state)
+{
+	static struct fsd_connect_table t;
+	struct fsd_addr a = v4("10.0.0.1"), b = v4("10.0.0.2");
+	struct fsd_addr mapped = v6("::ffff:10.0.0.1"), none = { 0 };
+	int i, got = 0;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	/* 2 a second, burst 3: three at once, then refused. */
+	for (i = 0; i < 10; i++)
+		got += fsd_connect_take(&t, &a, 1000, 2, 3);
+	assert_int_equal(got, 3);
+	/* The same address written as IPv4-mapped IPv6 is the same one. */
+	assert_false(fsd_connect_take(&t, &mapped, 1000, 2, 3));
+	/* Another address has its own bucket. */
+	assert_true(fsd_connect_take(&t, &b, 1000, 2, 3));
+	/* Refused connects took no token: one is back 500 ms later. */
+	assert_true(fsd_connect_take(&t, &a, 1500, 2, 3));
+	assert_false(fsd_connect_take(&t, &a, 1500, 2, 3));
+	/* 0: no limit; no IP address: nothing to limit by. */
+	assert_true(fsd_connect_take(&t, &a, 1500, 0, 0));
+	for (i = 0; i < 10; i++)
+		assert_true(fsd_connect_take(&t, &none, 1500, 2, 3));
+	assert_true(fsd_connect_take(&t, NULL, 1500, 2, 3));
+	/*
+	 * The table is bounded: as many other addresses as it holds push
+	 * out the one seen longest ago, a (b was seen since), which comes
+	 * back with a full bucket.
+	 */
+	assert_true(fsd_connect_take(&t, &b, 1600, 2, 3));
+	for (i = 0; i < FSD_CONNECT_ADDRS - 1; i++) {
+		struct fsd_addr o = { 0 };
+
+		o.family = 2;
+		o.bytes[0] = 0x20;
+		o.bytes[14] = (uint8_t)(i >> 8);
+		o.bytes[15] = (uint8_t)i;
+		assert_true(fsd_connect_take(&t, &o, 1700, 2, 3));
+	}
+	assert_false(fsd_connect_take(&t, &b, 1700, 2, 3) &&
+		     fsd_connect_take(&t, &b, 1700, 2, 3) &&
+		     fsd_connect_take(&t, &b, 1700, 2, 3));
+	got = 0;
+	for (i = 0; i < 10; i++)
+		got += fsd_connect_take(&t, &a, 1700, 2, 3);
+	assert_int_equal(got, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +379,8 @@ int main(void)
 		cmocka_unit_test(test_addr_equal),
 		cmocka_unit_test(test_ratelimit),
 		cmocka_unit_test(test_bucket),
+		cmocka_unit_test(test_ratelimit_flush),
+		cmocka_unit_test(test_connect_rate),
 	};
 
 	return cmocka_run_group_tests_name("access", tests, NULL, NULL);

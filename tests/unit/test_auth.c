@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "fake_ops.h"
+#include "log.h"
 #include "report.h"
 
 #define NR 8
@@ -36,7 +37,7 @@ static void set_key(struct fsd_donor *d, const char *secret)
 	struct fsd_auth_key k = { .len = strlen(secret) };
 
 	memcpy(k.bytes, secret, k.len);
-	fsd_donor_set_key(d, &k);
+	fsd_donor_set_key(d, &k, "/etc/farswap/key");
 }
 
 static int setup(void **state)
@@ -70,7 +71,7 @@ static struct fsd_session *session(struct ctx *c, const char *host,
 	if (auth)
 		req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
 	strncpy((char *)req.host_id, host, FARSWAP_ID_LEN);
-	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), dec);
+	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), dec, 0);
 	if (dec->status != FARSWAP_ST_OK)
 		return NULL;
 	s = fsd_session_new(&c->d, dec, "10.0.0.1:5000", 0);
@@ -87,7 +88,7 @@ static int io_join(struct ctx *c, struct fsd_session *s)
 	farswap_conn_req_init(&req, FARSWAP_QT_IO, 1, 2, s->token, 128);
 	req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
 	memcpy(req.host_id, s->host_id, FARSWAP_ID_LEN);
-	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), &dec, 0);
 	return dec.status;
 }
 
@@ -734,7 +735,7 @@ static void test_host_keys_uuid_name(void **state)
 	farswap_conn_req_init(&req, FARSWAP_QT_CTRL, 0, 2, 0, 128);
 	req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
 	memcpy(req.host_id, id, sizeof(id));
-	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), &dec, 0);
 	assert_int_equal(dec.status, FARSWAP_ST_OK);
 	s = fsd_session_new(&c->d, &dec, "10.0.0.1:5000", 0);
 	assert_non_null(s);
@@ -744,6 +745,122 @@ static void test_host_keys_uuid_name(void **state)
 	host_mac(KEY_A, s, ch->donor_nonce, mac);
 	assert_int_equal(proof(c, s, mac), 0);
 	assert_int_equal(s->auth, FSD_AUTH_OK);
+	remove_keys_dir();
+}
+
+/* The info lines a test is after, captured. */
+static char said[8][512];
+static unsigned int nr_said;
+static int level_before;
+
+static void capture(int level, const char *line)
+{
+	(void)level;
+	if (nr_said < 8)
+		snprintf(said[nr_said], sizeof(said[0]), "%s", line);
+	nr_said++;
+}
+
+static void capture_start(void)
+{
+	nr_said = 0;
+	level_before = fsd_log_level();
+	fsd_log_set_level(FSD_LOG_INFO);
+	fsd_log_set_hook(capture);
+}
+
+static void capture_stop(void)
+{
+	fsd_log_set_hook(NULL);
+	fsd_log_set_level(level_before);
+}
+
+/* The line of those captured that has @what, or NULL. */
+static const char *said_line(const char *what)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_said && i < 8; i++)
+		if (strstr(said[i], what))
+			return said[i];
+	return NULL;
+}
+
+/*
+ * The log says which key a host proved, by its file: its own in
+ * host-keys (its id proven), or the shared key-file (its id claimed);
+ * never a byte of either secret.
+ */
+static void test_log_names_key_proved(void **state)
+{
+	struct ctx *c = *state;
+	char want[256];
+	unsigned int i;
+
+	make_keys_dir();
+	put_host_key("host-a", KEY_A, 0600);
+	fsd_donor_set_host_keys(&c->d, keys_dir);
+	capture_start();
+	proven(c, "host-a", KEY_A);
+	proven(c, "host-b", KEY);
+	capture_stop();
+	snprintf(want, sizeof(want),
+		 "host 1 (host-a, 10.0.0.1:5000): authenticated (hmac-sha256) with its own key, host-keys file %s/host-a: host id proven",
+		 keys_dir);
+	assert_non_null(said_line(want));
+	assert_non_null(said_line("host 2 (host-b, 10.0.0.1:5000): authenticated (hmac-sha256) with the shared key-file /etc/farswap/key: host id claimed, not proven"));
+	for (i = 0; i < nr_said && i < 8; i++) {
+		assert_null(strstr(said[i], KEY));
+		assert_null(strstr(said[i], KEY_A));
+	}
+	remove_keys_dir();
+}
+
+/* SLAB_ALLOC_REQ of @s: the reply's status. */
+static unsigned int alloc_status(struct ctx *c, struct fsd_session *s)
+{
+	union farswap_msg m;
+
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, 1, 0x77);
+	m.alloc_req.slab_size = cpu_to_le64(SLAB);
+	assert_int_equal(handle(c, s, &m, 5), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type,
+			 FARSWAP_MSG_SLAB_ALLOC_REP);
+	return le16_to_cpu(fake_last(&c->f)->alloc_rep.status);
+}
+
+/*
+ * max-slabs-per-host counts by the proven identity: a session that proved
+ * host-a's own key shares its cap with none that only claimed host-a
+ * (with key-file, here after host-a's file went away), and the log says
+ * how the id is known.
+ */
+static void test_cap_keyed_on_proof(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_session *own, *claimed;
+	char path[512];
+
+	make_keys_dir();
+	put_host_key("host-a", KEY_A, 0600);
+	fsd_donor_set_host_keys(&c->d, keys_dir);
+	c->d.lim.max_slabs_per_host = 1;
+	own = proven(c, "host-a", KEY_A);
+	assert_int_equal(own->proof, FSD_PROOF_HOST_KEY);
+	snprintf(path, sizeof(path), "%s/host-a", keys_dir);
+	assert_int_equal(unlink(path), 0);
+	claimed = proven(c, "host-a", KEY);
+	assert_int_equal(claimed->proof, FSD_PROOF_KEY_FILE);
+	/* The claimed one takes its share first: the proven one keeps its. */
+	assert_int_equal(alloc_status(c, claimed), FARSWAP_ST_OK);
+	assert_int_equal(alloc_status(c, own), FARSWAP_ST_OK);
+	capture_start();
+	assert_int_equal(alloc_status(c, claimed), FARSWAP_ST_NO_SPACE);
+	assert_int_equal(alloc_status(c, own), FARSWAP_ST_NO_SPACE);
+	capture_stop();
+	assert_int_equal(c->d.cnt.alloc_capped, 2);
+	assert_non_null(said_line("its host holds 1 slabs, max-slabs-per-host 1 (host id claimed)"));
+	assert_non_null(said_line("its host holds 1 slabs, max-slabs-per-host 1 (host id proven)"));
 	remove_keys_dir();
 }
 
@@ -776,6 +893,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_keys_only, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_host_keys_uuid_name,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_log_names_key_proved,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cap_keyed_on_proof,
 						setup, teardown),
 	};
 

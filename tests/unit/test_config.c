@@ -247,11 +247,20 @@ static void test_limit_keys(void **state)
 	(void)state;
 	fsd_config_defaults(&c);
 	assert_int_equal(c.allowed_hosts.nr, 0);
+	/* Caps on by default: half the pool, and auto's grant rate. */
 	assert_int_equal(c.max_slabs_per_host, 0);
+	assert_int_equal(c.max_slabs_pct, 0);
+	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 10), 5);
+	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 3), 1);	/* rounded down */
+	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 1), 1);	/* never 0 */
 	assert_int_equal(c.max_sessions_per_address, 4);
+	assert_int_equal(c.max_unauth_per_address, 2);
+	assert_int_equal(c.connect_rate, 10);
+	assert_int_equal(c.connect_burst, 20);
 	assert_int_equal(c.max_queue_depth, 1024);
 	assert_int_equal(c.handshake_timeout_ms, 5000);
 	assert_int_equal(c.alloc_rate, 0);
+	assert_true(c.alloc_rate_auto);
 	assert_int_equal(c.revoke_after, 3);
 
 	assert_int_equal(fsd_config_set(&c, "allowed_hosts",
@@ -269,19 +278,39 @@ static void test_limit_keys(void **state)
 	/* A count, or a size turned into whole slabs. */
 	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "12", err,
 					sizeof(err)), 0);
-	assert_int_equal(fsd_slab_cap(&c, 1ull << 30), 12);
+	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 64), 12);
 	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "4G", err,
 					sizeof(err)), 0);
-	assert_int_equal(fsd_slab_cap(&c, 1ull << 30), 4);
-	assert_int_equal(fsd_slab_cap(&c, 16ull << 20), 256);
+	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 64), 4);
+	assert_int_equal(fsd_slab_cap(&c, 16ull << 20, 64), 256);
 	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "5G", err,
 					sizeof(err)), 0);
-	assert_int_equal(fsd_slab_cap(&c, 2ull << 30), 2);	/* rounded down */
+	assert_int_equal(fsd_slab_cap(&c, 2ull << 30, 64), 2);	/* rounded down */
 	assert_int_not_equal(fsd_config_set(&c, "max-slabs-per-host", "lots",
 					    err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "max-slabs-per-host 'lots'"));
 	assert_int_not_equal(fsd_config_set(&c, "max-slabs-per-host", "0G",
 					    err, sizeof(err)), 0);
+	/* A share of the pool: 1% to 100%, at least one slab. */
+	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "25%", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.max_slabs_pct, 25);
+	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 64), 16);
+	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 2), 1);
+	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "100%", err,
+					sizeof(err)), 0);
+	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 64), 64);
+	assert_int_not_equal(fsd_config_set(&c, "max-slabs-per-host", "0%",
+					    err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "max-slabs-per-host '0%': want a number of slabs, a size like 4G, or 1% to 100% of the pool"));
+	assert_int_not_equal(fsd_config_set(&c, "max-slabs-per-host", "101%",
+					    err, sizeof(err)), 0);
+	assert_int_equal(c.max_slabs_pct, 100);	/* the refused values left it */
+	/* 0: no cap, which a count, a size or a share each replace. */
+	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "0", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.max_slabs_pct, 0);
+	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 64), 0);
 	/* Less than one slab: refused once the slab size is known. */
 	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "512M", err,
 					sizeof(err)), 0);
@@ -324,14 +353,80 @@ static void test_limit_keys(void **state)
 					sizeof(err)), 0);
 	assert_int_equal(c.alloc_rate, 2);
 	assert_int_equal(c.alloc_burst, 8);
+	assert_false(c.alloc_rate_auto);
 	assert_int_equal(fsd_config_set(&c, "alloc-rate", "off", err,
 					sizeof(err)), 0);
 	assert_int_equal(c.alloc_rate, 0);
+	assert_false(c.alloc_rate_auto);
+	/* auto: 4 GiB of slabs a second, 4 s of them saved up, >= 4/16. */
+	assert_int_equal(fsd_config_set(&c, "alloc-rate", "auto", err,
+					sizeof(err)), 0);
+	assert_true(c.alloc_rate_auto);
+	{
+		uint32_t rate, burst;
+
+		fsd_alloc_rate(&c, 1ull << 30, &rate, &burst);
+		assert_int_equal(rate, 4);
+		assert_int_equal(burst, 16);
+		fsd_alloc_rate(&c, 64ull << 20, &rate, &burst);
+		assert_int_equal(rate, 64);
+		assert_int_equal(burst, 256);
+		fsd_alloc_rate(&c, 2ull << 20, &rate, &burst);
+		assert_int_equal(rate, 2048);
+		fsd_alloc_rate(&c, 1ull << 40, &rate, &burst);
+		assert_int_equal(rate, 4);
+		assert_int_equal(burst, 16);
+		/* A rate of its own is taken as it is. */
+		assert_int_equal(fsd_config_set(&c, "alloc-rate", "3/5", err,
+						sizeof(err)), 0);
+		fsd_alloc_rate(&c, 2ull << 20, &rate, &burst);
+		assert_int_equal(rate, 3);
+		assert_int_equal(burst, 5);
+		assert_int_equal(fsd_config_set(&c, "alloc-rate", "0", err,
+						sizeof(err)), 0);
+		fsd_alloc_rate(&c, 2ull << 20, &rate, &burst);
+		assert_int_equal(rate, 0);
+	}
 	assert_int_not_equal(fsd_config_set(&c, "alloc-rate", "2/0", err,
 					    sizeof(err)), 0);
 	assert_int_not_equal(fsd_config_set(&c, "alloc-rate", "fast", err,
 					    sizeof(err)), 0);
 	assert_non_null(strstr(err, "alloc-rate 'fast'"));
+
+	/* Pending connects per address: 0 (no limit) to 65536. */
+	assert_int_equal(fsd_config_set(&c, "max-unauthenticated-per-address",
+					"1", err, sizeof(err)), 0);
+	assert_int_equal(c.max_unauth_per_address, 1);
+	assert_int_equal(fsd_config_set(&c, "max_unauthenticated_per_address",
+					"0", err, sizeof(err)), 0);
+	assert_int_equal(c.max_unauth_per_address, 0);
+	assert_int_not_equal(fsd_config_set(&c,
+					    "max-unauthenticated-per-address",
+					    "65537", err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "max-unauthenticated-per-address '65537': want 0 (no limit) to 65536"));
+	assert_int_not_equal(fsd_config_set(&c,
+					    "max-unauthenticated-per-address",
+					    "-1", err, sizeof(err)), 0);
+	assert_int_equal(c.max_unauth_per_address, 0);
+
+	/* Connects per second per address: RATE[/BURST], 0 or off. */
+	assert_int_equal(fsd_config_set(&c, "connect-rate", "5", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.connect_rate, 5);
+	assert_int_equal(c.connect_burst, 5);
+	assert_int_equal(fsd_config_set(&c, "connect-rate", "2/30", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.connect_rate, 2);
+	assert_int_equal(c.connect_burst, 30);
+	assert_int_not_equal(fsd_config_set(&c, "connect-rate", "auto", err,
+					    sizeof(err)), 0);
+	assert_non_null(strstr(err, "connect-rate 'auto': want RATE or RATE/BURST"));
+	assert_int_not_equal(fsd_config_set(&c, "connect-rate", "1/0", err,
+					    sizeof(err)), 0);
+	assert_int_equal(c.connect_rate, 2);	/* the refused ones left it */
+	assert_int_equal(fsd_config_set(&c, "connect-rate", "off", err,
+					sizeof(err)), 0);
+	assert_int_equal(c.connect_rate, 0);
 
 	assert_int_equal(fsd_config_set(&c, "revoke-after", "0", err,
 					sizeof(err)), 0);
@@ -348,7 +443,8 @@ static void test_limit_keys(void **state)
 				 "--max-queue-depth", "64",
 				 "--handshake-timeout", "3s",
 				 "--alloc-rate", "4/6", "--revoke-after", "5",
-				 NULL };
+				 "--max-unauthenticated-per-address", "3",
+				 "--connect-rate", "7/9", NULL };
 		struct fsd_args a;
 		char text[2048];
 
@@ -366,6 +462,15 @@ static void test_limit_keys(void **state)
 		assert_non_null(strstr(text, "\nhandshake-timeout 3000ms\n"));
 		assert_non_null(strstr(text, "\nalloc-rate 4/6\n"));
 		assert_non_null(strstr(text, "\nrevoke-after 5\n"));
+		assert_non_null(strstr(text, "\nmax-unauthenticated-per-address 3\n"));
+		assert_non_null(strstr(text, "\nconnect-rate 7/9\n"));
+		/* The defaults, as --check-config shows them. */
+		fsd_config_defaults(&c);
+		fsd_config_print(&c, text, sizeof(text));
+		assert_non_null(strstr(text, "\nmax-slabs-per-host 50%\n"));
+		assert_non_null(strstr(text, "\nalloc-rate auto\n"));
+		assert_non_null(strstr(text, "\nconnect-rate 10/20\n"));
+		assert_non_null(strstr(text, "\nmax-unauthenticated 16\nmax-unauthenticated-per-address 2\nconnect-rate 10/20\n"));
 	}
 }
 
@@ -806,6 +911,7 @@ static void test_key_table_round_trip(void **state)
 		"headroom 512M\nhysteresis 2%\npressure-interval 250ms\n"
 		"reclaim-deadline 2m\nkeepalive 100ms\npsi-threshold 0.07\n"
 		"hugepages yes\nmax-hosts 65536\nmax-unauthenticated 1\n"
+		"max-unauthenticated-per-address 0\nconnect-rate 1/50\n"
 		"log-level notice\nstats-socket rel.sock\n"
 		"allowed-hosts 10.0.0.0/8 fd00::1 name:a id:00112233445566778899aabbccddeeff\n"
 		"max-slabs-per-host 40G\nmax-sessions-per-address 0\n"
@@ -934,6 +1040,8 @@ static void test_key_table_reload(void **state)
 		{ "reclaim-deadline", "5s" }, { "keepalive", "1s" },
 		{ "psi-threshold", "5" }, { "hugepages", "never" },
 		{ "max-hosts", "9" }, { "max-unauthenticated", "2" },
+		{ "max-unauthenticated-per-address", "3" },
+		{ "connect-rate", "1/2" },
 		{ "log-level", "debug" }, { "stats-socket", "/tmp/s" },
 		{ "allowed-hosts", "10.0.0.0/8" },
 		{ "max-slabs-per-host", "5" },
@@ -1034,7 +1142,7 @@ static void test_key_table_flags(void **state)
 	}
 	/* Line up as they always have. */
 	assert_non_null(strstr(help, "\n  -l, --listen ADDR[:PORT]     address to listen on (default 0.0.0.0:7471)\n"));
-	assert_non_null(strstr(help, "\n      --max-slabs-per-host N|SIZE\n                               slabs one host may hold (default 0: no cap)\n"));
+	assert_non_null(strstr(help, "\n      --max-slabs-per-host N|SIZE|PCT%\n                               slabs one host may hold (default 50% of the\n                               pool, at least one slab; 0: no cap), by the\n                               id its host-keys file proves, else the id\n                               it claims\n"));
 	assert_non_null(strstr(help, "\n      --insecure-no-auth       run without key-file: any host on the fabric\n                               can take this donor's memory\n"));
 	free(help);
 	/* A prefix of two keys is neither. */

@@ -435,7 +435,7 @@ static int decide(struct ctx *c, unsigned int qtype, unsigned int qid,
 
 	farswap_conn_req_init(&r, qtype, qid, nr, token, 64);
 	strncpy((char *)r.host_id, host, FARSWAP_ID_LEN);
-	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), dec);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), dec, 0);
 	return dec->status;
 }
 
@@ -510,22 +510,22 @@ static void test_conn_version(void **state)
 	farswap_conn_req_init(&r, FARSWAP_QT_CTRL, 0, 1, 0, 64);
 	r.ver_min = FARSWAP_VERSION_MAX + 1;
 	r.ver_max = FARSWAP_VERSION_MAX + 3;
-	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec, 0);
 	assert_int_equal(dec.status, FARSWAP_ST_VERSION);
 	r.ver_min = 0;
 	r.ver_max = 0;
-	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec, 0);
 	assert_int_equal(dec.status, FARSWAP_ST_VERSION);
 	/* A range that includes ours. */
 	r.ver_max = 7;
-	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec, 0);
 	assert_int_equal(dec.status, FARSWAP_ST_OK);
 	assert_int_equal(dec.version, FARSWAP_VERSION_MAX);
 	/* Garbage. */
 	memset(&r, 0xff, sizeof(r));
-	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec, 0);
 	assert_int_equal(dec.status, FARSWAP_ST_INVALID);
-	fsd_conn_decide(&c->d, fake_peer(), NULL, 0, &dec);
+	fsd_conn_decide(&c->d, fake_peer(), NULL, 0, &dec, 0);
 	assert_int_equal(dec.status, FARSWAP_ST_INVALID);
 }
 
@@ -1140,7 +1140,7 @@ static int decide_from(struct ctx *c, const char *addr, unsigned int qtype,
 	farswap_conn_req_init(&r, qtype, qtype == FARSWAP_QT_IO ? 1 : 0, 2,
 			      token, 64);
 	strncpy((char *)r.host_id, host, FARSWAP_ID_LEN);
-	fsd_conn_decide(&c->d, &a, &r, sizeof(r), dec);
+	fsd_conn_decide(&c->d, &a, &r, sizeof(r), dec, 0);
 	return dec->status;
 }
 
@@ -1178,7 +1178,7 @@ static void test_allowed_hosts(void **state)
 	{
 		struct fsd_addr a = { 0 };
 
-		fsd_conn_decide(&c->d, &a, NULL, 0, &dec);
+		fsd_conn_decide(&c->d, &a, NULL, 0, &dec, 0);
 		assert_int_equal(dec.status, FARSWAP_ST_DENIED);
 	}
 	/* An I/O queue from outside is refused too, token or not. */
@@ -1214,14 +1214,16 @@ static void test_refusals_logged_and_counted(void **state)
 			    "connect from 192.0.2.7:4000 rejected: address 192.0.2.7 not in allowed-hosts (denied: another host's, or a host the donor does not allow)");
 	/* A host retrying in a loop: a burst of lines, then silence. */
 	for (i = 0; i < 100; i++)
-		fsd_conn_refused(&c->d, &dec, "192.0.2.7:4000", 2000);
-	assert_int_equal(nr_logged, FSD_REFUSE_LOG_BURST);
+		fsd_conn_refused(&c->d, &dec, "192.0.2.7:4000", 1500);
+	assert_int_equal(nr_logged, FSD_CONNECT_LOG_BURST);
 	/* Later, one line says how many went unlogged. */
 	fsd_conn_refused(&c->d, &dec, "192.0.2.7:4000",
-			 1000 + FSD_REFUSE_LOG_MS);
+			 1000 + FSD_CONNECT_LOG_MS);
 	fsd_log_set_hook(NULL);
 	fsd_log_set_level(FSD_LOG_ERR - 1);
-	assert_int_equal(nr_logged, FSD_REFUSE_LOG_BURST + 2);
+	assert_int_equal(nr_logged, FSD_CONNECT_LOG_BURST + 2);
+	assert_string_equal(logged[FSD_CONNECT_LOG_BURST],
+			    "96 more refused connects suppressed");
 	assert_int_equal(c->d.cnt.rejects, 102);
 	assert_int_equal(c->d.cnt.refused[FSD_REFUSED_NOT_ALLOWED], 102);
 	assert_true(fsd_donor_stats(&c->d, buf, sizeof(buf)) > 0);
@@ -1274,7 +1276,7 @@ static void test_features_required(void **state)
 	for (f = 0; f < 4; f++) {
 		farswap_conn_req_init(&r, FARSWAP_QT_CTRL, 0, 1, 0, 64);
 		r.features = cpu_to_le32(f);
-		fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
+		fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec, 0);
 		assert_int_equal(dec.status, f == FSD_FEATURES_REQUIRED ?
 					     FARSWAP_ST_OK : FARSWAP_ST_INVALID);
 		if (f != FSD_FEATURES_REQUIRED) {
@@ -1293,14 +1295,14 @@ static void test_queue_depth_clamped(void **state)
 
 	c->d.lim.max_queue_depth = 256;
 	farswap_conn_req_init(&r, FARSWAP_QT_CTRL, 0, 1, 0, 100000);
-	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec, 0);
 	assert_int_equal(dec.status, FARSWAP_ST_OK);	/* cut, not refused */
 	s = fsd_session_new(&c->d, &dec, "10.0.0.1:1", 0);
 	assert_non_null(s);
 	assert_int_equal(s->queue_depth, 256);
 	assert_int_equal(c->d.cnt.depth_clamped, 1);
 	farswap_conn_req_init(&r, FARSWAP_QT_CTRL, 0, 1, 0, 200);
-	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), &dec, 0);
 	s = fsd_session_new(&c->d, &dec, "10.0.0.1:2", 0);
 	assert_int_equal(s->queue_depth, 200);
 	assert_int_equal(c->d.cnt.depth_clamped, 1);
@@ -1873,7 +1875,7 @@ static void test_stats_text_new_fields(void **state)
 	counters = strstr(buf, "\ncounters sessions=2 rejects=0 bad_msgs=0 ");
 	assert_non_null(counters);
 	/* Old fields first and unchanged, new ones appended. */
-	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 refused_max_unauthenticated=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0 revoke_notices=0 unauth_evicted=0\n"));
+	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 refused_max_unauthenticated=0 refused_connect_rate=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0 revoke_notices=0 unauth_evicted=0 unauth_evicted_per_address=0\n"));
 	assert_non_null(strstr(buf, "\nslabs_quarantined 0\n"));
 	assert_non_null(strstr(buf, "\nauth none\n"));
 	assert_non_null(strstr(buf, "io_queues 0/2 state up granting 0 draining no refused 0\n"));
@@ -1893,7 +1895,7 @@ static int setup_key(void **state)
 	if (fake_donor_init(&c.d, &c.f, NR, SLAB))
 		return -1;
 	memcpy(k.bytes, KEY, k.len);
-	fsd_donor_set_key(&c.d, &k);
+	fsd_donor_set_key(&c.d, &k, "/etc/farswap/key");
 	*state = &c;
 	return 0;
 }
@@ -1908,7 +1910,7 @@ static struct fsd_session *connect_auth(struct ctx *c, const char *host,
 	farswap_conn_req_init(&r, FARSWAP_QT_CTRL, 0, 2, 0, 64);
 	r.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
 	strncpy((char *)r.host_id, host, FARSWAP_ID_LEN);
-	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), dec);
+	fsd_conn_decide(&c->d, fake_peer(), &r, sizeof(r), dec, 0);
 	if (dec->status != FARSWAP_ST_OK)
 		return NULL;
 	/* As farswapd does: a place made, then the session. */
@@ -1964,6 +1966,7 @@ static void test_max_unauthenticated(void **state)
 
 	c->d.max_unauthenticated = 2;
 	c->d.lim.max_sessions_per_address = 0;
+	c->d.lim.max_unauth_per_address = 0;
 	a = connect_auth(c, "host-a", &dec);
 	b = connect_auth(c, "host-b", &dec);
 	assert_non_null(a);
@@ -1981,7 +1984,7 @@ static void test_max_unauthenticated(void **state)
 	assert_int_equal(c->d.cnt.refused[FSD_REFUSED_UNAUTHENTICATED], 0);
 	assert_true(fsd_donor_stats(&c->d, buf, sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, " refused_max_unauthenticated=0 "));
-	assert_non_null(strstr(buf, " unauth_evicted=1\n"));
+	assert_non_null(strstr(buf, " unauth_evicted=1 unauth_evicted_per_address=0\n"));
 	assert_string_equal(fsd_refusal_name(FSD_REFUSED_UNAUTHENTICATED),
 			    "max_unauthenticated");
 	/* One that proved the key is never pushed out: hc goes, not b. */
@@ -2026,6 +2029,199 @@ static void test_per_address_makes_room(void **state)
 	assert_int_equal(dec.refusal, FSD_REFUSED_PER_ADDRESS);
 	assert_false(a->closing);
 	assert_false(x->closing);
+}
+
+/* A control connect from @addr at @now announcing authentication. */
+static struct fsd_session *connect_from(struct ctx *c, const char *addr,
+					const char *host, uint64_t now,
+					struct fsd_conn_decision *dec)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET };
+	struct farswap_conn_req r;
+	struct fsd_session *s;
+	struct fsd_addr a;
+
+	assert_int_equal(inet_pton(AF_INET, addr, &in.sin_addr), 1);
+	assert_int_equal(fsd_addr_from_sockaddr(&in, &a), 0);
+	farswap_conn_req_init(&r, FARSWAP_QT_CTRL, 0, 2, 0, 64);
+	r.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
+	strncpy((char *)r.host_id, host, FARSWAP_ID_LEN);
+	fsd_conn_decide(&c->d, &a, &r, sizeof(r), dec, now);
+	if (dec->status != FARSWAP_ST_OK) {
+		assert_null(dec->evict);	/* refused: nobody makes way */
+		fsd_conn_refused(&c->d, dec, addr, now);
+		return NULL;
+	}
+	fsd_conn_make_room(&c->d, dec, now);
+	s = fsd_session_new(&c->d, dec, addr, now);
+	assert_non_null(s);
+	fsd_session_established(&c->d, s, now);
+	return s;
+}
+
+/*
+ * max-unauthenticated-per-address: a new connect from an address with
+ * that many sessions still to prove the key closes the oldest of that
+ * address's own, not another address's, and never a proven one.
+ */
+static void test_unauth_per_address(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *a1, *a2, *a3, *a4, *b1;
+	char buf[4096];
+
+	c->d.lim.max_sessions_per_address = 0;
+	assert_int_equal(c->d.lim.max_unauth_per_address, 2);	/* default */
+	a1 = connect_from(c, "10.0.0.1", "spoof-1", 1000, &dec);
+	b1 = connect_from(c, "10.0.0.2", "host-b", 1001, &dec);
+	a2 = connect_from(c, "10.0.0.1", "spoof-2", 1002, &dec);
+	assert_non_null(a1);
+	assert_non_null(a2);
+	assert_non_null(b1);
+	nr_logged = 0;
+	fsd_log_set_level(FSD_LOG_NOTICE);
+	fsd_log_set_hook(capture);
+	a3 = connect_from(c, "10.0.0.1", "spoof-3", 1003, &dec);
+	fsd_log_set_hook(NULL);
+	fsd_log_set_level(FSD_LOG_ERR - 1);
+	assert_non_null(a3);
+	assert_true(a1->closing);
+	assert_false(a2->closing);
+	assert_false(b1->closing);
+	assert_int_equal(c->d.cnt.unauth_evicted, 1);
+	assert_int_equal(c->d.cnt.unauth_evicted_per_address, 1);
+	assert_int_equal(c->d.cnt.rejects, 0);
+	assert_int_equal(count_logged("(spoof-1, 10.0.0.1): closing session: not authenticated after 3 ms: its place goes to a new connect (max-unauthenticated-per-address)"), 1);
+	assert_true(fsd_donor_stats(&c->d, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " unauth_evicted=1 unauth_evicted_per_address=1\n"));
+	/* A proven session of the address neither counts nor makes way. */
+	assert_int_equal(authenticate(c, a2), 0);
+	a4 = connect_from(c, "10.0.0.1", "spoof-4", 1004, &dec);
+	assert_non_null(a4);
+	assert_false(a3->closing);
+	assert_non_null(connect_from(c, "10.0.0.1", "spoof-5", 1005, &dec));
+	assert_true(a3->closing);
+	assert_false(a4->closing);
+	assert_false(a2->closing);
+	assert_int_equal(c->d.cnt.unauth_evicted_per_address, 2);
+	/* 0: no limit per address (max-unauthenticated still holds). */
+	c->d.lim.max_unauth_per_address = 0;
+	assert_non_null(connect_from(c, "10.0.0.1", "spoof-6", 1006, &dec));
+	assert_false(a4->closing);
+	assert_int_equal(c->d.cnt.unauth_evicted, 2);
+}
+
+/* Without a key every session is a host's: nothing is pending, or evicted. */
+static void test_unauth_per_address_needs_key(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+
+	/* A and B, from 10.0.0.1, took no key either. */
+	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-c", &dec),
+			 FARSWAP_ST_OK);
+	assert_null(dec.evict);
+	assert_non_null(fsd_session_new(&c->d, &dec, "10.0.0.1:7", 0));
+	assert_int_equal(decide(c, FARSWAP_QT_CTRL, 0, 2, 0, "host-d", &dec),
+			 FARSWAP_ST_OK);
+	assert_null(dec.evict);
+}
+
+/*
+ * connect-rate: control connects over an address's rate are refused BUSY
+ * before anything is made for them (no session, no place taken, nobody
+ * evicted), counted and logged; other addresses and I/O queues of
+ * sessions already in are not held back.
+ */
+static void test_connect_rate(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	uint32_t sessions;
+	char buf[4096];
+	int i;
+
+	c->d.lim.max_sessions_per_address = 0;
+	c->d.lim.max_unauth_per_address = 0;
+	c->d.lim.connect_rate = 2;
+	c->d.lim.connect_burst = 3;
+	for (i = 0; i < 3; i++)
+		assert_non_null(connect_from(c, "10.0.0.7", "host-r", 1000,
+					     &dec));
+	sessions = c->d.nr_sessions;
+	assert_null(connect_from(c, "10.0.0.7", "host-r", 1000, &dec));
+	assert_int_equal(dec.status, FARSWAP_ST_BUSY);
+	assert_int_equal(dec.refusal, FSD_REFUSED_RATE);
+	assert_string_equal(dec.detail, "over 2 connects a second from this address, burst 3 (connect-rate)");
+	assert_int_equal(c->d.nr_sessions, sessions);
+	assert_int_equal(c->d.cnt.unauth_evicted, 0);
+	assert_int_equal(c->d.cnt.refused[FSD_REFUSED_RATE], 1);
+	assert_string_equal(fsd_refusal_name(FSD_REFUSED_RATE), "connect_rate");
+	assert_true(fsd_donor_stats(&c->d, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " refused_connect_rate=1 "));
+	/* Another address has its own rate. */
+	assert_non_null(connect_from(c, "10.0.0.8", "host-s", 1000, &dec));
+	/* Half a second gives the address one connect back. */
+	assert_non_null(connect_from(c, "10.0.0.7", "host-r", 1500, &dec));
+	assert_null(connect_from(c, "10.0.0.7", "host-r", 1500, &dec));
+	/* An I/O queue of a session in is not a connect of the rate. */
+	for (i = 0; i < 3; i++)
+		assert_non_null(connect_from(c, "10.0.0.1", "host-i", 2000,
+					     &dec));
+	{
+		struct fsd_session *s = connect_from(c, "10.0.0.1", "host-i",
+						     2000, &dec);
+
+		assert_null(s);
+		s = c->d.sessions;
+		while (s && strcmp(s->name, "host-i"))
+			s = s->next;
+		assert_non_null(s);
+		assert_int_equal(authenticate(c, s), 0);
+		assert_int_equal(decide(c, FARSWAP_QT_IO, 1, 2, s->token,
+					"host-i", &dec), FARSWAP_ST_OK);
+	}
+	/* 0: off. */
+	c->d.lim.connect_rate = 0;
+	for (i = 0; i < 10; i++)
+		assert_non_null(connect_from(c, "10.0.0.7", "host-r", 1500,
+					     &dec));
+}
+
+/*
+ * Refused and evicted connects share a few log lines a second; what is
+ * held back is told in one line when the second is over, even if no
+ * connect comes after.
+ */
+static void test_connect_log_summary(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	int i;
+
+	c->d.lim.max_sessions_per_address = 0;
+	c->d.max_unauthenticated = 65536;
+	c->d.lim.connect_rate = 0;
+	nr_logged = 0;
+	fsd_log_set_level(FSD_LOG_NOTICE);
+	fsd_log_set_hook(capture);
+	/* 2 kept, 18 evicted (max-unauthenticated-per-address), in 1 s. */
+	for (i = 0; i < 20; i++)
+		assert_non_null(connect_from(c, "10.0.0.9", "flood", 5000,
+					     &dec));
+	assert_int_equal(c->d.cnt.unauth_evicted, 18);
+	assert_int_equal(nr_logged, FSD_CONNECT_LOG_BURST);
+	fsd_donor_handshakes(&c->d, 5000 + FSD_CONNECT_LOG_MS - 1);
+	assert_int_equal(nr_logged, FSD_CONNECT_LOG_BURST);
+	fsd_donor_handshakes(&c->d, 5000 + FSD_CONNECT_LOG_MS);
+	assert_int_equal(nr_logged, FSD_CONNECT_LOG_BURST + 1);
+	fsd_donor_handshakes(&c->d, 5000 + 3 * FSD_CONNECT_LOG_MS);
+	fsd_log_set_hook(NULL);
+	fsd_log_set_level(FSD_LOG_ERR - 1);
+	assert_int_equal(nr_logged, FSD_CONNECT_LOG_BURST + 1);
+	assert_string_equal(logged[FSD_CONNECT_LOG_BURST],
+			    "13 more refused connects suppressed");
 }
 
 /* Sessions that have not proved the key do not count toward max-hosts. */
@@ -2528,6 +2724,10 @@ int main(void)
 		T(test_reload_allows_again),
 		TK(test_max_unauthenticated),
 		TK(test_per_address_makes_room),
+		TK(test_unauth_per_address),
+		T(test_unauth_per_address_needs_key),
+		TK(test_connect_rate),
+		TK(test_connect_log_summary),
 		TK(test_unauthenticated_not_max_hosts),
 		TK(test_max_hosts_at_proof),
 	};

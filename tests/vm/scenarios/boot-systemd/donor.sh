@@ -137,8 +137,8 @@ bed_grep -E "^host [0-9]+ id $id_hex peer $FARSWAP_PEER_host.* state up " </run/
 	bed_fail "no session up of host $id_hex after the host's reboot"
 journalctl -u farswapd --since "$since" --no-pager >/run/journal.txt
 grep "$id_hex" /run/journal.txt | sed 's/^/  journal: /' || true
-bed_grep -E "host [0-9]+ \($id_hex, ${FARSWAP_PEER_host}[^)]*\): authenticated \(hmac-sha256\)" </run/journal.txt ||
-	bed_fail "the journal does not show host $id_hex authenticated after its reboot"
+bed_grep -E "host [0-9]+ \($id_hex, ${FARSWAP_PEER_host}[^)]*\): authenticated \(hmac-sha256\) with its own key, host-keys file /etc/farswap/hosts.d/[^:]*: host id proven" </run/journal.txt ||
+	bed_fail "the journal does not show host $id_hex authenticated with its own host-keys file after its reboot"
 bed_log "host $host_id authenticated after its reboot, with the key in hosts.d/$host_id, the only one it holds"
 bed_signal checked
 

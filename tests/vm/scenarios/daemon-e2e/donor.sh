@@ -24,7 +24,8 @@ hysteresis=16M
 reclaim-deadline "5s"
 log-level debug
 key-file = /run/farswap-bed.key
-# Limits a hostile host meets (host-q, host-d, host-f).
+# Limits a hostile host meets (host-q, host-d, host-f); the flood from
+# one address meets max-unauthenticated-per-address's default (2) first.
 max-slabs-per-host 4
 max-queue-depth 128
 max-unauthenticated 3
@@ -93,16 +94,24 @@ grep -q "rejected: session token belongs to another host" "$log" || bed_fail "lo
 grep -q "rejected: I/O queue id already connected" "$log" || bed_fail "log: duplicate qid reject missing"
 grep -q "stats: host" "$log" || bed_fail "log: SIGUSR1 did not dump the stats"
 # The limits held, each said once with the host it held back.
-grep -q "(host-q, .*SLAB_ALLOC_REQ refused (no free slab): its host holds 4 slabs, max-slabs-per-host 4" "$log" ||
+grep -q "(host-q, .*SLAB_ALLOC_REQ refused (no free slab): its host holds 4 slabs, max-slabs-per-host 4 (host id claimed)" "$log" ||
 	bed_fail "log: host-q's slab over max-slabs-per-host not refused"
+grep -q "limits: max-slabs-per-host 4 of 16 slabs, alloc-rate 1024/s burst 4096, connect-rate 10/s burst 20 per address, max-unauthenticated 3 (2 per address)" "$log" ||
+	bed_fail "log: the limits at start (alloc-rate auto for 4M slabs, connect-rate's default) not said"
+grep -Eq "host [0-9]+ \(host-a, [0-9.]+:[0-9]+\): authenticated \(hmac-sha256\) with the shared key-file /run/farswap-bed.key: host id claimed, not proven" "$log" ||
+	bed_fail "log: host-a's authentication does not name the key-file it proved"
 grep -q "(host-d, .*queue depth 1000000 cut to 128 (max-queue-depth)" "$log" ||
 	bed_fail "log: host-d's queue depth not cut"
 n=$(grep -c "rejected: too many sessions not authenticated yet (max-unauthenticated)" "$log" || true)
 [ "$n" -eq 0 ] || bed_fail "log: $n flood connects refused for max-unauthenticated: a full table must make room"
-"$fsd" --stats --stats-socket "$sock" | grep -q " unauth_evicted=2" ||
-	bed_fail "--stats does not count the 2 flood sessions that made way (unauth_evicted)"
+n=$(grep -c "rejected: .*(connect-rate)" "$log" || true)
+[ "$n" -eq 0 ] || bed_fail "log: $n connects refused for connect-rate: the clients' pace is well under 10 a second"
+"$fsd" --stats --stats-socket "$sock" | grep -q " unauth_evicted=3 unauth_evicted_per_address=3" ||
+	bed_fail "--stats does not count the 3 flood sessions that made way for their own address's (unauth_evicted, unauth_evicted_per_address)"
+n=$(grep -c "(host-f, .*closing session: not authenticated after [0-9]* ms: its place goes to a new connect (max-unauthenticated-per-address)" "$log" || true)
+[ "$n" -eq 3 ] || bed_fail "log: want the 3 flood sessions that made way logged, found $n"
 n=$(grep -c "(host-f, .*closing session: not authenticated within 8000 ms (handshake-timeout)" "$log" || true)
-[ "$n" -eq 3 ] || bed_fail "log: want 3 flood sessions closed at handshake-timeout, found $n"
+[ "$n" -eq 2 ] || bed_fail "log: want 2 flood sessions closed at handshake-timeout, found $n"
 
 kill -TERM $pid
 rc=0

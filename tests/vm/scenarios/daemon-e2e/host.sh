@@ -54,10 +54,11 @@ run badio -m badio -i host-x
 run quota -m quota -i host-q -n 4
 # An absurd I/O queue depth is cut (max-queue-depth), not a failure.
 run deep -i host-d --queue-depth 1000000
-# A connect flood without the key: every connect is taken, the oldest
-# unproven making way, so at most max-unauthenticated (3) stay, each until
+# A connect flood without the key, from this one address: every connect
+# is taken, the address's oldest unproven making way, so at most
+# max-unauthenticated-per-address (2, the default) stay, each until
 # handshake-timeout (8 s); then a host with the key comes in.
-run flood -m flood -i host-f --sessions 5 --accepted 3 -t 60
+run flood -m flood -i host-f --sessions 5 --accepted 2 -t 60
 
 kill -0 $apid 2>/dev/null || bed_fail "client A died during the abuse: $(cat /tmp/a.log)"
 bed_signal abuse-done
