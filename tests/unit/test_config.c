@@ -247,12 +247,18 @@ static void test_limit_keys(void **state)
 	(void)state;
 	fsd_config_defaults(&c);
 	assert_int_equal(c.allowed_hosts.nr, 0);
-	/* Caps on by default: half the pool, and auto's grant rate. */
+	/*
+	 * No slab cap by default (a refused slab is a write error on the
+	 * host), auto's grant rate; a share when set: 50% of 10 slabs is 5.
+	 */
 	assert_int_equal(c.max_slabs_per_host, 0);
 	assert_int_equal(c.max_slabs_pct, 0);
+	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 10), 0);
+	c.max_slabs_pct = 50;
 	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 10), 5);
 	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 3), 1);	/* rounded down */
 	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 1), 1);	/* never 0 */
+	c.max_slabs_pct = 0;
 	assert_int_equal(c.max_sessions_per_address, 4);
 	assert_int_equal(c.max_unauth_per_address, 2);
 	assert_int_equal(c.connect_rate, 10);
@@ -467,7 +473,7 @@ static void test_limit_keys(void **state)
 		/* The defaults, as --check-config shows them. */
 		fsd_config_defaults(&c);
 		fsd_config_print(&c, text, sizeof(text));
-		assert_non_null(strstr(text, "\nmax-slabs-per-host 50%\n"));
+		assert_non_null(strstr(text, "\nmax-slabs-per-host 0\n"));
 		assert_non_null(strstr(text, "\nalloc-rate auto\n"));
 		assert_non_null(strstr(text, "\nconnect-rate 10/20\n"));
 		assert_non_null(strstr(text, "\nmax-unauthenticated 16\nmax-unauthenticated-per-address 2\nconnect-rate 10/20\n"));
@@ -1142,7 +1148,7 @@ static void test_key_table_flags(void **state)
 	}
 	/* Line up as they always have. */
 	assert_non_null(strstr(help, "\n  -l, --listen ADDR[:PORT]     address to listen on (default 0.0.0.0:7471)\n"));
-	assert_non_null(strstr(help, "\n      --max-slabs-per-host N|SIZE|PCT%\n                               slabs one host may hold (default 50% of the\n                               pool, at least one slab; 0: no cap), by the\n                               id its host-keys file proves, else the id\n                               it claims\n"));
+	assert_non_null(strstr(help, "\n      --max-slabs-per-host N|SIZE|PCT%\n                               slabs one host may hold (default 0: no cap;\n                               PCT% of the pool, at least one slab), by the\n                               id its host-keys file proves, else the id\n                               it claims\n"));
 	assert_non_null(strstr(help, "\n      --insecure-no-auth       run without key-file: any host on the fabric\n                               can take this donor's memory\n"));
 	free(help);
 	/* A prefix of two keys is neither. */
