@@ -163,7 +163,7 @@ void fsd_donor_json(const struct fsd_donor *d, struct fsj *j)
 	fsj_u64(j, "mem_total", d->mem.mem_total);
 	fsj_double(j, "psi_some_avg10", d->mem.psi_some_avg10 / 100.0);
 	fsj_u64(j, "slabs_quarantined", p->nr_quarantined);
-	fsj_string(j, "auth", d->key.len ? "hmac-sha256" : "none");
+	fsj_string(j, "auth", fsd_donor_auth_required(d) ? "hmac-sha256" : "none");
 	json_drain(j, d);
 	fsj_object_begin(j, "counters");
 	for (i = 0; i < ARRAY_SIZE(counters); i++)

@@ -144,6 +144,35 @@ static void test_metrics(void **state)
 	free(text);
 }
 
+/*
+ * What the JSON says of authentication is what the text says: a donor
+ * with host-keys alone authenticates every host as one with a key-file.
+ */
+static void test_json_auth_as_text(void **state)
+{
+	struct ctx *c = *state;
+	const char *want[] = { "none", "hmac-sha256" };
+	char name[64], text[64];
+	static char stats[1 << 16];
+	size_t len;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		char *doc;
+
+		fsd_donor_set_host_keys(&c->d, i ? "/etc/farswap/hosts.d" : "");
+		doc = fsd_donor_json_text(&c->d, &len);
+		assert_non_null(doc);
+		snprintf(name, sizeof(name), "\"auth\": \"%s\"", want[i]);
+		assert_has(doc, name);
+		free(doc);
+		snprintf(text, sizeof(text), "auth %s\n", want[i]);
+		assert_true(fsd_donor_stats(&c->d, stats, sizeof(stats)) > 0);
+		assert_has(stats, text);
+	}
+	fsd_donor_set_host_keys(&c->d, "");
+}
+
 static void test_json_path(void **state)
 {
 	char out[128], longpath[200];
@@ -167,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_has_every_text_counter),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_json_auth_as_text),
 		cmocka_unit_test(test_json_path),
 	};
 
