@@ -452,8 +452,14 @@ static void on_connect_request(struct fsd_server *srv, struct cm_event *ev)
 				 "cannot set up the control QP");
 			goto reject;
 		}
-		pr_info("host %u (%s, %s): control QP accepted", s->nr,
-			s->name, s->peer);
+		/*
+		 * Debug, not info: every connect gets here, a keyless flood's
+		 * too (connect-rate bounds them per address, not in all);
+		 * what a host that proves the key does next is logged at
+		 * info ("authenticated", "session up").
+		 */
+		pr_debug("host %u (%s, %s): control QP accepted", s->nr,
+			 s->name, s->peer);
 		return;
 	}
 	s = dec.session;
