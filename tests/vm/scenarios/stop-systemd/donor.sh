@@ -7,7 +7,7 @@ set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
 . "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
 
-prop() { systemctl show -P "$2" farswapd; }
+prop() { systemctl show -P "$1" farswapd; }
 
 # stop_unit VERB TAG: systemctl VERB farswapd (stop or restart), which
 # drains first; the journal of that stop must say "safe to stop" and the
