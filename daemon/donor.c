@@ -235,8 +235,8 @@ static struct fsd_session *oldest_unauthenticated(struct fsd_donor *d,
 }
 
 /* Live sessions from @addr that have not proved the key yet. */
-static unsigned int unauthenticated_from(const struct fsd_donor *d,
-					 const struct fsd_addr *addr)
+unsigned int fsd_unauthenticated_from(const struct fsd_donor *d,
+				      const struct fsd_addr *addr)
 {
 	const struct fsd_session *s;
 	unsigned int n = 0;
@@ -276,7 +276,7 @@ static void make_room(struct fsd_donor *d, struct fsd_conn_decision *dec)
 	struct fsd_session *victim = NULL;
 	const char *why = NULL;
 
-	if (auth && full(unauthenticated_from(d, &dec->addr),
+	if (auth && full(fsd_unauthenticated_from(d, &dec->addr),
 			 d->lim.max_unauth_per_address, false)) {
 		victim = oldest_unauthenticated(d, &dec->addr);
 		why = "max-unauthenticated-per-address";

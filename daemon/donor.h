@@ -328,6 +328,8 @@ void fsd_donor_set_key(struct fsd_donor *d, const struct fsd_auth_key *key,
 void fsd_donor_set_host_keys(struct fsd_donor *d, const char *dir);
 bool fsd_donor_auth_required(const struct fsd_donor *d);
 bool fsd_session_authenticated(const struct fsd_session *s);
+unsigned int fsd_unauthenticated_from(const struct fsd_donor *d,
+				      const struct fsd_addr *addr);
 
 void fsd_conn_decide(struct fsd_donor *d, const struct fsd_addr *peer,
 		     const void *pdata, size_t len,

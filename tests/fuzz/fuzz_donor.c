@@ -200,20 +200,6 @@ static void reap(struct fsd_donor *d)
 	}
 }
 
-/* Live sessions from @addr that have not proved the key. */
-static unsigned int unauthenticated_from(const struct fsd_donor *d,
-					 const struct fsd_addr *addr)
-{
-	const struct fsd_session *s;
-	unsigned int n = 0;
-
-	for (s = d->sessions; s; s = s->next)
-		if (!s->closing && !fsd_session_authenticated(s) &&
-		    fsd_addr_equal(&s->addr, addr))
-			n++;
-	return n;
-}
-
 /* What the event loop does with a connect request it decided on. */
 static void connect_request(struct fsd_donor *d, struct fsd_conn_decision *dec,
 			    uint64_t now)
@@ -229,7 +215,7 @@ static void connect_request(struct fsd_donor *d, struct fsd_conn_decision *dec,
 		/* As farswapd does: with authentication, after the proof. */
 		if (!fsd_donor_auth_required(d))
 			fsd_probe_host(d, dec->req.host_id, NULL, now);
-		before = unauthenticated_from(d, &dec->addr);
+		before = fsd_unauthenticated_from(d, &dec->addr);
 		fsd_conn_make_room(d, dec, now);
 		s = fsd_session_new(d, dec, "fuzz", now);
 		if (s)
@@ -238,7 +224,7 @@ static void connect_request(struct fsd_donor *d, struct fsd_conn_decision *dec,
 		 * One address never gets past its limit of sessions still to
 		 * prove the key (or, lowered by op 12, past what it had).
 		 */
-		if (limit && unauthenticated_from(d, &dec->addr) >
+		if (limit && fsd_unauthenticated_from(d, &dec->addr) >
 			     (before > limit ? before : limit))
 			abort();
 	} else if (fsd_session_attach_io(dec->session, dec->qid, now)) {

@@ -62,6 +62,8 @@
 #                              overlay: its user, /etc/farswap, what make
 #                              install puts under /usr/local): what a
 #                              test then finds, make install made
+#   fs_unit_bed_dropin         farswapd.service's one change for the bed
+#                              (a drop-in): --handshake-timeout 20s
 #
 # README.md's commands:
 #   fs_readme_block NAME       the fenced block after README.md's
@@ -421,6 +423,17 @@ fs_workload_release_doomed() {
 		bed_fail "a process saw a wrong page after its donors failed"
 	fi
 	bed_log "the held workload whose pages were lost or damaged ended (exit $rc), no wrong page seen"
+}
+
+# Under TCG on a loaded machine a handshake can take longer than the
+# default 5 s (as fs_start_donor allows): the bed's one word to the
+# package's unit, not to the README or farswapd.conf (flags win over it).
+fs_unit_bed_dropin() {
+	mkdir -p /etc/systemd/system/farswapd.service.d
+	printf '%s\n' '[Service]' 'ExecStart=' \
+		'ExecStart=/usr/sbin/farswapd --handshake-timeout 20s' \
+		>/etc/systemd/system/farswapd.service.d/bed.conf
+	systemctl daemon-reload
 }
 
 fs_fresh_system() {

@@ -14,15 +14,7 @@ prop() { systemctl show -P "$2" "$1"; }
 bed_systemd_up
 fs_fresh_system
 
-# The bed's one word to the unit, not to the README: under TCG on a
-# loaded machine a handshake can take longer than the default 5 s (as
-# fs_start_donor allows).  Flags win over farswapd.conf.
-mkdir -p /etc/systemd/system/farswapd.service.d
-cat >/etc/systemd/system/farswapd.service.d/bed.conf <<EOF
-[Service]
-ExecStart=
-ExecStart=/usr/sbin/farswapd --handshake-timeout 20s
-EOF
+fs_unit_bed_dropin
 
 # 1. The quick start's donor block.
 fs_run_readme quickstart:donor DONOR="$FARSWAP_ADDR"

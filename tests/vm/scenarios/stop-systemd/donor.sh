@@ -46,14 +46,7 @@ key-file = /etc/farswap/key
 pressure-interval = 1s
 reclaim-deadline = $(bed_secs 60)s
 CONF
-# As fs_start_donor: a handshake under TCG can outlast the default 5 s.
-mkdir -p /etc/systemd/system/farswapd.service.d
-cat >/etc/systemd/system/farswapd.service.d/bed.conf <<CONF
-[Service]
-ExecStart=
-ExecStart=/usr/sbin/farswapd --handshake-timeout 20s
-CONF
-systemctl daemon-reload
+fs_unit_bed_dropin
 systemctl start farswapd
 bed_wait_rdma_listen 7471 0
 bed_signal ready
