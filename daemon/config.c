@@ -421,13 +421,14 @@ static int parse_slab_cap(const struct fsd_set *s)
 	uint64_t slabs = 0, bytes = 0;
 	unsigned int pct = 0;
 	const char *end;
+	bool number;
 	uint64_t v;
 
-	if (!fsd_parse_u64(fsd_skip_space(s->val), &v, &end) &&
-	    !*fsd_skip_space(end)) {
+	/* A count, a share ("50%"), or else a size ("4G"). */
+	number = !fsd_parse_u64(fsd_skip_space(s->val), &v, &end);
+	if (number && !*fsd_skip_space(end)) {
 		slabs = v;
-	} else if (!fsd_parse_u64(fsd_skip_space(s->val), &v, &end) &&
-		   *end == '%' && !*fsd_skip_space(end + 1)) {
+	} else if (number && *end == '%' && !*fsd_skip_space(end + 1)) {
 		if (!v || v > 100)
 			return -EINVAL;
 		pct = (unsigned int)v;

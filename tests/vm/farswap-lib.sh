@@ -64,6 +64,8 @@
 #                              test then finds, make install made
 #   fs_unit_bed_dropin         farswapd.service's one change for the bed
 #                              (a drop-in): --handshake-timeout 20s
+#   fs_unit_prop UNIT PROP     a property of a unit, as systemctl show
+#                              tells it
 #
 # README.md's commands:
 #   fs_readme_block NAME       the fenced block after README.md's
@@ -428,6 +430,10 @@ fs_workload_release_doomed() {
 # Under TCG on a loaded machine a handshake can take longer than the
 # default 5 s (as fs_start_donor allows): the bed's one word to the
 # package's unit, not to the README or farswapd.conf (flags win over it).
+fs_unit_prop() {
+	systemctl show -P "$2" "$1"
+}
+
 fs_unit_bed_dropin() {
 	mkdir -p /etc/systemd/system/farswapd.service.d
 	printf '%s\n' '[Service]' 'ExecStart=' \

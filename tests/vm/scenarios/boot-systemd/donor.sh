@@ -8,8 +8,6 @@ set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
 
 keyfile=/etc/farswap/key
-# A property of a unit, as systemctl show tells it.
-prop() { systemctl show -P "$2" "$1"; }
 
 bed_systemd_up
 fs_fresh_system
@@ -22,13 +20,13 @@ fs_run_readme quickstart:donor DONOR="$FARSWAP_ADDR"
 # farswapd started by systemctl and ready only once it listens: Type=notify
 # (systemctl returned after READY=1), and the listener was there at once.
 bed_wait_rdma_listen 7471 0
-pid=$(prop farswapd MainPID)
+pid=$(fs_unit_prop farswapd MainPID)
 bed_log "farswapd.service: $(systemctl show -p Type,MainPID,ActiveState,SubState,User,NRestarts farswapd | tr '\n' ' ')"
-[ "$(prop farswapd Type)" = notify ] || bed_fail "farswapd.service is Type=$(prop farswapd Type), not notify"
-[ "$(prop farswapd ActiveState)/$(prop farswapd SubState)" = active/running ] ||
-	bed_fail "farswapd.service is $(prop farswapd ActiveState)/$(prop farswapd SubState) after systemctl enable --now"
-[ "$(prop farswapd User)" = farswap ] || bed_fail "farswapd.service runs as '$(prop farswapd User)', not farswap"
-[ "$(prop farswapd NRestarts)" = 0 ] || bed_fail "farswapd.service restarted $(prop farswapd NRestarts) times"
+[ "$(fs_unit_prop farswapd Type)" = notify ] || bed_fail "farswapd.service is Type=$(fs_unit_prop farswapd Type), not notify"
+[ "$(fs_unit_prop farswapd ActiveState)/$(fs_unit_prop farswapd SubState)" = active/running ] ||
+	bed_fail "farswapd.service is $(fs_unit_prop farswapd ActiveState)/$(fs_unit_prop farswapd SubState) after systemctl enable --now"
+[ "$(fs_unit_prop farswapd User)" = farswap ] || bed_fail "farswapd.service runs as '$(fs_unit_prop farswapd User)', not farswap"
+[ "$(fs_unit_prop farswapd NRestarts)" = 0 ] || bed_fail "farswapd.service restarted $(fs_unit_prop farswapd NRestarts) times"
 [ "$(ps -o user= -p "$pid")" = farswap ] ||
 	bed_fail "farswapd (pid $pid) runs as $(ps -o user= -p "$pid"), not farswap"
 [ "$(systemctl is-enabled farswapd)" = enabled ] || bed_fail "farswapd.service is not enabled"
@@ -95,11 +93,11 @@ within_30s "systemctl status farswapd --no-pager -l -n 20" -F -- "$why" || {
 sed 's/^/  | /' /run/out.txt
 bed_grep -E "Active: failed \(Result: exit-code\)" </run/out.txt ||
 	bed_fail "systemctl status does not show farswapd failed (exit-code)"
-[ "$(prop farswapd ExecMainStatus)" = 78 ] ||
-	bed_fail "farswapd exited $(prop farswapd ExecMainStatus), not 78 (EX_CONFIG)"
+[ "$(fs_unit_prop farswapd ExecMainStatus)" = 78 ] ||
+	bed_fail "farswapd exited $(fs_unit_prop farswapd ExecMainStatus), not 78 (EX_CONFIG)"
 sleep "$(bed_secs 8)"	# past RestartSec=5s: no start again
-[ "$(prop farswapd ActiveState)/$(prop farswapd NRestarts)" = failed/0 ] ||
-	bed_fail "farswapd.service is $(prop farswapd ActiveState) after $(prop farswapd NRestarts) restarts: EX_CONFIG restarted"
+[ "$(fs_unit_prop farswapd ActiveState)/$(fs_unit_prop farswapd NRestarts)" = failed/0 ] ||
+	bed_fail "farswapd.service is $(fs_unit_prop farswapd ActiveState) after $(fs_unit_prop farswapd NRestarts) restarts: EX_CONFIG restarted"
 chown root:farswap "$keyfile" && chmod 640 "$keyfile"
 systemctl restart farswapd
 [ "$(systemctl is-active farswapd)" = active ] || bed_fail "farswapd not active after the fix"
@@ -139,7 +137,7 @@ bed_signal checked
 bed_wait host "done" 900
 fs_no_host_left
 systemctl stop farswapd
-[ "$(prop farswapd ActiveState)/$(prop farswapd Result)" = inactive/success ] ||
-	bed_fail "farswapd.service stopped as $(prop farswapd ActiveState)/$(prop farswapd Result)"
+[ "$(fs_unit_prop farswapd ActiveState)/$(fs_unit_prop farswapd Result)" = inactive/success ] ||
+	bed_fail "farswapd.service stopped as $(fs_unit_prop farswapd ActiveState)/$(fs_unit_prop farswapd Result)"
 journalctl -u farswapd --no-pager | bed_grep "exited cleanly" || bed_fail "farswapd did not say it exited cleanly"
 check_kernel_log

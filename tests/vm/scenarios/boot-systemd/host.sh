@@ -12,9 +12,6 @@ donor=$FARSWAP_PEER_donor
 dev=farswap0
 seed=${FARSWAP_SEED:-$RANDOM}
 
-# A property of a unit, as systemctl show tells it.
-prop() { systemctl show -P "$2" "$1"; }
-
 # The device farswap-swap made: on swap at priority 10, authenticated,
 # under /etc/farswap/hostid's id as attach gave it.
 check_swapping() {
@@ -75,7 +72,7 @@ install -m 0600 "$BED/donor.key" /root/donor.key
 fs_run_readme quickstart:host DONOR="$donor"
 
 [ "$(systemctl is-enabled farswap-swap)" = enabled ] || bed_fail "farswap-swap.service is not enabled"
-[ "$(prop farswap-swap ActiveState)" = active ] || bed_fail "farswap-swap.service is $(prop farswap-swap ActiveState)"
+[ "$(fs_unit_prop farswap-swap ActiveState)" = active ] || bed_fail "farswap-swap.service is $(fs_unit_prop farswap-swap ActiveState)"
 grep -Eqx '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}' /etc/farswap/hostid ||
 	bed_fail "farswap-tools's postinst made no /etc/farswap/hostid with a UUID: $(cat /etc/farswap/hostid 2>&1)"
 [ "$(systemctl show -P FragmentPath farswap-swap)" = /lib/systemd/system/farswap-swap.service ] ||
@@ -103,7 +100,7 @@ cmp -s /etc/farswap/key "$BED/donor.key" && bed_fail "/etc/farswap/key is still 
 # 4. A reboot, as a boot does it: the unit stops (swapoff, detach), the
 # module goes and comes back, the unit starts.
 systemctl stop farswap-swap
-[ "$(prop farswap-swap ActiveState)" = inactive ] || bed_fail "farswap-swap.service is $(prop farswap-swap ActiveState) after stop"
+[ "$(fs_unit_prop farswap-swap ActiveState)" = inactive ] || bed_fail "farswap-swap.service is $(fs_unit_prop farswap-swap ActiveState) after stop"
 ! grep -q "^/dev/$dev " /proc/swaps || bed_fail "$dev still swapped on after systemctl stop farswap-swap"
 [ ! -e /sys/block/$dev ] || bed_fail "$dev still attached after systemctl stop farswap-swap"
 rmmod farswap
@@ -118,14 +115,14 @@ fi
 journalctl -u farswap-swap --since "$since" --no-pager | tee /run/start.log | sed 's/^/  journal: /'
 bed_grep -F "/etc/farswap/key: No such file" </run/start.log ||
 	bed_fail "farswap-swap's failure does not name the missing /etc/farswap/key"
-[ "$(prop farswap-swap ActiveState)" = failed ] || bed_fail "farswap-swap.service is $(prop farswap-swap ActiveState), not failed"
+[ "$(fs_unit_prop farswap-swap ActiveState)" = failed ] || bed_fail "farswap-swap.service is $(fs_unit_prop farswap-swap ActiveState), not failed"
 [ ! -e /sys/block/$dev ] || bed_fail "a failed start left $dev"
 mv /etc/farswap/key.away /etc/farswap/key
 
 t0=$SECONDS
 systemctl start farswap-swap
 bed_result systemd.reboot.start_seconds $((SECONDS - t0))
-[ "$(prop farswap-swap ActiveState)" = active ] || bed_fail "farswap-swap.service is $(prop farswap-swap ActiveState) after the reboot"
+[ "$(fs_unit_prop farswap-swap ActiveState)" = active ] || bed_fail "farswap-swap.service is $(fs_unit_prop farswap-swap ActiveState) after the reboot"
 check_swapping
 [ "$(</sys/block/$dev/farswap/host_id)" = "$host_id" ] || bed_fail "another host id after the reboot"
 bed_signal rebooted

@@ -7,8 +7,6 @@ set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
 . "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
 
-prop() { systemctl show -P "$1" farswapd; }
-
 # stop_unit VERB TAG: systemctl VERB farswapd (stop or restart), which
 # drains first; the journal of that stop must say "safe to stop" and the
 # unit must not have failed.
@@ -54,8 +52,8 @@ bed_signal ready
 if [ "$FARSWAP_ROLE" = donor ]; then
 	bed_wait host filled 1000
 	stop_unit stop first
-	[ "$(prop ActiveState)/$(prop Result)" = inactive/success ] ||
-		bed_fail "farswapd.service stopped as $(prop ActiveState)/$(prop Result)"
+	[ "$(fs_unit_prop farswapd ActiveState)/$(fs_unit_prop farswapd Result)" = inactive/success ] ||
+		bed_fail "farswapd.service stopped as $(fs_unit_prop farswapd ActiveState)/$(fs_unit_prop farswapd Result)"
 	bed_signal stopped
 	bed_wait host checked 600
 	systemctl start farswapd
@@ -64,10 +62,10 @@ if [ "$FARSWAP_ROLE" = donor ]; then
 	bed_wait donor2 restarted 1000
 else
 	bed_wait host back 600
-	pid0=$(prop MainPID)
+	pid0=$(fs_unit_prop farswapd MainPID)
 	stop_unit restart second
-	[ "$(prop ActiveState)" = active ] || bed_fail "farswapd.service is $(prop ActiveState) after restart"
-	[ "$(prop MainPID)" != "$pid0" ] || bed_fail "systemctl restart farswapd left the same process"
+	[ "$(fs_unit_prop farswapd ActiveState)" = active ] || bed_fail "farswapd.service is $(fs_unit_prop farswapd ActiveState) after restart"
+	[ "$(fs_unit_prop farswapd MainPID)" != "$pid0" ] || bed_fail "systemctl restart farswapd left the same process"
 	bed_wait_rdma_listen 7471 0
 	bed_signal restarted
 fi
