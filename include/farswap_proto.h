@@ -126,8 +126,10 @@ enum farswap_qtype {
 #define FARSWAP_FEAT_AUTH	(1u << 2)	/* HMAC challenge-response (AUTH_*) */
 #define FARSWAP_FEAT_INFO	(1u << 3)	/* donor answers INFO_REQ */
 #define FARSWAP_FEAT_REVOKE	(1u << 4)	/* host takes SLAB_REVOKE notices */
+#define FARSWAP_FEAT_RESUME	(1u << 5)	/* slabs outlive the donor's restart */
 #define FARSWAP_FEATURES_KNOWN	(FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH | \
-				 FARSWAP_FEAT_INFO | FARSWAP_FEAT_REVOKE)
+				 FARSWAP_FEAT_INFO | FARSWAP_FEAT_REVOKE | \
+				 FARSWAP_FEAT_RESUME)
 
 /*
  * A donor's failure domain: a name of 1 to FARSWAP_DOMAIN_LEN printable
@@ -209,7 +211,9 @@ enum farswap_msg_type {
 	FARSWAP_MSG_INFO_REQ		= 13,	/* host -> donor */
 	FARSWAP_MSG_INFO_REP		= 14,	/* donor -> host */
 	FARSWAP_MSG_SLAB_REVOKE		= 15,	/* donor -> host, unsolicited */
-	FARSWAP_MSG_TYPE_MAX		= FARSWAP_MSG_SLAB_REVOKE,
+	FARSWAP_MSG_SLAB_RESUME_REQ	= 16,	/* host -> donor */
+	FARSWAP_MSG_SLAB_RESUME_REP	= 17,	/* donor -> host */
+	FARSWAP_MSG_TYPE_MAX		= FARSWAP_MSG_SLAB_RESUME_REP,
 };
 
 /*
@@ -243,8 +247,11 @@ _Static_assert(sizeof(struct farswap_slab_alloc_req) == 48, "alloc_req size");
 /*
  * SLAB_ALLOC_REP: on FARSWAP_ST_OK the slab [addr, addr + length) is the
  * host's, readable and writable with rkey, zero-filled.  Otherwise status
- * says why and slab_id, addr, length and rkey are zero.  slabs_free is the
- * donor's free count after this allocation, in both cases.
+ * says why and slab_id, addr, length, rkey and resume are zero.
+ * slabs_free is the donor's free count after this allocation, in both
+ * cases.  resume is the slab's resume token (SLAB_RESUME_REQ) when the
+ * session has FARSWAP_FEAT_RESUME, else 0: a random number the donor keeps
+ * with the slab's owner, never reused for another grant.
  */
 struct farswap_slab_alloc_rep {
 	struct farswap_msg_hdr hdr;
@@ -255,9 +262,47 @@ struct farswap_slab_alloc_rep {
 	__le64 length;		/* bytes, equals the requested slab_size */
 	__le32 rkey;
 	__le32 slabs_free;
-	__u8 reserved1[8];
+	__le64 resume;		/* token for SLAB_RESUME_REQ; 0: none */
 };
 _Static_assert(sizeof(struct farswap_slab_alloc_rep) == 56, "alloc_rep size");
+
+/*
+ * SLAB_RESUME_REQ: after the donor restarted (a new session, with
+ * FARSWAP_FEAT_RESUME on both sides), the host asks for a slab it held in
+ * the old session back, with its content: slab_id and resume are what the
+ * SLAB_ALLOC_REP granting it said.  The donor kept the memory across its
+ * restart (farswapd(8), RESTART) for a grace period after it started.
+ */
+struct farswap_slab_resume_req {
+	struct farswap_msg_hdr hdr;
+	__le32 slab_id;
+	__le32 reserved0;
+	__le64 resume;		/* never 0 */
+	__le64 slab_size;	/* the slab's size when it was granted */
+};
+_Static_assert(sizeof(struct farswap_slab_resume_req) == 40, "resume_req size");
+
+/*
+ * SLAB_RESUME_REP: laid out as SLAB_ALLOC_REP.  On FARSWAP_ST_OK the slab
+ * is the host's again with the content it had, at addr with a new rkey
+ * (the old rkey died with the old process); resume is its token from now
+ * on.  NO_ENTRY: the donor did not keep it (no such slab, a wrong token,
+ * or the grace passed); DENIED: it was another host's; SLAB_SIZE: the
+ * donor's slab size changed.  The host treats every refusal as the loss
+ * of that slab.
+ */
+struct farswap_slab_resume_rep {
+	struct farswap_msg_hdr hdr;
+	__le16 status;		/* enum farswap_status */
+	__le16 reserved0;
+	__le32 slab_id;
+	__le64 addr;
+	__le64 length;
+	__le32 rkey;
+	__le32 slabs_free;
+	__le64 resume;
+};
+_Static_assert(sizeof(struct farswap_slab_resume_rep) == 56, "resume_rep size");
 
 /*
  * SLAB_FREE_REQ: the host gives a slab back (all its pages were discarded);
@@ -490,6 +535,8 @@ union farswap_msg {
 	struct farswap_info_req info_req;
 	struct farswap_info_rep info_rep;
 	struct farswap_slab_revoke slab_revoke;
+	struct farswap_slab_resume_req resume_req;
+	struct farswap_slab_resume_rep resume_rep;
 	__u8 raw[FARSWAP_MSG_MAX];
 };
 _Static_assert(sizeof(union farswap_msg) == FARSWAP_MSG_MAX, "msg max");
@@ -559,6 +606,10 @@ static inline const char *farswap_msg_type_str(unsigned int type)
 		return "INFO_REP";
 	case FARSWAP_MSG_SLAB_REVOKE:
 		return "SLAB_REVOKE";
+	case FARSWAP_MSG_SLAB_RESUME_REQ:
+		return "SLAB_RESUME_REQ";
+	case FARSWAP_MSG_SLAB_RESUME_REP:
+		return "SLAB_RESUME_REP";
 	default:
 		return "unknown";
 	}
@@ -598,6 +649,10 @@ static inline __u32 farswap_msg_size(unsigned int type)
 		return sizeof(struct farswap_info_rep);
 	case FARSWAP_MSG_SLAB_REVOKE:
 		return sizeof(struct farswap_slab_revoke);
+	case FARSWAP_MSG_SLAB_RESUME_REQ:
+		return sizeof(struct farswap_slab_resume_req);
+	case FARSWAP_MSG_SLAB_RESUME_REP:
+		return sizeof(struct farswap_slab_resume_rep);
 	default:
 		return 0;
 	}
@@ -699,13 +754,31 @@ static inline int farswap_body_ok(const union farswap_msg *m)
 		__u64 len = le64_to_cpu(r->length);
 
 		if (!farswap_status_valid(le16_to_cpu(r->status)) ||
-		    !FARSWAP_RESERVED_ZERO(r->reserved0) ||
-		    !FARSWAP_RESERVED_ZERO(r->reserved1))
+		    !FARSWAP_RESERVED_ZERO(r->reserved0))
 			return 0;
 		if (le16_to_cpu(r->status) != FARSWAP_ST_OK)
-			return !r->slab_id && !addr && !len && !r->rkey;
+			return !r->slab_id && !addr && !len && !r->rkey &&
+			       !r->resume;
 		/* A granted slab must be a valid size and must not wrap. */
 		return farswap_slab_size_valid(len) && addr + len > addr;
+	}
+	case FARSWAP_MSG_SLAB_RESUME_REQ:
+		return m->resume_req.resume &&
+		       farswap_slab_size_valid(le64_to_cpu(m->resume_req.slab_size)) &&
+		       FARSWAP_RESERVED_ZERO(m->resume_req.reserved0);
+	case FARSWAP_MSG_SLAB_RESUME_REP: {
+		const struct farswap_slab_resume_rep *r = &m->resume_rep;
+		__u64 addr = le64_to_cpu(r->addr);
+		__u64 len = le64_to_cpu(r->length);
+
+		if (!farswap_status_valid(le16_to_cpu(r->status)) ||
+		    !FARSWAP_RESERVED_ZERO(r->reserved0))
+			return 0;
+		/* A refusal still names the slab it refuses. */
+		if (le16_to_cpu(r->status) != FARSWAP_ST_OK)
+			return !addr && !len && !r->rkey && !r->resume;
+		return farswap_slab_size_valid(len) && addr + len > addr &&
+		       r->resume;
 	}
 	case FARSWAP_MSG_SLAB_FREE_REQ:
 		return FARSWAP_RESERVED_ZERO(m->free_req.reserved0) &&

@@ -91,6 +91,18 @@ static void build_valid(union farswap_msg *m, unsigned int type)
 		m->slab_revoke.slab_id = cpu_to_le32(5);
 		m->slab_revoke.grace_ms = cpu_to_le32(3000);
 		break;
+	case FARSWAP_MSG_SLAB_RESUME_REQ:
+		m->resume_req.slab_id = cpu_to_le32(5);
+		m->resume_req.resume = cpu_to_le64(0x5eed5eed5eed5eedull);
+		m->resume_req.slab_size = cpu_to_le64(SZ_1G);
+		break;
+	case FARSWAP_MSG_SLAB_RESUME_REP:
+		m->resume_rep.slab_id = cpu_to_le32(5);
+		m->resume_rep.addr = cpu_to_le64(0x10000000ull);
+		m->resume_rep.length = cpu_to_le64(SZ_1G);
+		m->resume_rep.rkey = cpu_to_le32(0x77);
+		m->resume_rep.resume = cpu_to_le64(0xc0ffee);
+		break;
 	}
 }
 
@@ -135,8 +147,7 @@ static const struct type_case type_cases[] = {
 	{ FARSWAP_MSG_SLAB_ALLOC_REQ,
 	  { FIELD(farswap_slab_alloc_req, reserved) } },
 	{ FARSWAP_MSG_SLAB_ALLOC_REP,
-	  { FIELD(farswap_slab_alloc_rep, reserved0),
-	    FIELD(farswap_slab_alloc_rep, reserved1) } },
+	  { FIELD(farswap_slab_alloc_rep, reserved0) } },
 	{ FARSWAP_MSG_SLAB_FREE_REQ,
 	  { FIELD(farswap_slab_free_req, reserved0),
 	    FIELD(farswap_slab_free_req, reserved1) } },
@@ -164,6 +175,10 @@ static const struct type_case type_cases[] = {
 	  { FIELD(farswap_info_rep, reserved) } },
 	{ FARSWAP_MSG_SLAB_REVOKE,
 	  { FIELD(farswap_slab_revoke, reserved) } },
+	{ FARSWAP_MSG_SLAB_RESUME_REQ,
+	  { FIELD(farswap_slab_resume_req, reserved0) } },
+	{ FARSWAP_MSG_SLAB_RESUME_REP,
+	  { FIELD(farswap_slab_resume_rep, reserved0) } },
 };
 
 static void type_desc(const struct type_case *c, char *desc)
@@ -569,7 +584,8 @@ static void status_and_type_names_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_INFO_REQ, 13);
 	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_INFO_REP, 14);
 	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_SLAB_REVOKE, 15);
-	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_TYPE_MAX, 15);
+	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_SLAB_RESUME_REQ, 16);
+	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_TYPE_MAX, 17);
 	KUNIT_EXPECT_STREQ(test, farswap_msg_type_str(0), "unknown");
 	KUNIT_EXPECT_STREQ(test,
 			   farswap_msg_type_str(FARSWAP_MSG_TYPE_MAX + 1),

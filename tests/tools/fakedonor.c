@@ -276,7 +276,7 @@ static void send_garbage(const union farswap_msg *req)
 		m.hdr.version = 42;
 		break;
 	default:
-		m.alloc_rep.reserved1[3] = 0x5a;
+		m.alloc_rep.reserved0 = cpu_to_le16(0x5a);
 		break;
 	}
 	say("answering %s with garbage #%u", farswap_msg_type_str(req->hdr.type),

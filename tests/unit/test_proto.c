@@ -33,8 +33,7 @@ struct msg_case {
 static const struct msg_case cases[] = {
 	{ FARSWAP_MSG_SLAB_ALLOC_REQ, 48, { R(farswap_slab_alloc_req, reserved) } },
 	{ FARSWAP_MSG_SLAB_ALLOC_REP, 56,
-	  { R(farswap_slab_alloc_rep, reserved0),
-	    R(farswap_slab_alloc_rep, reserved1) } },
+	  { R(farswap_slab_alloc_rep, reserved0) } },
 	{ FARSWAP_MSG_SLAB_FREE_REQ, 32,
 	  { R(farswap_slab_free_req, reserved0),
 	    R(farswap_slab_free_req, reserved1) } },
@@ -58,6 +57,10 @@ static const struct msg_case cases[] = {
 	{ FARSWAP_MSG_INFO_REQ, 32, { R(farswap_info_req, reserved) } },
 	{ FARSWAP_MSG_INFO_REP, 64, { R(farswap_info_rep, reserved) } },
 	{ FARSWAP_MSG_SLAB_REVOKE, 32, { R(farswap_slab_revoke, reserved) } },
+	{ FARSWAP_MSG_SLAB_RESUME_REQ, 40,
+	  { R(farswap_slab_resume_req, reserved0) } },
+	{ FARSWAP_MSG_SLAB_RESUME_REP, 56,
+	  { R(farswap_slab_resume_rep, reserved0) } },
 };
 
 /* A valid message of @type, the way a correct sender fills it. */
@@ -110,6 +113,18 @@ static void build(union farswap_msg *m, unsigned int type)
 	case FARSWAP_MSG_SLAB_REVOKE:
 		m->slab_revoke.slab_id = cpu_to_le32(3);
 		m->slab_revoke.grace_ms = cpu_to_le32(2000);
+		break;
+	case FARSWAP_MSG_SLAB_RESUME_REQ:
+		m->resume_req.slab_id = cpu_to_le32(3);
+		m->resume_req.resume = cpu_to_le64(0x0123456789abcdefull);
+		m->resume_req.slab_size = cpu_to_le64(4 << 20);
+		break;
+	case FARSWAP_MSG_SLAB_RESUME_REP:
+		m->resume_rep.slab_id = cpu_to_le32(3);
+		m->resume_rep.addr = cpu_to_le64(0x7f0000000000ull);
+		m->resume_rep.length = cpu_to_le64(4 << 20);
+		m->resume_rep.rkey = cpu_to_le32(0x4321);
+		m->resume_rep.resume = cpu_to_le64(0xfedcba9876543210ull);
 		break;
 	}
 }
@@ -247,8 +262,8 @@ static void test_reserved_bytes(void **state)
 			}
 		}
 	}
-	/* Every reserved byte of every type: 16+2+8+4+8+2+4+8+2+8+4+8, AUTH_REP 2+4+8, INFO 16+16, SLAB_REVOKE 8 */
-	assert_int_equal(checked, 128);
+	/* Every reserved byte of every type: 16+2+4+8+2+4+8+2+8+4+8, AUTH_REP 2+4+8, INFO 16+16, SLAB_REVOKE 8, RESUME 4+2 */
+	assert_int_equal(checked, 126);
 }
 
 static void test_body_ranges(void **state)
@@ -277,6 +292,27 @@ static void test_body_ranges(void **state)
 	m.alloc_rep.addr = 0;
 	m.alloc_rep.length = 0;
 	m.alloc_rep.rkey = 0;
+	assert_int_equal(farswap_msg_check(&m, 56, V), FARSWAP_ST_OK);
+	m.alloc_rep.resume = cpu_to_le64(1);
+	assert_int_equal(farswap_msg_check(&m, 56, V), FARSWAP_ST_INVALID);
+	/* A resume needs its token; a granted resume a new one. */
+	build(&m, FARSWAP_MSG_SLAB_RESUME_REQ);
+	m.resume_req.resume = 0;
+	assert_int_equal(farswap_msg_check(&m, 40, V), FARSWAP_ST_INVALID);
+	build(&m, FARSWAP_MSG_SLAB_RESUME_REQ);
+	m.resume_req.slab_size = cpu_to_le64(3 << 20);
+	assert_int_equal(farswap_msg_check(&m, 40, V), FARSWAP_ST_INVALID);
+	build(&m, FARSWAP_MSG_SLAB_RESUME_REP);
+	m.resume_rep.resume = 0;
+	assert_int_equal(farswap_msg_check(&m, 56, V), FARSWAP_ST_INVALID);
+	/* A refused resume names its slab and nothing else. */
+	build(&m, FARSWAP_MSG_SLAB_RESUME_REP);
+	m.resume_rep.status = cpu_to_le16(FARSWAP_ST_NO_ENTRY);
+	assert_int_equal(farswap_msg_check(&m, 56, V), FARSWAP_ST_INVALID);
+	m.resume_rep.addr = 0;
+	m.resume_rep.length = 0;
+	m.resume_rep.rkey = 0;
+	m.resume_rep.resume = 0;
 	assert_int_equal(farswap_msg_check(&m, 56, V), FARSWAP_ST_OK);
 	/* A grant must not wrap the address space. */
 	build(&m, FARSWAP_MSG_SLAB_ALLOC_REP);
@@ -312,7 +348,9 @@ static void test_status_strings(void **state)
 	assert_int_equal(FARSWAP_MSG_INFO_REQ, 13);
 	assert_int_equal(FARSWAP_MSG_INFO_REP, 14);
 	assert_int_equal(FARSWAP_MSG_SLAB_REVOKE, 15);
-	assert_int_equal(FARSWAP_MSG_TYPE_MAX, 15);
+	assert_int_equal(FARSWAP_MSG_SLAB_RESUME_REQ, 16);
+	assert_int_equal(FARSWAP_MSG_SLAB_RESUME_REP, 17);
+	assert_int_equal(FARSWAP_MSG_TYPE_MAX, 17);
 	assert_string_equal(farswap_msg_type_str(FARSWAP_MSG_INFO_REP),
 			    "INFO_REP");
 }
