@@ -351,6 +351,28 @@ static u32 farswap_lose_damaged_locked(struct farswap_chunk *chunk)
 }
 
 /*
+ * Does the chunk's content wait for a donor to resume it: no live copy
+ * holds every written page, but a suspended one does?  Then it keeps
+ * every placement and its held I/O until the resume or the grace ends.
+ */
+static bool farswap_chunk_awaits_resume_locked(const struct farswap_chunk *chunk)
+{
+	bool suspended = false;
+	unsigned int r;
+
+	for (r = 0; r < chunk->nr_places; r++) {
+		const struct farswap_placement *p = &chunk->place[r];
+
+		if (!(chunk->uptodate & BIT(r)))
+			continue;
+		if (farswap_place_live(p))
+			return false;
+		suspended |= farswap_place_suspended(p);
+	}
+	return suspended;
+}
+
+/*
  * A donor's session ended: every chunk placed in a dead session drops
  * that placement.  A chunk left with a current replica keeps serving from
  * it and is repaired (copied to a new replica) in the background; one
@@ -388,7 +410,8 @@ void farswap_loss_work(struct work_struct *work)
 		int donor = -1;
 
 		spin_lock_irqsave(&chunk->lock, flags);
-		if (chunk->state != FARSWAP_CHUNK_BOUND || !chunk->nr_places) {
+		if (chunk->state != FARSWAP_CHUNK_BOUND || !chunk->nr_places ||
+		    farswap_chunk_awaits_resume_locked(chunk)) {
 			spin_unlock_irqrestore(&chunk->lock, flags);
 			continue;
 		}
@@ -447,6 +470,9 @@ void farswap_loss_work(struct work_struct *work)
 	list_for_each_entry_safe(rs, next, &dev->rslabs, node) {
 		if (farswap_donor_live(rs->donor, rs->gen) &&
 		    rs->state != FARSWAP_RSLAB_REVOKED)
+			continue;
+		/* Its donor may come back with it (resume.c). */
+		if (farswap_rslab_suspended(rs))
 			continue;
 		list_del(&rs->node);
 		dev->nr_rslabs--;

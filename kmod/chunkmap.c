@@ -270,7 +270,10 @@ static enum farswap_io_action farswap_read_decide(const struct farswap_io_view *
 	case FARSWAP_CHUNK_BOUND:
 	case FARSWAP_CHUNK_MIGRATING:
 		/* The old placement stays valid until the switch. */
-		return v->place_live ? FARSWAP_IO_RDMA : FARSWAP_IO_FAIL;
+		if (v->place_live)
+			return FARSWAP_IO_RDMA;
+		/* Its donor restarts: wait for the slab to be resumed. */
+		return v->place_suspended ? FARSWAP_IO_HOLD : FARSWAP_IO_FAIL;
 	case FARSWAP_CHUNK_SWITCHING:
 		return FARSWAP_IO_HOLD;
 	default:

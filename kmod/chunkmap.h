@@ -138,6 +138,11 @@ struct farswap_io_view {
 	bool any_written;	/* a page of the range may hold data */
 	bool any_lost;		/* a page of the range died with a donor */
 	bool place_live;	/* the placement's donor session is alive */
+	/*
+	 * No live placement holds the pages, but one that does waits for
+	 * its donor to come back and resume it (resume.c).
+	 */
+	bool place_suspended;
 };
 
 enum farswap_io_action farswap_io_decide(const struct farswap_io_view *v);

@@ -961,6 +961,8 @@ static void farswap_donor_reset(struct farswap_donor *donor)
 	/* Whoever saw the donor live has posted by now; drain the rest. */
 	synchronize_rcu();
 	farswap_donor_teardown(donor);
+	/* Before the loss work looks: slabs it may resume wait for it. */
+	farswap_donor_suspend(donor);
 	if (farswap_donor_change_state(donor, FARSWAP_DONOR_WAITING)) {
 		donor->reconnect_backoff_ms = dev->params.reconnect_delay_ms;
 		queue_delayed_work(dev->connect_wq, &donor->reconnect_work,
@@ -1005,7 +1007,10 @@ static void farswap_donor_reconnect_work(struct work_struct *work)
 		farswap_donor_pr_info(donor, " reconnected (session %u)\n",
 				      donor->gen);
 		farswap_donor_start_keepalive(donor);
-		if (farswap_dev_map_ready(dev)) {
+		if (farswap_donor_resume_pending(donor)) {
+			/* Room and repairs once its slabs are back. */
+			queue_work(dev->wq, &donor->resume_work);
+		} else if (farswap_dev_map_ready(dev)) {
 			/* Its slabs were lost: room for the next writes, now. */
 			farswap_chunks_want_room(dev);
 			/* A new, empty donor may take chunks short of a replica. */
@@ -1142,6 +1147,9 @@ struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
 	INIT_WORK(&donor->err_work, farswap_donor_err_work);
 	INIT_DELAYED_WORK(&donor->reconnect_work, farswap_donor_reconnect_work);
 	INIT_DELAYED_WORK(&donor->keepalive_work, farswap_donor_keepalive_work);
+	INIT_WORK(&donor->resume_work, farswap_donor_resume_work);
+	INIT_DELAYED_WORK(&donor->resume_expire_work,
+			  farswap_donor_resume_expire);
 	return donor;
 
 out_free:
@@ -1168,6 +1176,8 @@ void farswap_donor_stop(struct farswap_donor *donor)
 
 	mutex_lock(&donor->lock);
 	farswap_donor_change_state(donor, FARSWAP_DONOR_DELETING);
+	/* Detach waits for nothing: what it still held is let go. */
+	farswap_donor_close_resume(donor);
 	synchronize_rcu();
 	farswap_donor_teardown(donor);
 	mutex_unlock(&donor->lock);
@@ -1178,6 +1188,8 @@ void farswap_donor_cancel_work(struct farswap_donor *donor)
 {
 	cancel_delayed_work_sync(&donor->reconnect_work);
 	cancel_delayed_work_sync(&donor->keepalive_work);
+	cancel_work_sync(&donor->resume_work);
+	cancel_delayed_work_sync(&donor->resume_expire_work);
 	cancel_work_sync(&donor->err_work);
 	cancel_work_sync(&donor->reclaim_work);
 }

@@ -134,6 +134,10 @@ static void farswap_ctrl_dispatch(struct farswap_donor *donor,
 		farswap_donor_note_free(donor, msg->free_rep.slabs_free);
 		farswap_ctrl_complete(donor, msg);
 		break;
+	case FARSWAP_MSG_SLAB_RESUME_REP:
+		farswap_donor_note_free(donor, msg->resume_rep.slabs_free);
+		farswap_ctrl_complete(donor, msg);
+		break;
 	case FARSWAP_MSG_STATS_REP:
 		if (!msg->hdr.cookie && !farswap_ctrl_unasked_ok(donor, msg))
 			break;
@@ -481,6 +485,47 @@ int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 serial,
 	rs->remote_id = le32_to_cpu(rep.alloc_rep.slab_id);
 	rs->addr = le64_to_cpu(rep.alloc_rep.addr);
 	rs->rkey = le32_to_cpu(rep.alloc_rep.rkey);
+	rs->resume = donor->features & FARSWAP_FEAT_RESUME ?
+		     le64_to_cpu(rep.alloc_rep.resume) : 0;
+	return 0;
+}
+
+/*
+ * Ask the donor, restarted, for slab @rs of an earlier session back with
+ * its content.  On success the new address, rkey and token are in @got
+ * (its remote_id, addr, rkey, resume) and the session it was granted in
+ * in @gen; @rs itself is the caller's to change.
+ */
+int farswap_donor_resume_slab(struct farswap_donor *donor,
+			      const struct farswap_rslab *rs, u64 slab_bytes,
+			      struct farswap_rslab *got, u32 *gen)
+{
+	union farswap_msg req, rep;
+	int ret;
+
+	farswap_msg_init(&req, FARSWAP_MSG_SLAB_RESUME_REQ, donor->version, 0);
+	req.resume_req.slab_id = cpu_to_le32(rs->remote_id);
+	req.resume_req.resume = cpu_to_le64(rs->resume);
+	req.resume_req.slab_size = cpu_to_le64(slab_bytes);
+	ret = farswap_ctrl_xfer(donor, &req, &rep, gen, false);
+	if (ret)
+		return ret;
+	if (rep.hdr.type != FARSWAP_MSG_SLAB_RESUME_REP) {
+		farswap_donor_error(donor, "answered SLAB_RESUME_REQ with another type");
+		return -EPROTO;
+	}
+	ret = farswap_status_errno(le16_to_cpu(rep.resume_rep.status));
+	if (ret)
+		return ret;
+	if (le32_to_cpu(rep.resume_rep.slab_id) != rs->remote_id ||
+	    le64_to_cpu(rep.resume_rep.length) != slab_bytes) {
+		farswap_donor_error(donor, "resumed another slab, or one of the wrong size");
+		return -EPROTO;
+	}
+	got->remote_id = rs->remote_id;
+	got->addr = le64_to_cpu(rep.resume_rep.addr);
+	got->rkey = le32_to_cpu(rep.resume_rep.rkey);
+	got->resume = le64_to_cpu(rep.resume_rep.resume);
 	return 0;
 }
 

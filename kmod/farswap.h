@@ -142,6 +142,7 @@ struct farswap_params {
 	unsigned int keepalive_ms;
 	unsigned int replicas;		/* 0 at load: 2 with two donors, else 1 */
 	unsigned int repair_kbps;	/* re-replication rate; 0 = no limit */
+	unsigned int resume_grace_ms;	/* resume.c; 0 = never wait */
 	enum farswap_tag_alg integrity;
 	bool encrypt;			/* seal.h */
 	bool insecure_no_auth;		/* attach without key= allowed */
@@ -217,6 +218,8 @@ struct farswap_donor_stats {
 	atomic64_t reconnects;
 	atomic64_t migrated_out;	/* slabs moved away on reclaim */
 	atomic64_t revoked;		/* slabs the donor took back by force */
+	atomic64_t resumed;		/* slabs taken back after its restart */
+	atomic64_t resume_refused;	/* slabs it did not keep */
 	atomic_t slabs;			/* slabs of the device bound here */
 	struct farswap_lat_hist read_lat;
 	struct farswap_lat_hist write_lat;
@@ -299,6 +302,19 @@ struct farswap_donor {
 	unsigned int reconnect_backoff_ms;
 	u32 lost_gen;			/* session whose slabs the loss work frees */
 
+	/*
+	 * Resume (resume.c): after a session of a donor that keeps its
+	 * slabs across a restart (FARSWAP_FEAT_RESUME) failed, its slabs of
+	 * session resume_gen wait until resume_until (jiffies) for it to
+	 * come back, instead of being given up at once.  Written under
+	 * state_lock, read locklessly (WRITE_ONCE/READ_ONCE).
+	 */
+	bool resume_open;
+	u32 resume_gen;
+	unsigned long resume_until;
+	struct work_struct resume_work;
+	struct delayed_work resume_expire_work;
+
 	struct farswap_donor_stats stats;
 	u64 read_ewma_ns;		/* recent read latency, picks replicas */
 	struct kobject *dir;		/* /sys/block/farswapN/donors/<index> */
@@ -319,6 +335,7 @@ struct farswap_rslab {
 	u32 remote_id;			/* donor's slab id */
 	u64 addr;
 	u32 rkey;
+	u64 resume;			/* token to resume it; 0: none */
 	u8 state;			/* enum farswap_rslab_state */
 	struct farswap_slots slots;	/* and the record's lifetime */
 	unsigned long map[];		/* slots.map: one bit per slot */
@@ -667,6 +684,24 @@ static inline bool farswap_place_live(const struct farswap_placement *p)
 	       READ_ONCE(p->rslab->state) != FARSWAP_RSLAB_REVOKED;
 }
 
+/* resume.c */
+bool farswap_rslab_suspended(const struct farswap_rslab *rs);
+void farswap_donor_suspend(struct farswap_donor *donor);
+bool farswap_donor_resume_pending(struct farswap_donor *donor);
+void farswap_donor_close_resume(struct farswap_donor *donor);
+void farswap_donor_resume_work(struct work_struct *work);
+void farswap_donor_resume_expire(struct work_struct *work);
+
+/*
+ * Is a placement's session dead, but its slab waiting for the donor to
+ * come back and resume it?  Same rules as farswap_place_live().
+ */
+static inline bool farswap_place_suspended(const struct farswap_placement *p)
+{
+	return !farswap_donor_live(p->donor, p->gen) &&
+	       p->gen == p->rslab->gen && farswap_rslab_suspended(p->rslab);
+}
+
 /* ctrl.c */
 int farswap_status_errno(unsigned int status);
 int farswap_ctrl_post_recv(struct farswap_ctrl_recv *recv);
@@ -682,6 +717,9 @@ int farswap_ctrl_send(struct farswap_donor *donor, union farswap_msg *msg);
 int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 serial,
 			     u64 slab_bytes, struct farswap_rslab *rs);
 int farswap_donor_free_slab(struct farswap_donor *donor, u32 remote_id);
+int farswap_donor_resume_slab(struct farswap_donor *donor,
+			      const struct farswap_rslab *rs, u64 slab_bytes,
+			      struct farswap_rslab *got, u32 *gen);
 int farswap_donor_query_info(struct farswap_donor *donor);
 int farswap_donor_query_stats(struct farswap_donor *donor);
 

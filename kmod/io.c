@@ -158,6 +158,29 @@ static void farswap_cmd_unmap(struct farswap_cmd *cmd, bool write)
 }
 
 /* A write is done: it stands if one replica took it. */
+static void farswap_cmd_requeue(struct farswap_cmd *cmd);
+
+/*
+ * A write failed on every replica because their sessions died: do they
+ * all wait to be resumed?  Then the write waits too, instead of failing.
+ */
+static bool farswap_write_awaits_resume(struct farswap_cmd *cmd,
+					struct farswap_chunk *chunk)
+{
+	bool wait = cmd->nr_legs > 0;
+	unsigned long flags;
+	unsigned int r;
+	int b;
+
+	spin_lock_irqsave(&chunk->lock, flags);
+	for (r = 0; r < cmd->nr_legs && wait; r++) {
+		b = farswap_chunk_place_locked(chunk, &cmd->leg[r].place);
+		wait = b >= 0 && farswap_place_suspended(&chunk->place[b]);
+	}
+	spin_unlock_irqrestore(&chunk->lock, flags);
+	return wait;
+}
+
 static void farswap_write_done(struct farswap_cmd *cmd, struct request *rq,
 			       struct farswap_chunk *chunk)
 {
@@ -183,6 +206,13 @@ static void farswap_write_done(struct farswap_cmd *cmd, struct request *rq,
 	if (ok)
 		farswap_account(cmd, true, blk_rq_bytes(rq));
 	farswap_inflight_put(&chunk->inflight_writes);
+	if (!ok && farswap_write_awaits_resume(cmd, chunk)) {
+		/* Written again once the donor is back (or lost as before). */
+		cmd->nr_legs = 0;
+		if (farswap_submit(cmd) != BLK_STS_OK)
+			farswap_cmd_requeue(cmd);
+		return;
+	}
 	farswap_cmd_complete(cmd, ok ? BLK_STS_OK : BLK_STS_IOERR);
 }
 
@@ -312,7 +342,14 @@ static void farswap_read_done(struct farswap_cmd *cmd, struct request *rq,
 				    FARSWAP_FAILOVER_TIMEOUT :
 				    FARSWAP_FAILOVER_TRANSPORT;
 	}
-	__set_bit(cmd->leg[0].place.donor->index, &cmd->tried);
+	/*
+	 * A replica whose session died under the read is not marked tried:
+	 * its donor may come back with the same memory (resume.c), and the
+	 * read then goes there again.  A dead one is not read from anyway.
+	 */
+	if (damaged || farswap_donor_live(cmd->leg[0].place.donor,
+					  cmd->leg[0].place.gen))
+		__set_bit(cmd->leg[0].place.donor->index, &cmd->tried);
 	cmd->nr_legs = 0;
 	if (farswap_submit(cmd) != BLK_STS_OK)
 		farswap_cmd_requeue(cmd);
@@ -648,6 +685,24 @@ static bool farswap_claim_read(struct farswap_cmd *cmd,
 }
 
 /*
+ * Does a copy that would serve the request wait for its donor to resume
+ * it (and the request for it, not an error)?  A read not tried there yet,
+ * or any write.
+ */
+static bool farswap_chunk_awaits_resume(const struct farswap_chunk *chunk,
+					const struct farswap_replica_view *v,
+					unsigned int n)
+{
+	unsigned int r;
+
+	for (r = 0; r < n; r++)
+		if (v[r].uptodate && !v[r].tried &&
+		    farswap_place_suspended(&chunk->place[r]))
+			return true;
+	return false;
+}
+
+/*
  * Decide, under the chunk lock, what the request does with its chunk.  A
  * first write takes free slots in held donor slabs right here; only when
  * none has room is the chunk parked for the bind work.
@@ -672,6 +727,8 @@ again:
 	v.any_lost = farswap_pages_any_lost(&chunk->pages, e->first_page,
 					    e->nr_pages);
 	v.place_live = farswap_replica_serving(view, n) > 0;
+	v.place_suspended = !v.place_live &&
+			    farswap_chunk_awaits_resume(chunk, view, n);
 	act = farswap_io_decide(&v);
 
 	switch (act) {

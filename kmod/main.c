@@ -36,6 +36,7 @@ struct farswap_params farswap_defaults = {
 	.integrity		= FARSWAP_TAG_SIPHASH,
 	.replicas		= 0,	/* 2 with two donors or more, else 1 */
 	.repair_kbps		= 32768,
+	.resume_grace_ms	= 30000,
 };
 
 u8 farswap_host_id[FARSWAP_ID_LEN];
@@ -69,6 +70,8 @@ MODULE_PARM_DESC(encrypt, "Encrypt and authenticate every page of new devices on
 static char *donors;
 module_param_named(replicas, farswap_defaults.replicas, uint, 0444);
 MODULE_PARM_DESC(replicas, "Copies of every chunk on distinct donors, 1 to 3; 0 = 2 when a device has two donors or more, else 1 (default 0)");
+module_param_named(resume_grace_ms, farswap_defaults.resume_grace_ms, uint, 0444);
+MODULE_PARM_DESC(resume_grace_ms, "How long the chunks whose last copy is on a donor that keeps its slabs across a restart (FARSWAP_FEAT_RESUME) wait for it to come back before those pages count as lost; their I/O waits meanwhile; 0 = never wait (default 30000)");
 module_param_named(repair_kbps, farswap_defaults.repair_kbps, uint, 0444);
 MODULE_PARM_DESC(repair_kbps, "Rate at which chunks that lost a replica are copied to a new one, KiB/s; 0 = no limit (default 32768)");
 static char *read_policy = "fastest";

@@ -489,14 +489,16 @@ static ssize_t stat_show(struct kobject *kobj, FARSWAP_KOBJ_ATTR *attr,
 	struct farswap_donor_stats *s = &farswap_donor_of(kobj)->stats;
 
 	return sysfs_emit(buf,
-			  "reads=%lld writes=%lld read_bytes=%lld write_bytes=%lld errors=%lld reconnects=%lld migrated_out=%lld revoked=%lld\n",
+			  "reads=%lld writes=%lld read_bytes=%lld write_bytes=%lld errors=%lld reconnects=%lld migrated_out=%lld revoked=%lld resumed=%lld resume_refused=%lld\n",
 			  atomic64_read(&s->reads), atomic64_read(&s->writes),
 			  atomic64_read(&s->read_bytes),
 			  atomic64_read(&s->write_bytes),
 			  atomic64_read(&s->errors),
 			  atomic64_read(&s->reconnects),
 			  atomic64_read(&s->migrated_out),
-			  atomic64_read(&s->revoked));
+			  atomic64_read(&s->revoked),
+			  atomic64_read(&s->resumed),
+			  atomic64_read(&s->resume_refused));
 }
 static struct kobj_attribute stat_attr = FARSWAP_KOBJ_ATTR_RO(stat);
 

@@ -187,6 +187,12 @@ static const struct fsh_donor_field donor_fields[] = {
 	  "Chunks moved off this donor.", NULL },
 	{ "revoked", FSH_DONOR_STAT, "farswap_host_donor_revoked_slabs_total",
 	  FSM_COUNTER, "Slabs this donor took back by force (SLAB_REVOKE).", NULL },
+	{ "resumed", FSH_DONOR_STAT, "farswap_host_donor_resumed_slabs_total",
+	  FSM_COUNTER, "Slabs taken back with their content after this donor restarted.",
+	  "slabs resumed" },
+	{ "resume_refused", FSH_DONOR_STAT,
+	  "farswap_host_donor_resume_refused_slabs_total", FSM_COUNTER,
+	  "Slabs this donor did not keep across its restart.", NULL },
 };
 
 /*
@@ -1026,6 +1032,7 @@ static const struct text_item placement_items[] = {
 static const struct text_item donor_items[] = {
 	{ "", "reads" }, { " ", "read_bytes" }, { ", ", "writes" },
 	{ " ", "write_bytes" }, { ", ", "errors" }, { ", ", "reconnects" },
+	{ ", ", "resumed" },
 };
 
 /* @sep, then "@v @text", or "(@v as bytes)" for TEXT_BYTES. */

@@ -871,6 +871,42 @@ static void io_decide_rules_test(struct kunit *test)
 }
 
 /*
+ * A copy waiting for its restarted donor (resume.c): reads of written
+ * pages wait instead of failing, and nothing else changes.
+ */
+static void io_decide_suspended_test(struct kunit *test)
+{
+	struct farswap_io_view v = {
+		.state = FARSWAP_CHUNK_BOUND,
+		.any_written = true,
+		.place_suspended = true,
+	};
+
+	KUNIT_EXPECT_EQ(test, farswap_io_decide(&v), FARSWAP_IO_HOLD);
+	v.state = FARSWAP_CHUNK_MIGRATING;
+	KUNIT_EXPECT_EQ(test, farswap_io_decide(&v), FARSWAP_IO_HOLD);
+	v.state = FARSWAP_CHUNK_BOUND;
+	v.place_live = true;
+	KUNIT_EXPECT_EQ(test, farswap_io_decide(&v), FARSWAP_IO_RDMA);
+	v.place_live = false;
+	/* A page already lost stays lost; one never written reads zeros. */
+	v.any_lost = true;
+	KUNIT_EXPECT_EQ(test, farswap_io_decide(&v), FARSWAP_IO_FAIL);
+	v.any_lost = false;
+	v.any_written = false;
+	KUNIT_EXPECT_EQ(test, farswap_io_decide(&v), FARSWAP_IO_ZERO);
+	/* Without the wait, the dead copy's pages fail as before. */
+	v.any_written = true;
+	v.place_suspended = false;
+	KUNIT_EXPECT_EQ(test, farswap_io_decide(&v), FARSWAP_IO_FAIL);
+	/* Writes to it wait either way. */
+	v.write = true;
+	KUNIT_EXPECT_EQ(test, farswap_io_decide(&v), FARSWAP_IO_HOLD);
+	v.place_suspended = true;
+	KUNIT_EXPECT_EQ(test, farswap_io_decide(&v), FARSWAP_IO_HOLD);
+}
+
+/*
  * One chunk through its life, driven the way kmod/io.c drives it: decide
  * under the chunk lock, mark pages written when a write goes to RDMA.
  */
@@ -966,6 +1002,7 @@ static struct kunit_case farswap_chunkmap_cases[] = {
 	KUNIT_CASE(chunk_state_name_test),
 	KUNIT_CASE_PARAM(io_decide_test, decide_gen_params),
 	KUNIT_CASE(io_decide_rules_test),
+	KUNIT_CASE(io_decide_suspended_test),
 	KUNIT_CASE(chunk_lifecycle_test),
 	{}
 };

@@ -149,12 +149,12 @@ void put_device(const char *name, const struct fake_donor *donors,
 
 const struct fake_donor donors2[2] = {
 	{ "10.0.0.2:7471\n", "live\n", "rackA\n", "1\n", "14\n", "16\n",
-	  "reads=4 writes=8 read_bytes=16384 write_bytes=32768 errors=0 reconnects=1 migrated_out=0 revoked=2\n",
+	  "reads=4 writes=8 read_bytes=16384 write_bytes=32768 errors=0 reconnects=1 migrated_out=0 revoked=2 resumed=3 resume_refused=0\n",
 	  /* Live again: its last failure is not shown. */
 	  "10.0.0.2:7471 failed: DISCONNECTED\n" },
 	/* An empty domain: not told yet. */
 	{ "[fe80::1]:7471\n", "reconnecting\n", "\n", "1\n", "0\n", "0\n",
-	  "reads=6 writes=12 read_bytes=24576 write_bytes=49152 errors=2 reconnects=3 migrated_out=1 revoked=0\n",
+	  "reads=6 writes=12 read_bytes=24576 write_bytes=49152 errors=2 reconnects=3 migrated_out=1 revoked=0 resumed=0 resume_refused=1\n",
 	  "[fe80::1]:7471 did not answer within 4000 ms\n" },
 };
 

@@ -168,7 +168,7 @@ static void test_json_document(void **state)
 	assert_true(strstr(doc, "\"10.0.0.2:7471\"") < strstr(doc, "\"[fe80::1]:7471\""));
 	assert_has(doc, "\"slabs\": 1,\n          \"free_slabs\": 14,\n          \"total_slabs\": 16,\n          \"reads\": 4,");
 	assert_has(doc, "\"reconnects\": 3,");
-	assert_has(doc, "\"migrated_out\": 0,\n          \"revoked\": 2,\n          \"latency\": {");
+	assert_has(doc, "\"migrated_out\": 0,\n          \"revoked\": 2,\n          \"resumed\": 3,\n          \"resume_refused\": 0,\n          \"latency\": {");
 	/* Each donor's lines of the latency file, with all four percentiles. */
 	assert_has(doc, "\"read\": {\n              \"count\": 4,\n              \"p50_us\": 500,\n              \"p90_us\": 800,\n              \"p99_us\": 900,\n              \"p999_us\": 950\n");
 	assert_has(doc, "\"write\": {\n              \"count\": 12,\n              \"p50_us\": 650,\n              \"p90_us\": 950,\n              \"p99_us\": 1050,\n              \"p999_us\": 1200\n");
@@ -411,7 +411,7 @@ static void test_no_latency_file(void **state)
 	doc = status_json("farswap2", &ret);
 	assert_int_equal(ret, 0);
 	assert_has(doc, "\"latency\": {\n        \"read\": {\n          \"count\": null,\n          \"p50_us\": null,\n          \"p90_us\": null,\n          \"p99_us\": null,\n          \"p999_us\": null\n        },\n        \"write\": {\n          \"count\": null,");
-	assert_has(doc, "\"revoked\": 2,\n          \"latency\": {\n            \"read\": {\n              \"count\": null,");
+	assert_has(doc, "\"resume_refused\": 0,\n          \"latency\": {\n            \"read\": {\n              \"count\": null,");
 	assert_has(doc, "\"state\": \"live\",");
 	assert_has(doc, "\"reads\": 100,");
 	assert_null(strstr(doc, "\"count\": 4"));

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # stop-systemd, the host: one replica over two donors whose farswapd.service
-# is stopped and restarted under it.
+# is stopped (a drain) and restarted (a resume) under it.
 set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
 . "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
@@ -54,20 +54,44 @@ bed_wait donor started 600
 fs_wait_donor_state "$name" "$d1" live 300
 "$FS_CTL" status "$name"
 
-# 3. systemctl restart farswapd on the second: its chunks move to the
-# first before it stops, and it comes back.
+# 3. systemctl restart farswapd on the second during the verify: a
+# restart keeps farswapd's memory (the fd store), so nothing moves; the
+# chunks whose one copy is there wait for it, and the host resumes its
+# slabs with their content.
 moved0=$(fs_dev_stat "$name" migrations)
+rec0=$(fs_donor_field "$name" "$d2" reconnects)
+held=$(fs_donor_field "$name" "$d2" slabs)
+in0=$(fs_vmstat pswpin)
 bed_signal back
+fs_wait_donor_state "$name" "$d2" '!live' 300
+t0=$SECONDS
+# The verify starts while the donor is away: its reads wait for it.
+for pid in $(sed -n 's/^HOLD //p' "$FS_WL_LOG"); do
+	kill -USR1 "$pid" 2>/dev/null || true
+done
 bed_wait donor2 restarted 1000
+fs_wait_donor_state "$name" "$d2" live 300
+end=$((SECONDS + $(bed_secs 60)))
+until [ "$(fs_donor_field "$name" "$d2" resumed)" -ge "$held" ]; do
+	[ $SECONDS -lt $end ] ||
+		bed_fail "$d2 is back, but $(fs_donor_field "$name" "$d2" resumed) of its $held slabs were resumed"
+	sleep 1
+done
+bed_result stop.restart_to_resumed_s $((SECONDS - t0))
+bed_result stop.slabs_resumed "$(fs_donor_field "$name" "$d2" resumed)"
+bed_result stop.reconnects $(($(fs_donor_field "$name" "$d2" reconnects) - rec0))
+[ $(($(fs_donor_field "$name" "$d2" reconnects) - rec0)) -eq 1 ] ||
+	bed_fail "the restart cost $(($(fs_donor_field "$name" "$d2" reconnects) - rec0)) reconnects, not one"
+[ "$(fs_donor_field "$name" "$d2" resume_refused)" = 0 ] ||
+	bed_fail "$d2 refused to resume $(fs_donor_field "$name" "$d2" resume_refused) slabs"
 moved=$(($(fs_dev_stat "$name" migrations) - moved0))
 bed_result stop.chunks_moved_by_restart "$moved"
-[ "$moved" -ge 1 ] || bed_fail "the second donor restarted, but no chunk moved"
-fs_wait_donor_state "$name" "$d2" live 300
+[ "$moved" -eq 0 ] || bed_fail "the second donor's restart moved $moved chunks: it drained"
 no_loss "when the second donor's unit restarted"
-"$FS_CTL" status "$name"
+"$FS_CTL" status "$name" | tee /run/status.txt
+grep -q 'slabs resumed' /run/status.txt || bed_fail "farswapctl status does not show the resumed slabs"
 
 # Every page reads back what was written.
-in0=$(fs_vmstat pswpin)
 fs_workload_release
 bed_result stop.pswpin_verify $(($(fs_vmstat pswpin) - in0))
 [ $(($(fs_vmstat pswpin) - in0)) -gt 1000 ] || bed_fail "the final verify did not swap in"
