@@ -379,7 +379,9 @@ static bool farswap_chunk_awaits_resume_locked(const struct farswap_chunk *chunk
  * left with none loses its written pages (reads of them fail from now
  * on, never return other data) and is unbound; writes held on it bind it
  * to live donors.  The dead slabs are retired: the donor freed them with
- * the session.
+ * the session.  A chunk whose last copy waits for its donor to come back
+ * and resume it, and that slab, are left as they are (resume.c) until
+ * the resume or its grace ends.
  *
  * Another donor may die while this runs: chunks scanned before it died
  * still point at its slabs, which are then retired but not freed; the

@@ -305,12 +305,14 @@ struct farswap_donor {
 	/*
 	 * Resume (resume.c): after a session of a donor that keeps its
 	 * slabs across a restart (FARSWAP_FEAT_RESUME) failed, its slabs of
-	 * session resume_gen wait until resume_until (jiffies) for it to
-	 * come back, instead of being given up at once.  Written under
-	 * state_lock, read locklessly (WRITE_ONCE/READ_ONCE).
+	 * sessions resume_first..resume_last wait until resume_until
+	 * (jiffies) for it to come back, instead of being given up at once.
+	 * A range: a session that fails while it resumes leaves slabs of
+	 * two.  Written under state_lock, read locklessly (READ_ONCE).
 	 */
 	bool resume_open;
-	u32 resume_gen;
+	u32 resume_first;
+	u32 resume_last;
 	unsigned long resume_until;
 	struct work_struct resume_work;
 	struct delayed_work resume_expire_work;

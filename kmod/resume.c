@@ -30,7 +30,9 @@
 static bool farswap_donor_resumable(struct farswap_donor *donor, u32 gen)
 {
 	return READ_ONCE(donor->resume_open) &&
-	       READ_ONCE(donor->resume_gen) == gen &&
+	       gen - READ_ONCE(donor->resume_first) <=
+		       READ_ONCE(donor->resume_last) -
+			       READ_ONCE(donor->resume_first) &&
 	       time_before(jiffies, READ_ONCE(donor->resume_until));
 }
 
@@ -45,25 +47,32 @@ bool farswap_rslab_suspended(const struct farswap_rslab *rs)
 /*
  * A donor's session failed (farswap_donor_reset(), under donor->lock,
  * before the reconnect is scheduled): if the donor keeps its slabs across
- * a restart, they wait for it for resume_grace_ms.
+ * a restart, they wait for it for resume_grace_ms.  A session that fails
+ * while earlier ones still wait joins them, and the wait starts again.
  */
 void farswap_donor_suspend(struct farswap_donor *donor)
 {
 	struct farswap_dev *dev = donor->dev;
 	unsigned int grace = dev->params.resume_grace_ms;
 	unsigned long flags;
+	bool joined;
 
 	lockdep_assert_held(&donor->lock);
 	if (!grace || !(donor->features & FARSWAP_FEAT_RESUME) ||
 	    READ_ONCE(donor->removing) || !farswap_dev_map_ready(dev))
 		return;
 	spin_lock_irqsave(&donor->state_lock, flags);
-	WRITE_ONCE(donor->resume_gen, donor->gen);
+	joined = donor->resume_open &&
+		 time_before(jiffies, donor->resume_until);
+	if (!joined)
+		WRITE_ONCE(donor->resume_first, donor->gen);
+	WRITE_ONCE(donor->resume_last, donor->gen);
 	WRITE_ONCE(donor->resume_until, jiffies + msecs_to_jiffies(grace));
 	WRITE_ONCE(donor->resume_open, true);
 	spin_unlock_irqrestore(&donor->state_lock, flags);
-	farswap_donor_pr_info(donor, " keeps its slabs across a restart: chunks whose last copy is there wait up to %u ms for it\n",
-			      grace);
+	if (!joined)
+		farswap_donor_pr_info(donor, " keeps its slabs across a restart: chunks whose last copy is there wait up to %u ms for it\n",
+				      grace);
 	mod_delayed_work(dev->wq, &donor->resume_expire_work,
 			 msecs_to_jiffies(grace) + 1);
 }
@@ -72,7 +81,7 @@ void farswap_donor_suspend(struct farswap_donor *donor)
 bool farswap_donor_resume_pending(struct farswap_donor *donor)
 {
 	return READ_ONCE(donor->resume_open) &&
-	       READ_ONCE(donor->resume_gen) != READ_ONCE(donor->gen);
+	       READ_ONCE(donor->resume_last) != READ_ONCE(donor->gen);
 }
 
 /* No more waiting for @donor: what was not resumed is the loss work's. */
@@ -110,15 +119,15 @@ void farswap_donor_resume_expire(struct work_struct *work)
 }
 
 /*
- * Point every placement on a resumed slab at its new session, address
- * and rkey, and let the requests held on those chunks go.  The slab
- * records themselves change after this (farswap_rslab_suspended() stays
- * true for them until then, so no placement is ever neither live nor
- * suspended).
+ * Point every placement on a resumed slab (@from[k], granted in session
+ * @to[k].gen) at its new session, address and rkey, and let the requests
+ * held on those chunks go.  The slab records themselves change after
+ * this (farswap_rslab_suspended() stays true for them until then, so no
+ * placement is ever seen neither live nor suspended).
  */
 static void farswap_resume_places(struct farswap_dev *dev,
-				  struct farswap_donor *donor, u32 old_gen,
-				  u32 new_gen, struct farswap_rslab **from,
+				  struct farswap_donor *donor, u32 new_gen,
+				  struct farswap_rslab **from,
 				  const struct farswap_rslab *to,
 				  unsigned int nr)
 {
@@ -135,10 +144,11 @@ static void farswap_resume_places(struct farswap_dev *dev,
 		for (r = 0; r < chunk->nr_places; r++) {
 			struct farswap_placement *p = &chunk->place[r];
 
-			if (p->donor != donor || p->gen != old_gen)
+			if (p->donor != donor)
 				continue;
-			for (k = 0; k < nr && from[k] != p->rslab; k++)
-				;
+			for (k = 0; k < nr; k++)
+				if (from[k] == p->rslab && p->gen == to[k].gen)
+					break;
 			if (k == nr)
 				continue;
 			p->addr = to[k].addr +
@@ -157,8 +167,10 @@ static void farswap_resume_places(struct farswap_dev *dev,
 
 /*
  * The donor is back (a new session, live): ask for every slab of the
- * failed session that still waits.  Runs on dev->wq under map_mutex, as
- * the loss work does, so neither sees the other half done.
+ * failed sessions that still waits.  Runs on dev->wq under map_mutex, as
+ * the loss work does, so neither sees the other half done.  A refusal
+ * loses that slab; a session that fails under it leaves the rest waiting
+ * for the next one.
  */
 void farswap_donor_resume_work(struct work_struct *work)
 {
@@ -168,16 +180,22 @@ void farswap_donor_resume_work(struct work_struct *work)
 	u64 bytes = farswap_slab_bytes(&dev->geo);
 	struct farswap_rslab **from = NULL, *to = NULL;
 	unsigned int noio = memalloc_noio_save();
-	unsigned int nr = 0, ok = 0, i, max;
+	unsigned int nr = 0, ok = 0, refused = 0, i, max;
+	u32 first, last, new_gen = READ_ONCE(donor->gen);
+	bool interrupted = false;
 	struct farswap_rslab *rs;
-	u32 old_gen, new_gen = 0;
 	unsigned long flags;
 	int ret = 0;
 
 	mutex_lock(&dev->map_mutex);
-	old_gen = READ_ONCE(donor->resume_gen);
-	if (!farswap_donor_resumable(donor, old_gen))
+	first = READ_ONCE(donor->resume_first);
+	last = READ_ONCE(donor->resume_last);
+	if (!READ_ONCE(donor->resume_open))
 		goto out;
+	if (!farswap_donor_live(donor, new_gen)) {
+		interrupted = true;
+		goto out;
+	}
 	max = READ_ONCE(dev->nr_rslabs);
 	from = kcalloc(max, sizeof(*from), GFP_NOIO);
 	to = kcalloc(max, sizeof(*to), GFP_NOIO);
@@ -188,37 +206,35 @@ void farswap_donor_resume_work(struct work_struct *work)
 	/* Records not retired stay while map_mutex is held. */
 	spin_lock_irqsave(&dev->rslab_lock, flags);
 	list_for_each_entry(rs, &dev->rslabs, node) {
-		if (nr < max && rs->donor == donor && rs->gen == old_gen &&
+		if (nr < max && rs->donor == donor &&
 		    farswap_rslab_suspended(rs))
 			from[nr++] = rs;
 	}
 	spin_unlock_irqrestore(&dev->rslab_lock, flags);
 
 	for (i = 0; i < nr; i++) {
-		u32 gen;
+		u32 old = from[i]->gen, gen;
 
 		ret = farswap_donor_resume_slab(donor, from[i], bytes, &to[ok],
 						&gen);
-		if (ret) {
-			farswap_donor_pr_warn(donor, " did not give slab %u back (%d): the pages only it held are lost\n",
-					      from[i]->remote_id, ret);
-			atomic64_inc(&donor->stats.resume_refused);
-			/* No longer waited for: the loss work lets it go. */
-			WRITE_ONCE(from[i]->resume, 0);
+		if (!ret && gen == new_gen) {
+			to[ok].gen = old;
+			from[ok++] = from[i];
 			continue;
 		}
-		if (new_gen && gen != new_gen) {
-			/* The session failed again: the rest waits for the next. */
-			WRITE_ONCE(from[i]->resume, 0);
-			continue;
+		if (!farswap_donor_live(donor, new_gen)) {
+			/* Not a refusal: the next session asks again. */
+			interrupted = true;
+			break;
 		}
-		new_gen = gen;
-		from[ok] = from[i];
-		ok++;
+		farswap_donor_pr_warn(donor, " did not give slab %u back (%d): the pages only it held are lost\n",
+				      from[i]->remote_id, ret);
+		refused++;
+		/* No longer waited for: the loss work lets it go. */
+		WRITE_ONCE(from[i]->resume, 0);
 	}
 	if (ok) {
-		farswap_resume_places(dev, donor, old_gen, new_gen, from, to,
-				      ok);
+		farswap_resume_places(dev, donor, new_gen, from, to, ok);
 		spin_lock_irqsave(&dev->rslab_lock, flags);
 		for (i = 0; i < ok; i++) {
 			from[i]->addr = to[i].addr;
@@ -229,22 +245,27 @@ void farswap_donor_resume_work(struct work_struct *work)
 		spin_unlock_irqrestore(&dev->rslab_lock, flags);
 		atomic64_add(ok, &donor->stats.resumed);
 	}
+	atomic64_add(refused, &donor->stats.resume_refused);
 out:
 	/*
-	 * Only the failed session's wait ends here: another failure since
-	 * opened a new one (a newer resume_gen), which stays.
+	 * The wait ends here unless the session failed under it (its
+	 * successor asks for the rest) or another failure opened a new one.
 	 */
 	spin_lock_irqsave(&donor->state_lock, flags);
-	if (donor->resume_gen == old_gen)
+	if (!interrupted && donor->resume_first == first &&
+	    donor->resume_last == last)
 		WRITE_ONCE(donor->resume_open, false);
 	spin_unlock_irqrestore(&donor->state_lock, flags);
 	mutex_unlock(&dev->map_mutex);
 	memalloc_noio_restore(noio);
 	kfree(from);
 	kfree(to);
-	if (nr || ret)
-		farswap_donor_pr_info(donor, " is back: %u of %u slabs resumed with their content%s\n",
-				      ok, nr, ret == -ENOMEM ? " (out of memory)" : "");
+	if (nr || ret == -ENOMEM)
+		farswap_donor_pr_info(donor, " is back: %u of %u slabs resumed with their content%s%s\n",
+				      ok, nr, interrupted ? " (it failed again: the rest wait)" : "",
+				      ret == -ENOMEM ? " (out of memory: the rest are lost)" : "");
+	if (interrupted)
+		return;
 	/* What was not resumed is lost now; room and repairs as on any return. */
 	queue_work(dev->wq, &dev->loss_work);
 	farswap_chunks_want_room(dev);
