@@ -958,11 +958,15 @@ static void farswap_donor_reset(struct farswap_donor *donor)
 	struct farswap_dev *dev = donor->dev;
 
 	lockdep_assert_held(&donor->lock);
+	/*
+	 * Slabs it may resume wait for it: set before the teardown flushes
+	 * the I/O in flight, which then waits too, and before the loss
+	 * work looks.
+	 */
+	farswap_donor_suspend(donor);
 	/* Whoever saw the donor live has posted by now; drain the rest. */
 	synchronize_rcu();
 	farswap_donor_teardown(donor);
-	/* Before the loss work looks: slabs it may resume wait for it. */
-	farswap_donor_suspend(donor);
 	if (farswap_donor_change_state(donor, FARSWAP_DONOR_WAITING)) {
 		donor->reconnect_backoff_ms = dev->params.reconnect_delay_ms;
 		queue_delayed_work(dev->connect_wq, &donor->reconnect_work,

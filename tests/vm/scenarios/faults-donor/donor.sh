@@ -10,6 +10,22 @@ args=(--donate 256M --slab-size 16M --headroom 48M --hysteresis 16M)
 fs_start_donor "${args[@]}"
 bed_signal ready
 
+# 0. farswapd restarts in place (SIGUSR2): the same process execs itself
+# with the pool's memfds and adopts them.
+bed_wait host restart-farswapd 600
+log=$BED/$FARSWAP_ROLE-farswapd.log
+n0=$(grep -c 'kept pool adopted from the' "$log" || true)
+kill -USR2 "$FS_DONOR_PID"
+end=$((SECONDS + $(bed_secs 120)))
+until [ "$(grep -c 'kept pool adopted from the' "$log" || true)" -gt "$n0" ]; do
+	[ $SECONDS -lt $end ] || bed_fail "farswapd did not come back with its pool after SIGUSR2"
+	kill -0 "$FS_DONOR_PID" || bed_fail "farswapd exited on SIGUSR2"
+	sleep 0.5
+done
+bed_wait_rdma_listen 7471 60 "$FS_DONOR_PID"
+grep 'SIGUSR2\|kept pool' "$log" | sed 's/^/  farswapd: /'
+bed_signal farswapd-reexeced
+
 # 1. farswapd dies: the kernel closes its connections.
 bed_wait host kill-farswapd 600
 fs_kill_donor

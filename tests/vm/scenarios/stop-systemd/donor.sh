@@ -2,33 +2,62 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # stop-systemd, both donors: farswapd.service from the package; the first
-# is stopped and started again, the second restarted.
+# is stopped (a drain) and started again, the second restarted (its pool
+# kept in systemd's fd store).
 set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
 . "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
 
-# stop_unit VERB TAG: systemctl VERB farswapd (stop or restart), which
-# drains first; the journal of that stop must say "safe to stop" and the
-# unit must not have failed.
+# journal_since SINCE PATTERN FILE: farswapd.service's journal since
+# SINCE into FILE, once it holds PATTERN (journald files a line a moment
+# after it is written) or 30 s have passed.
+journal_since() {
+	local end=$((SECONDS + $(bed_secs 30)))
+
+	until journalctl -u farswapd --since "$1" --no-pager >"$3"
+		grep -q "$2" "$3" || [ $SECONDS -ge $end ]; do
+		sleep 1
+	done
+	sed 's/^/  journal: /' "$3"
+}
+
+# stop_unit: systemctl stop farswapd, which drains first; the journal of
+# that stop must say "safe to stop" and the unit must not have failed.
 stop_unit() {
-	local since t0 end
+	local since t0
 
 	since=$(date '+%Y-%m-%d %H:%M:%S')
 	t0=$SECONDS
-	systemctl "$1" farswapd || bed_fail "systemctl $1 farswapd failed"
-	bed_result "stop.$2.seconds" $((SECONDS - t0))
-	# journald files a line a moment after it is written.
-	end=$((SECONDS + $(bed_secs 30)))
-	until journalctl -u farswapd --since "$since" --no-pager >/run/stop.txt
-		grep -q 'exited cleanly' /run/stop.txt || [ $SECONDS -ge $end ]; do
-		sleep 1
-	done
-	sed 's/^/  journal: /' /run/stop.txt
+	systemctl stop farswapd || bed_fail "systemctl stop farswapd failed"
+	bed_result stop.first.seconds $((SECONDS - t0))
+	journal_since "$since" 'exited cleanly' /run/stop.txt
 	grep -q 'drained: no host holds a slab here; safe to stop' /run/stop.txt ||
-		bed_fail "systemctl $1 farswapd: the unit's drain did not say 'safe to stop'"
+		bed_fail "systemctl stop farswapd: the unit's drain did not say 'safe to stop'"
 	grep -q 'drain asked by uid' /run/stop.txt ||
-		bed_fail "systemctl $1 farswapd: farswapd was not asked to drain"
-	grep -q 'exited cleanly' /run/stop.txt || bed_fail "farswapd did not exit cleanly on $1"
+		bed_fail "systemctl stop farswapd: farswapd was not asked to drain"
+	grep -q 'exited cleanly' /run/stop.txt || bed_fail "farswapd did not exit cleanly on stop"
+}
+
+# restart_unit: systemctl restart farswapd, which keeps the pool: no
+# drain, the memfds in systemd's fd store, adopted by the new farswapd,
+# whose host resumes its slabs.
+restart_unit() {
+	local since t0
+
+	since=$(date '+%Y-%m-%d %H:%M:%S')
+	t0=$SECONDS
+	systemctl restart farswapd || bed_fail "systemctl restart farswapd failed"
+	bed_result stop.second.restart_seconds $((SECONDS - t0))
+	journal_since "$since" 'resumed slab' /run/restart.txt
+	grep -q 'no drain, the pool is kept across the restart' /run/restart.txt ||
+		bed_fail "systemctl restart farswapd: the unit's ExecStop did not see a restart"
+	! grep -q 'drain asked by uid' /run/restart.txt ||
+		bed_fail "systemctl restart farswapd drained"
+	grep -q 'kept pool adopted from the' /run/restart.txt ||
+		bed_fail "the restarted farswapd did not adopt the kept pool"
+	grep -q 'resumed slab' /run/restart.txt ||
+		bed_fail "no host resumed a slab after the restart"
+	bed_result stop.second.slabs_resumed "$(grep -c 'resumed slab' /run/restart.txt)"
 }
 
 bed_systemd_up
@@ -51,7 +80,7 @@ bed_signal ready
 
 if [ "$FARSWAP_ROLE" = donor ]; then
 	bed_wait host filled 1000
-	stop_unit stop first
+	stop_unit
 	[ "$(fs_unit_prop farswapd ActiveState)/$(fs_unit_prop farswapd Result)" = inactive/success ] ||
 		bed_fail "farswapd.service stopped as $(fs_unit_prop farswapd ActiveState)/$(fs_unit_prop farswapd Result)"
 	bed_signal stopped
@@ -63,7 +92,7 @@ if [ "$FARSWAP_ROLE" = donor ]; then
 else
 	bed_wait host back 600
 	pid0=$(fs_unit_prop farswapd MainPID)
-	stop_unit restart second
+	restart_unit
 	[ "$(fs_unit_prop farswapd ActiveState)" = active ] || bed_fail "farswapd.service is $(fs_unit_prop farswapd ActiveState) after restart"
 	[ "$(fs_unit_prop farswapd MainPID)" != "$pid0" ] || bed_fail "systemctl restart farswapd left the same process"
 	bed_wait_rdma_listen 7471 0
