@@ -117,12 +117,18 @@ void farswap_donor_error(struct farswap_donor *donor, const char *why)
 {
 	enum farswap_donor_state from;
 	enum farswap_error_action act;
+	bool waits = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&donor->state_lock, flags);
 	from = donor->state;
 	act = farswap_donor_error_action(from, donor->attempt_failed);
 	if (act == FARSWAP_ERR_FAIL_SESSION) {
+		/*
+		 * Its slabs wait for it (resume.c) from the moment the session
+		 * is dead to anyone who looks.
+		 */
+		waits = farswap_donor_suspend_locked(donor);
 		/* release: pairs with the acquire in farswap_donor_state() */
 		smp_store_release(&donor->state, FARSWAP_DONOR_FAILED);
 		trace_farswap_donor_state(donor, from, FARSWAP_DONOR_FAILED);
@@ -137,6 +143,9 @@ void farswap_donor_error(struct farswap_donor *donor, const char *why)
 	case FARSWAP_ERR_FAIL_SESSION:
 		farswap_donor_pr_err(donor, " failed: %s; failing its I/O and reconnecting\n",
 				     why);
+		if (waits)
+			farswap_donor_pr_info(donor, " may come back with its slabs (it keeps them across a restart): chunks whose last copy is there wait up to %u ms for it\n",
+					      donor->dev->params.resume_grace_ms);
 		queue_work(donor->dev->reset_wq, &donor->err_work);
 		break;
 	case FARSWAP_ERR_FAIL_ATTEMPT:
@@ -958,12 +967,6 @@ static void farswap_donor_reset(struct farswap_donor *donor)
 	struct farswap_dev *dev = donor->dev;
 
 	lockdep_assert_held(&donor->lock);
-	/*
-	 * Slabs it may resume wait for it: set before the teardown flushes
-	 * the I/O in flight, which then waits too, and before the loss
-	 * work looks.
-	 */
-	farswap_donor_suspend(donor);
 	/* Whoever saw the donor live has posted by now; drain the rest. */
 	synchronize_rcu();
 	farswap_donor_teardown(donor);

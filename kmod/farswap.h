@@ -688,7 +688,7 @@ static inline bool farswap_place_live(const struct farswap_placement *p)
 
 /* resume.c */
 bool farswap_rslab_suspended(const struct farswap_rslab *rs);
-void farswap_donor_suspend(struct farswap_donor *donor);
+bool farswap_donor_suspend_locked(struct farswap_donor *donor);
 bool farswap_donor_resume_pending(struct farswap_donor *donor);
 void farswap_donor_close_resume(struct farswap_donor *donor);
 void farswap_donor_resume_work(struct work_struct *work);

@@ -45,23 +45,23 @@ bool farswap_rslab_suspended(const struct farswap_rslab *rs)
 }
 
 /*
- * A donor's session failed (farswap_donor_reset(), under donor->lock,
- * before the reconnect is scheduled): if the donor keeps its slabs across
- * a restart, they wait for it for resume_grace_ms.  A session that fails
- * while earlier ones still wait joins them, and the wait starts again.
+ * A donor's session failed: if the donor keeps its slabs across a
+ * restart, they wait for it for resume_grace_ms.  Called under state_lock
+ * as the session is marked failed (farswap_donor_error()), so that no
+ * request completing in between takes the dead session's slabs for lost.
+ * A session that fails while earlier ones still wait joins them, and the
+ * wait starts again.  Returns whether a new wait began (to be logged).
  */
-void farswap_donor_suspend(struct farswap_donor *donor)
+bool farswap_donor_suspend_locked(struct farswap_donor *donor)
 {
 	struct farswap_dev *dev = donor->dev;
 	unsigned int grace = dev->params.resume_grace_ms;
-	unsigned long flags;
 	bool joined;
 
-	lockdep_assert_held(&donor->lock);
+	lockdep_assert_held(&donor->state_lock);
 	if (!grace || !(donor->features & FARSWAP_FEAT_RESUME) ||
 	    READ_ONCE(donor->removing) || !farswap_dev_map_ready(dev))
-		return;
-	spin_lock_irqsave(&donor->state_lock, flags);
+		return false;
 	joined = donor->resume_open &&
 		 time_before(jiffies, donor->resume_until);
 	if (!joined)
@@ -69,12 +69,10 @@ void farswap_donor_suspend(struct farswap_donor *donor)
 	WRITE_ONCE(donor->resume_last, donor->gen);
 	WRITE_ONCE(donor->resume_until, jiffies + msecs_to_jiffies(grace));
 	WRITE_ONCE(donor->resume_open, true);
-	spin_unlock_irqrestore(&donor->state_lock, flags);
-	if (!joined)
-		farswap_donor_pr_info(donor, " keeps its slabs across a restart: chunks whose last copy is there wait up to %u ms for it\n",
-				      grace);
+	/* Any context: mod_delayed_work() only takes irq-safe locks. */
 	mod_delayed_work(dev->wq, &donor->resume_expire_work,
 			 msecs_to_jiffies(grace) + 1);
+	return !joined;
 }
 
 /* Is a resume owed to the session that just went live? */
