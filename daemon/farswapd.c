@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -33,8 +34,10 @@
 #include <systemd/sd-id128.h>
 
 #include "client.h"
+#include "keep.h"
 #include "log.h"
 #include "report.h"
+#include "restart.h"
 #include "server.h"
 #include "slabmem.h"
 #include "statsock.h"
@@ -596,6 +599,26 @@ static void on_keepalive(struct fsd_server *srv)
 	fsd_donor_handshakes(&srv->donor, fsd_now_ms());
 }
 
+/*
+ * SIGTERM: at once.  With the pool in systemd's fd store the held slabs
+ * stay in it for the next farswapd (a restart); else they are freed, and
+ * farswapd --drain --wait first loses nothing.
+ */
+static void log_stop(const struct fsd_server *srv, int sig)
+{
+	const struct fsd_pool *p = &srv->donor.pool;
+
+	if (srv->kept_by_store)
+		pr_notice("%s: exiting; %u held and %u kept slabs stay in systemd's fd store for the next farswapd (resumable for %u s after it starts)",
+			  strsignal(sig), p->nr_held, p->nr_kept,
+			  srv->cfg.resume_grace_ms / 1000);
+	else
+		pr_notice("%s: freeing everything and exiting%s", strsignal(sig),
+			  p->nr_held ?
+				  " (hosts still hold slabs here: pages with no other copy are lost)" :
+				  "");
+}
+
 static void on_signal(struct fsd_server *srv)
 {
 	struct signalfd_siginfo si;
@@ -604,12 +627,14 @@ static void on_signal(struct fsd_server *srv)
 		switch (si.ssi_signo) {
 		case SIGTERM:
 		case SIGINT:
-			/* At once: farswapd --drain --wait first loses nothing. */
-			pr_notice("%s: freeing everything and exiting%s",
-				  strsignal((int)si.ssi_signo),
-				  srv->donor.pool.nr_held ?
-					  " (hosts still hold slabs here: pages with no other copy are lost)" :
-					  "");
+			log_stop(srv, (int)si.ssi_signo);
+			srv->stop = true;
+			break;
+		case SIGUSR2:
+			pr_notice("SIGUSR2: restarting as %s, keeping %u held and %u kept slabs for their hosts",
+				  srv->self_exe, srv->donor.pool.nr_held,
+				  srv->donor.pool.nr_kept);
+			srv->reexec = true;
 			srv->stop = true;
 			break;
 		case SIGHUP:
@@ -850,6 +875,7 @@ static int start_fds(struct fsd_server *srv)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGUSR2);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL))
 		return -errno;
 	signal(SIGPIPE, SIG_IGN);
@@ -886,10 +912,14 @@ static int start_fds(struct fsd_server *srv)
 	return start_stats_json(srv);
 }
 
-/* Map and pin every slab up front; the loop never allocates slab memory. */
+/*
+ * Map and pin every slab not kept for a host up front; the loop never
+ * allocates slab memory.
+ */
 static int populate_all(struct fsd_server *srv)
 {
-	struct fsd_pool *p = &srv->donor.pool;
+	struct fsd_donor *d = &srv->donor;
+	struct fsd_pool *p = &d->pool;
 	char size[32];
 	uint32_t i;
 	int ret;
@@ -897,11 +927,12 @@ static int populate_all(struct fsd_server *srv)
 	for (i = 0; i < p->nr_slabs; i++) {
 		struct fsd_slab *slab = &p->slabs[i];
 
-		ret = fsd_slab_mem_alloc(p->slab_size, srv->cfg.hugepages,
-					 &slab->mem, &slab->mem_kind);
+		if (slab->state != FSD_SLAB_RELEASED)
+			continue;
+		ret = d->ops->slab_populate(d, slab);
 		if (ret) {
 			fsd_format_size(p->slab_size, size, sizeof(size));
-			pr_err("cannot allocate and pin slab %u of %u (%s each): %s",
+			pr_err("cannot map and pin slab %u of %u (%s each): %s",
 			       i + 1, p->nr_slabs, size, strerror(-ret));
 			return ret;
 		}
@@ -909,17 +940,229 @@ static int populate_all(struct fsd_server *srv)
 	}
 	fsd_format_size(srv->lim.donate, size, sizeof(size));
 	pr_info("donating %s: %u slabs, %s", size, p->nr_slabs,
-		fsd_mem_kind_str(p->slabs[0].mem_kind));
+		fsd_mem_kind_str(srv->slabmem.kind));
 	return 0;
+}
+
+/*
+ * The pool-state table, laid out for this pool in the memfd @fd (mapped
+ * at srv->state_map, or not yet), and the pool's to write from now on.
+ */
+static int lay_out_state(struct fsd_server *srv, int fd)
+{
+	struct fsd_pool *p = &srv->donor.pool;
+	size_t len = fsd_keep_size(p->nr_slabs);
+	int ret;
+
+	if (srv->state_map)
+		munmap(srv->state_map, srv->state_len);
+	srv->state_map = NULL;
+	if (ftruncate(fd, (off_t)len))
+		return -errno;
+	ret = fsd_state_map(fd, len, &srv->state_map);
+	if (ret)
+		return ret;
+	srv->state_fd = fd;
+	srv->state_len = len;
+	fsd_keep_format(srv->state_map, p->nr_slabs, p->slab_size,
+			srv->slabmem.kind);
+	fsd_keep_attach(&srv->keep, srv->state_map);
+	p->keep = &srv->keep;
+	return 0;
+}
+
+/* A new pool: its memfds, handed to systemd's fd store when there is one. */
+static int fresh_pool(struct fsd_server *srv)
+{
+	struct fsd_pool *p = &srv->donor.pool;
+	int ret, fd;
+
+	ret = fsd_slabmem_create(&srv->slabmem, p->nr_slabs, p->slab_size,
+				 srv->cfg.hugepages);
+	if (ret) {
+		pr_err("cannot make the pool's memory (%u slabs, hugepages %s): %s",
+		       p->nr_slabs,
+		       srv->cfg.hugepages == FSD_HUGE_ALWAYS ? "always" :
+		       srv->cfg.hugepages == FSD_HUGE_NEVER ? "never" : "auto",
+		       strerror(-ret));
+		return ret;
+	}
+	ret = fsd_state_create(fsd_keep_size(p->nr_slabs), &fd,
+			       &srv->state_map);
+	if (!ret)
+		srv->state_len = fsd_keep_size(p->nr_slabs);
+	if (!ret)
+		ret = lay_out_state(srv, fd);
+	if (ret) {
+		pr_err("cannot make the pool-state memfd: %s", strerror(-ret));
+		return ret;
+	}
+	srv->kept_by_store = fsd_restart_store_fds(srv->slabmem.fd,
+						   srv->state_fd);
+	if (srv->kept_by_store)
+		pr_info("pool handed to systemd's fd store: a restart keeps the hosts' slabs");
+	return 0;
+}
+
+/*
+ * Is the table in @h->state one this farswapd can adopt?  Returns the
+ * last pool's size in slabs, or -errno having said why not.
+ */
+static int check_handed(struct fsd_server *srv, const struct fsd_handed *h)
+{
+	size_t len = fsd_memfd_size(h->state);
+	const struct fsd_keep_hdr *hdr;
+	char err[256];
+	void *map;
+	int nr;
+
+	if (len < sizeof(*hdr) || fsd_state_map(h->state, len, &map)) {
+		pr_warn("kept pool: pool-state unreadable (%zu bytes); starting with a fresh pool",
+			len);
+		return -EINVAL;
+	}
+	hdr = map;
+	nr = fsd_keep_validate(map, len, srv->cfg.slab_size, err, sizeof(err));
+	if (nr > 0 && (hdr->mem_kind < FSD_MEM_HUGE_1G ||
+		       hdr->mem_kind > FSD_MEM_ANON)) {
+		snprintf(err, sizeof(err), "unknown memory kind %u",
+			 hdr->mem_kind);
+		nr = -EINVAL;
+	}
+	if (nr > 0 &&
+	    fsd_memfd_size(h->pool) < (uint64_t)nr * srv->cfg.slab_size) {
+		snprintf(err, sizeof(err), "the pool memfd is shorter than %d slabs",
+			 nr);
+		nr = -EINVAL;
+	}
+	if (nr < 0) {
+		pr_warn("kept pool not adopted: pool-state %s; starting with a fresh pool (the hosts' pages in it are lost)",
+			err);
+		munmap(map, len);
+		return nr;
+	}
+	srv->state_map = map;
+	srv->state_len = len;
+	return nr;
+}
+
+/* The kept pool's memory, in bytes, which MemAvailable does not count. */
+static uint64_t handed_resident(const struct fsd_handed *h)
+{
+	return h->pool >= 0 ? fsd_memfd_resident(h->pool) : 0;
+}
+
+static void close_handed(struct fsd_handed *h)
+{
+	if (h->pool >= 0)
+		close(h->pool);
+	if (h->state >= 0)
+		close(h->state);
+	h->pool = h->state = -1;
+}
+
+/*
+ * Adopt the last farswapd's pool: its held slabs become KEPT for their
+ * hosts (resume.c), the rest is punched out (the old content of a free
+ * slab is a host's and nobody else's), and the table is laid out anew
+ * for this pool's size.  The records are copied out first: a crash in
+ * between loses them, and with them only the chance to resume.
+ */
+static int adopt_pool(struct fsd_server *srv, struct fsd_handed *h, int nr_old)
+{
+	struct fsd_pool *p = &srv->donor.pool;
+	const struct fsd_keep_hdr *hdr = srv->state_map;
+	struct fsd_keep_rec *old;
+	struct fsd_adopted a;
+	uint32_t i, grace = srv->cfg.resume_grace_ms;
+	int ret, kind = (int)hdr->mem_kind;
+
+	old = malloc((size_t)nr_old * sizeof(*old));
+	if (!old)
+		return -ENOMEM;
+	memcpy(old, hdr + 1, (size_t)nr_old * sizeof(*old));
+	ret = fsd_slabmem_adopt(&srv->slabmem, h->pool, kind, p->nr_slabs,
+				p->slab_size);
+	if (!ret)
+		ret = lay_out_state(srv, h->state);
+	if (ret) {
+		pr_warn("kept pool not adopted: %s; starting with a fresh pool",
+			strerror(-ret));
+		free(old);
+		return ret;
+	}
+	for (i = 0; i < p->nr_slabs && i < (uint32_t)nr_old; i++)
+		if (!old[i].held)
+			fsd_slabmem_punch(&srv->slabmem, i);
+	fsd_donor_adopt(&srv->donor, old, (uint32_t)nr_old, fsd_now_ms(), grace,
+			&a);
+	free(old);
+	srv->kept_by_store = h->in_store;
+	h->pool = h->state = -1;	/* srv's now */
+	pr_notice("kept pool adopted from the %s: %u slabs of %u hosts, resumable for %u s",
+		  srv->kept_by_store ? "fd store" : "last farswapd", a.slabs,
+		  a.hosts, grace / 1000);
+	if (a.dropped)
+		pr_warn("kept pool: %u slabs of %u hosts could not be kept (the pool is %u slabs now, was %d): their pages are lost",
+			a.dropped, a.dropped_hosts, p->nr_slabs, nr_old);
+	if (kind != FSD_MEM_ANON && srv->cfg.hugepages == FSD_HUGE_NEVER)
+		pr_notice("kept pool is %s memory: it stays so until farswapd stops for good (hugepages never applies to a fresh pool)",
+			  fsd_mem_kind_str(kind));
+	return 0;
+}
+
+/* The pool: the last farswapd's, adopted, or a fresh one. */
+static int setup_pool(struct fsd_server *srv, struct fsd_handed *h, int nr_old)
+{
+	if (h->pool >= 0 && nr_old > 0 && !adopt_pool(srv, h, nr_old))
+		return 0;
+	close_handed(h);
+	if (srv->state_map)
+		munmap(srv->state_map, srv->state_len);
+	srv->state_map = NULL;
+	srv->state_fd = -1;
+	fsd_slabmem_close(&srv->slabmem);
+	return fresh_pool(srv);
+}
+
+/*
+ * Unmap every slab; a pool that is kept (in the fd store, or for the
+ * exec) keeps what the slabs hold, else the memfd goes with its last fd.
+ */
+static void release_pool(struct fsd_server *srv, bool keep)
+{
+	struct fsd_pool *p = &srv->donor.pool;
+	uint32_t i;
+
+	for (i = 0; i < p->nr_slabs; i++) {
+		fsd_slabmem_unmap(p->slabs[i].mem, p->slab_size);
+		p->slabs[i].mem = NULL;
+	}
+	p->keep = NULL;
+	if (srv->state_map)
+		munmap(srv->state_map, srv->state_len);
+	srv->state_map = NULL;
+	if (keep && srv->reexec)
+		return;		/* the exec passes both fds on */
+	fsd_slabmem_close(&srv->slabmem);
+	if (srv->state_fd >= 0)
+		close(srv->state_fd);
+	srv->state_fd = -1;
 }
 
 static void shutdown_all(struct fsd_server *srv)
 {
 	struct fsd_donor *d = &srv->donor;
 	struct fsd_session *s;
-	uint32_t i;
+	bool keep = srv->kept_by_store || srv->reexec;
 
 	d->shutting_down = true;
+	/*
+	 * A kept pool's records stay as they are: closing the sessions
+	 * below frees their slabs here, not for the next farswapd.
+	 */
+	if (keep)
+		srv->keep.frozen = true;
 	for (s = d->sessions; s; s = s->next)
 		fsd_session_close(d, s, FSD_LOG_INFO, "donor shutting down");
 	/* Queued grants were cancelled; the one running ends on its own. */
@@ -933,10 +1176,7 @@ static void shutdown_all(struct fsd_server *srv)
 		rdma_destroy_id(srv->listen_id);
 	if (srv->cm_ch)
 		rdma_destroy_event_channel(srv->cm_ch);
-	for (i = 0; i < d->pool.nr_slabs; i++) {
-		fsd_slab_mem_free(d->pool.slabs[i].mem, d->pool.slab_size);
-		d->pool.slabs[i].mem = NULL;
-	}
+	release_pool(srv, keep);
 	fsd_donor_exit(d);
 	if (srv->cfg.stats_socket[0])
 		fsd_stats_close(srv->stats_fd, srv->cfg.stats_socket);
@@ -952,16 +1192,53 @@ static void shutdown_all(struct fsd_server *srv)
 		close(srv->epfd);
 }
 
+/*
+ * ExecStop's --drain --unless-restarting: a restart keeps the pool (it is
+ * in systemd's fd store), so its hosts need not move their pages away.
+ */
+static bool restarting(void)
+{
+	char why[256];
+	int ret = fsd_systemd_restarting(why, sizeof(why));
+
+	if (ret > 0)
+		pr_notice("systemd is restarting farswapd (%s): no drain, the pool is kept across the restart",
+			  why);
+	else if (ret < 0)
+		pr_warn("cannot tell whether systemd is restarting farswapd (%s): draining",
+			why);
+	return ret > 0;
+}
+
+/* SIGUSR2, after a clean shutdown that kept the pool: the next farswapd. */
+static int reexec(struct fsd_server *srv)
+{
+	int ret = -ENOENT;
+
+	if (srv->self_exe[0])
+		ret = fsd_restart_exec(srv->self_exe, srv->argv,
+				       srv->slabmem.fd, srv->state_fd,
+				       srv->kept_by_store);
+	pr_err("cannot exec %s: %s; %s", srv->self_exe[0] ? srv->self_exe : "farswapd",
+	       strerror(-ret),
+	       srv->kept_by_store ? "the pool stays in systemd's fd store for the next start" :
+				    "the hosts' slabs are lost");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static struct fsd_server srv;
 	struct fsd_auth_key key = { .len = 0 };
+	struct fsd_handed handed;
 	struct fsd_meminfo mi;
 	char err[512], size[32];
-	int ret;
+	int ret, nr_old = 0;
 
 	srv.epfd = srv.sig_fd = srv.timer_fd = srv.ka_fd = srv.stats_fd = -1;
 	srv.stats_json_fd = -1;
+	srv.state_fd = srv.slabmem.fd = -1;
+	srv.argv = argv;
 	fsd_log_init(FSD_LOG_INFO, false);
 	if (fsd_parse_args(argc, argv, &srv.args, err, sizeof(err)))
 		die_config("%s", err);
@@ -1001,6 +1278,9 @@ int main(int argc, char **argv)
 			die("%s", err);
 		return 0;
 	}
+	if (srv.args.action == FSD_ACT_DRAIN && srv.args.unless_restarting &&
+	    restarting())
+		return 0;
 	if (srv.args.action == FSD_ACT_DRAIN)
 		return fsd_client_drain(srv.cfg.stats_socket, srv.args.wait,
 					srv.args.timeout_ms);
@@ -1008,8 +1288,19 @@ int main(int argc, char **argv)
 		return fsd_client_undrain(srv.cfg.stats_socket);
 	if (srv.args.action == FSD_ACT_CHECK)
 		return fsd_client_check(&srv.cfg, &srv.args, &srv.lim);
+	if (fsd_restart_self_exe(srv.self_exe, sizeof(srv.self_exe)))
+		pr_warn("cannot resolve /proc/self/exe: SIGUSR2 cannot restart farswapd");
+	fsd_restart_take_fds(&handed);
+	if (handed.pool >= 0)
+		nr_old = check_handed(&srv, &handed);
 	if (fsd_read_meminfo(MEMINFO, PSI_MEMORY, &mi))
 		die("cannot read %s", MEMINFO);
+	/*
+	 * MemAvailable does not count the kept pool, which is the donation
+	 * already: counted back in, a restart donates what it did before.
+	 */
+	if (nr_old > 0)
+		mi.mem_available += handed_resident(&handed);
 	if (fsd_config_resolve(&srv.cfg, mi.mem_total, mi.mem_available,
 			       &srv.lim, err, sizeof(err)))
 		die("%s", err);
@@ -1059,7 +1350,9 @@ int main(int argc, char **argv)
 	fsd_donor_set_host_keys(&srv.donor, srv.cfg.host_keys);
 	apply_limits(&srv);
 	srv.donor.mem = mi;
-	ret = populate_all(&srv);
+	ret = setup_pool(&srv, &handed, nr_old);
+	if (!ret)
+		ret = populate_all(&srv);
 	if (ret) {
 		shutdown_all(&srv);
 		return 1;
@@ -1083,8 +1376,15 @@ int main(int argc, char **argv)
 	notify("READY=1");
 	notify_status(&srv);
 	ret = run_loop(&srv);
-	notify("STOPPING=1\nSTATUS=disconnecting hosts and freeing slabs");
+	if (srv.reexec)
+		notify_reloading();
+	else
+		notify(srv.kept_by_store ?
+			       "STOPPING=1\nSTATUS=disconnecting hosts, keeping their slabs" :
+			       "STOPPING=1\nSTATUS=disconnecting hosts and freeing slabs");
 	shutdown_all(&srv);
+	if (srv.reexec)
+		return reexec(&srv);
 	pr_notice("exited cleanly");
 	return ret;
 }

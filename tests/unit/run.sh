@@ -18,13 +18,13 @@ CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$top/include -I$
 D=$top/daemon
 T=$top/tools
 C=$top/common
-core="$D/log.c $D/access.c $D/config.c $D/parse.c $D/cmdline.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c $D/drain.c $D/report.c $C/json.c $C/metrics.c $C/keyfile.c"
+core="$D/log.c $D/access.c $D/config.c $D/parse.c $D/cmdline.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c $D/drain.c $D/keep.c $D/resume.c $D/report.c $C/json.c $C/metrics.c $C/keyfile.c"
 
 declare -A srcs=(
 	[proto]="test_proto.c"
 	[config]="test_config.c $D/access.c $D/config.c $D/parse.c $D/cmdline.c $D/log.c"
 	[access]="test_access.c $D/access.c"
-	[pool]="test_pool.c $D/pool.c"
+	[pool]="test_pool.c $D/pool.c $D/keep.c"
 	[pressure]="test_pressure.c $D/pressure.c"
 	[keepalive]="test_keepalive.c $D/keepalive.c"
 	[donor]="test_donor.c fake_ops.c $core"
