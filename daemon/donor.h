@@ -306,6 +306,8 @@ struct fsd_donor {
 	 */
 	uint64_t resume_until;
 	uint32_t resume_grace_ms;	/* resume-grace, for the log */
+	/* The pool outlives a restart (systemd's fd store holds it). */
+	bool pool_kept;
 };
 
 /* What to do with a connect request. */
@@ -412,6 +414,7 @@ int fsd_donor_adopt(struct fsd_donor *d, const struct fsd_keep_rec *rec,
 		    uint32_t nr_rec, uint64_t now_ms, uint32_t grace_ms,
 		    struct fsd_adopted *out);
 void fsd_donor_expire_kept(struct fsd_donor *d, uint64_t now_ms);
+uint32_t fsd_slabs_lost_on_restart(const struct fsd_donor *d);
 
 /* Is @s's host to give its slabs back: a drain, or a reload's access. */
 static inline bool fsd_session_draining(const struct fsd_donor *d,

@@ -999,6 +999,7 @@ static int fresh_pool(struct fsd_server *srv)
 	}
 	srv->kept_by_store = fsd_restart_store_fds(srv->slabmem.fd,
 						   srv->state_fd);
+	srv->donor.pool_kept = srv->kept_by_store;
 	if (srv->kept_by_store)
 		pr_info("pool handed to systemd's fd store: a restart keeps the hosts' slabs");
 	return 0;
@@ -1098,6 +1099,7 @@ static int adopt_pool(struct fsd_server *srv, struct fsd_handed *h, int nr_old)
 			&a);
 	free(old);
 	srv->kept_by_store = h->in_store;
+	srv->donor.pool_kept = srv->kept_by_store;
 	h->pool = h->state = -1;	/* srv's now */
 	pr_notice("kept pool adopted from the %s: %u slabs of %u hosts, resumable for %u s",
 		  srv->kept_by_store ? "fd store" : "last farswapd", a.slabs,
@@ -1193,21 +1195,53 @@ static void shutdown_all(struct fsd_server *srv)
 }
 
 /*
- * ExecStop's --drain --unless-restarting: a restart keeps the pool (it is
- * in systemd's fd store), so its hosts need not move their pages away.
+ * Held slabs the running farswapd says a restart would lose (its
+ * slabs_lost_on_restart line); -1 when it cannot be asked.
  */
-static bool restarting(void)
+static long lost_on_restart(const char *path)
+{
+	char *buf = malloc(STATS_MAX), err[256];
+	const char *line;
+	long n = -1;
+
+	if (!buf)
+		return -1;
+	if (!fsd_stats_fetch(path, buf, STATS_MAX, err, sizeof(err))) {
+		line = strstr(buf, "\nslabs_lost_on_restart ");
+		if (line)
+			n = strtol(line + strlen("\nslabs_lost_on_restart "),
+				   NULL, 10);
+	}
+	free(buf);
+	return n;
+}
+
+/*
+ * ExecStop's --drain --unless-restarting: a restart keeps the pool (it is
+ * in systemd's fd store), so hosts that can resume need not move their
+ * pages away.  Hosts that cannot (an older kernel module), or a pool the
+ * store does not hold, still drain.
+ */
+static bool restarting(const char *path)
 {
 	char why[256];
 	int ret = fsd_systemd_restarting(why, sizeof(why));
+	long lost;
 
-	if (ret > 0)
-		pr_notice("systemd is restarting farswapd (%s): no drain, the pool is kept across the restart",
-			  why);
-	else if (ret < 0)
+	if (ret < 0)
 		pr_warn("cannot tell whether systemd is restarting farswapd (%s): draining",
 			why);
-	return ret > 0;
+	if (ret <= 0)
+		return false;
+	lost = lost_on_restart(path);
+	if (lost > 0) {
+		pr_notice("systemd is restarting farswapd (%s), but %ld held slabs would not outlive it (hosts that cannot resume, or a pool not in the fd store): draining",
+			  why, lost);
+		return false;
+	}
+	pr_notice("systemd is restarting farswapd (%s): no drain, the pool is kept across the restart",
+		  why);
+	return true;
 }
 
 /* SIGUSR2, after a clean shutdown that kept the pool: the next farswapd. */
@@ -1279,7 +1313,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (srv.args.action == FSD_ACT_DRAIN && srv.args.unless_restarting &&
-	    restarting())
+	    restarting(srv.cfg.stats_socket))
 		return 0;
 	if (srv.args.action == FSD_ACT_DRAIN)
 		return fsd_client_drain(srv.cfg.stats_socket, srv.args.wait,

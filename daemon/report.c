@@ -171,6 +171,7 @@ void fsd_donor_json(const struct fsd_donor *d, struct fsj *j)
 	fsj_double(j, "psi_some_avg10", d->mem.psi_some_avg10 / 100.0);
 	fsj_u64(j, "slabs_quarantined", p->nr_quarantined);
 	fsj_u64(j, "slabs_kept", p->nr_kept);
+	fsj_u64(j, "slabs_lost_on_restart", fsd_slabs_lost_on_restart(d));
 	fsj_string(j, "auth", fsd_donor_auth_required(d) ? "hmac-sha256" : "none");
 	json_drain(j, d);
 	fsj_object_begin(j, "counters");
@@ -368,6 +369,7 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     d->mem.psi_some_avg10 % 100);
 	fsd_emit(&o, "slabs_quarantined %u\n", p->nr_quarantined);
 	fsd_emit(&o, "slabs_kept %u\n", p->nr_kept);
+	fsd_emit(&o, "slabs_lost_on_restart %u\n", fsd_slabs_lost_on_restart(d));
 	fsd_emit(&o, "auth %s\n", fsd_donor_auth_required(d) ? "hmac-sha256" : "none");
 	fsd_emit(&o, "counters sessions=%" PRIu64 " rejects=%" PRIu64
 	     " bad_msgs=%" PRIu64 " grants=%" PRIu64 " frees=%" PRIu64

@@ -249,3 +249,25 @@ void fsd_donor_expire_kept(struct fsd_donor *d, uint64_t now_ms)
 			  n, name, d->resume_grace_ms / 1000);
 	}
 }
+
+/*
+ * Held slabs a restart would lose: all of them when the pool does not
+ * outlive the process, else those of hosts that cannot resume (no
+ * FARSWAP_FEAT_RESUME).  What decides whether a restart must drain first
+ * (farswapd --drain --unless-restarting).
+ */
+uint32_t fsd_slabs_lost_on_restart(const struct fsd_donor *d)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->pool.nr_slabs; i++) {
+		const struct fsd_slab *slab = &d->pool.slabs[i];
+
+		if (slab->state != FSD_SLAB_HELD)
+			continue;
+		if (!d->pool_kept || !slab->owner ||
+		    !(slab->owner->features & FARSWAP_FEAT_RESUME))
+			n++;
+	}
+	return n;
+}
