@@ -25,10 +25,12 @@ declare -A srcs=(
 	[config]="test_config.c $D/access.c $D/config.c $D/parse.c $D/cmdline.c $D/log.c"
 	[access]="test_access.c $D/access.c"
 	[pool]="test_pool.c $D/pool.c $D/keep.c"
+	[keep]="test_keep.c $D/keep.c"
 	[pressure]="test_pressure.c $D/pressure.c"
 	[keepalive]="test_keepalive.c $D/keepalive.c"
 	[donor]="test_donor.c fake_ops.c $core"
 	[auth]="test_auth.c fake_ops.c $core"
+	[resume]="test_resume.c fake_ops.c $core"
 	[slabmem]="test_slabmem.c $D/slabmem.c"
 	[stats]="test_stats.c $D/statsock.c $D/log.c"
 	[json]="test_json.c json_check.c $C/json.c"
@@ -82,7 +84,7 @@ for variant in plain asan; do
 		extra=""
 		prefix=unit
 	fi
-	for suite in proto access config pool pressure keepalive donor auth slabmem stats worker json metrics devstat farswapctl report; do
+	for suite in proto access config pool keep pressure keepalive donor auth resume slabmem stats worker json metrics devstat farswapctl report; do
 		bin=$out/test_${suite}_$variant
 		# shellcheck disable=SC2086
 		if ! (cd "$here" && $CC $CFLAGS $extra -o "$bin" ${srcs[$suite]} -lcmocka -lcrypto) \
