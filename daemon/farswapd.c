@@ -631,6 +631,10 @@ static void on_signal(struct fsd_server *srv)
 			srv->stop = true;
 			break;
 		case SIGUSR2:
+			if (!srv->self_exe[0]) {
+				pr_warn("SIGUSR2: no binary to restart as (/proc/self/exe was not resolved at start); ignored");
+				break;
+			}
 			pr_notice("SIGUSR2: restarting as %s, keeping %u held and %u kept slabs for their hosts",
 				  srv->self_exe, srv->donor.pool.nr_held,
 				  srv->donor.pool.nr_kept);

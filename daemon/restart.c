@@ -91,8 +91,17 @@ static int store_one(int fd, const char *name)
  */
 bool fsd_restart_store_fds(int pool, int state)
 {
-	int a = store_one(pool, FSD_FDNAME_POOL);
-	int b = a > 0 ? store_one(state, FSD_FDNAME_STATE) : 0;
+	int a, b;
+
+	/*
+	 * A pool the store held but this farswapd could not adopt is still
+	 * in it, under the same names: out with it first, or the next start
+	 * would be handed both.
+	 */
+	sd_notify(0, "FDSTOREREMOVE=1\nFDNAME=" FSD_FDNAME_POOL);
+	sd_notify(0, "FDSTOREREMOVE=1\nFDNAME=" FSD_FDNAME_STATE);
+	a = store_one(pool, FSD_FDNAME_POOL);
+	b = a > 0 ? store_one(state, FSD_FDNAME_STATE) : 0;
 
 	if (a < 0 || b < 0)
 		pr_warn("cannot hand the pool to systemd's fd store: %s; a restart will lose the hosts' pages",
