@@ -1051,10 +1051,20 @@ static int check_handed(struct fsd_server *srv, const struct fsd_handed *h)
 	return nr;
 }
 
-/* The kept pool's memory, in bytes, which MemAvailable does not count. */
-static uint64_t handed_resident(const struct fsd_handed *h)
+/*
+ * The kept pool's memory, in bytes, which MemAvailable does not count
+ * while it is in the memfd: shmem is swap-backed (and pinned), never
+ * "available".  A hugetlb pool's pages are not in MemAvailable whether a
+ * pool holds them or not, so they changed nothing to give back.
+ */
+static uint64_t handed_resident(const struct fsd_server *srv,
+				const struct fsd_handed *h)
 {
-	return h->pool >= 0 ? fsd_memfd_resident(h->pool) : 0;
+	const struct fsd_keep_hdr *hdr = srv->state_map;
+
+	if (h->pool < 0 || !hdr || hdr->mem_kind != FSD_MEM_ANON)
+		return 0;
+	return fsd_memfd_resident(h->pool);
 }
 
 static void close_handed(struct fsd_handed *h)
@@ -1093,6 +1103,7 @@ static int adopt_pool(struct fsd_server *srv, struct fsd_handed *h, int nr_old)
 	if (ret) {
 		pr_warn("kept pool not adopted: %s; starting with a fresh pool",
 			strerror(-ret));
+		srv->slabmem.fd = -1;	/* still @h's, which closes it */
 		free(old);
 		return ret;
 	}
@@ -1237,7 +1248,16 @@ static bool restarting(const char *path)
 			why);
 	if (ret <= 0)
 		return false;
+	/*
+	 * An upgrade's stop runs the new binary beside the old daemon, which
+	 * does not say (and keeps no pool): cannot tell is drain.
+	 */
 	lost = lost_on_restart(path);
+	if (lost < 0) {
+		pr_notice("systemd is restarting farswapd (%s), but the running farswapd does not say what a restart would lose: draining",
+			  why);
+		return false;
+	}
 	if (lost > 0) {
 		pr_notice("systemd is restarting farswapd (%s), but %ld held slabs would not outlive it (hosts that cannot resume, or a pool not in the fd store): draining",
 			  why, lost);
@@ -1338,7 +1358,7 @@ int main(int argc, char **argv)
 	 * already: counted back in, a restart donates what it did before.
 	 */
 	if (nr_old > 0)
-		mi.mem_available += handed_resident(&handed);
+		mi.mem_available += handed_resident(&srv, &handed);
 	if (fsd_config_resolve(&srv.cfg, mi.mem_total, mi.mem_available,
 			       &srv.lim, err, sizeof(err)))
 		die("%s", err);

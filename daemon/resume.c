@@ -132,7 +132,10 @@ int fsd_handle_resume(struct fsd_donor *d, struct fsd_session *s,
 	return fsd_start_grant(d, s, slab, cookie, token);
 }
 
-/* Distinct host ids among the first @n of @ids. */
+/*
+ * Is @id the host of one of the first @n held records that @counted
+ * picks?  For counting hosts, each once.
+ */
 static bool id_seen(const struct fsd_keep_rec *rec, uint32_t n,
 		    const uint8_t *id, bool (*counted)(const struct fsd_keep_rec *,
 						       uint32_t, const void *),

@@ -473,6 +473,23 @@ static void test_resume_while_draining(void **state)
 	assert_true(asked);
 }
 
+/* Kept slabs are pages too: a drain is not over until they are. */
+static void test_drain_waits_for_kept(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = { .mem_available = 64ull << 30,
+				  .mem_total = 128ull << 30 };
+	char buf[2048];
+
+	fsd_donor_drain(&c->d, T0 + 5);
+	assert_int_equal(c->d.pool.nr_held, 0);
+	assert_int_equal(fsd_drain_state(&c->d), FSD_DRAIN_DRAINING);
+	assert_true(fsd_drain_report(&c->d, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "\nwaiting kept: 3 slabs"));
+	fsd_donor_tick(&c->d, &mi, T0 + GRACE);
+	assert_int_equal(fsd_drain_state(&c->d), FSD_DRAIN_DRAINED);
+}
+
 /* Not charged: a host at its cap, or out of alloc-rate, still resumes. */
 static void test_resume_not_charged(void **state)
 {
@@ -598,6 +615,7 @@ int main(void)
 		T(test_resume_after_grace),
 		T(test_resume_unauthenticated),
 		T(test_resume_while_draining),
+		T(test_drain_waits_for_kept),
 		T(test_resume_not_charged),
 		T(test_resume_undone_keeps_slab),
 		cmocka_unit_test(test_adopt_shrunk_pool),
