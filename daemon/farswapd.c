@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -34,8 +33,8 @@
 #include <systemd/sd-id128.h>
 
 #include "client.h"
-#include "keep.h"
 #include "log.h"
+#include "poolfd.h"
 #include "report.h"
 #include "restart.h"
 #include "server.h"
@@ -917,254 +916,39 @@ static int start_fds(struct fsd_server *srv)
 }
 
 /*
- * Map and pin every slab not kept for a host up front; the loop never
- * allocates slab memory.
+ * The pool, adopted from the last farswapd or fresh, every slab not kept
+ * for a host mapped and pinned.  A fresh one goes to systemd's fd store,
+ * if there is one; an adopted one is in it already (or came by an exec).
  */
-static int populate_all(struct fsd_server *srv)
+static int setup_pool(struct fsd_server *srv, bool handed_in_store)
 {
-	struct fsd_donor *d = &srv->donor;
-	struct fsd_pool *p = &d->pool;
+	struct fsd_poolfd *pf = &srv->poolfd;
 	char size[32];
-	uint32_t i;
+	bool adopted;
 	int ret;
 
-	for (i = 0; i < p->nr_slabs; i++) {
-		struct fsd_slab *slab = &p->slabs[i];
-
-		if (slab->state != FSD_SLAB_RELEASED)
-			continue;
-		ret = d->ops->slab_populate(d, slab);
-		if (ret) {
-			fsd_format_size(p->slab_size, size, sizeof(size));
-			pr_err("cannot map and pin slab %u of %u (%s each): %s",
-			       i + 1, p->nr_slabs, size, strerror(-ret));
-			return ret;
-		}
-		fsd_pool_populated(p, slab);
-	}
-	fsd_format_size(srv->lim.donate, size, sizeof(size));
-	pr_info("donating %s: %u slabs, %s", size, p->nr_slabs,
-		fsd_mem_kind_str(srv->slabmem.kind));
-	return 0;
-}
-
-/*
- * The pool-state table, laid out for this pool in the memfd @fd (mapped
- * at srv->state_map, or not yet), and the pool's to write from now on.
- */
-static int lay_out_state(struct fsd_server *srv, int fd)
-{
-	struct fsd_pool *p = &srv->donor.pool;
-	size_t len = fsd_keep_size(p->nr_slabs);
-	int ret;
-
-	if (srv->state_map)
-		munmap(srv->state_map, srv->state_len);
-	srv->state_map = NULL;
-	if (ftruncate(fd, (off_t)len))
-		return -errno;
-	ret = fsd_state_map(fd, len, &srv->state_map);
+	ret = fsd_poolfd_setup(pf, &srv->donor, srv->cfg.hugepages,
+			       srv->cfg.resume_grace_ms, fsd_now_ms(),
+			       handed_in_store ? "fd store" : "last farswapd",
+			       &adopted);
 	if (ret)
 		return ret;
-	srv->state_fd = fd;
-	srv->state_len = len;
-	fsd_keep_format(srv->state_map, p->nr_slabs, p->slab_size,
-			srv->slabmem.kind);
-	fsd_keep_attach(&srv->keep, srv->state_map);
-	p->keep = &srv->keep;
-	return 0;
-}
-
-/* A new pool: its memfds, handed to systemd's fd store when there is one. */
-static int fresh_pool(struct fsd_server *srv)
-{
-	struct fsd_pool *p = &srv->donor.pool;
-	int ret, fd;
-
-	ret = fsd_slabmem_create(&srv->slabmem, p->nr_slabs, p->slab_size,
-				 srv->cfg.hugepages);
-	if (ret) {
-		pr_err("cannot make the pool's memory (%u slabs, hugepages %s): %s",
-		       p->nr_slabs,
-		       srv->cfg.hugepages == FSD_HUGE_ALWAYS ? "always" :
-		       srv->cfg.hugepages == FSD_HUGE_NEVER ? "never" : "auto",
-		       strerror(-ret));
-		return ret;
+	if (adopted) {
+		srv->kept_by_store = handed_in_store;
+	} else {
+		srv->kept_by_store = fsd_restart_store_fds(pf->mem.fd,
+							   pf->state_fd);
+		if (srv->kept_by_store)
+			pr_info("pool handed to systemd's fd store: a restart keeps the hosts' slabs");
 	}
-	ret = fsd_state_create(fsd_keep_size(p->nr_slabs), &fd,
-			       &srv->state_map);
-	if (!ret)
-		srv->state_len = fsd_keep_size(p->nr_slabs);
-	if (!ret)
-		ret = lay_out_state(srv, fd);
-	if (ret) {
-		pr_err("cannot make the pool-state memfd: %s", strerror(-ret));
-		return ret;
-	}
-	srv->kept_by_store = fsd_restart_store_fds(srv->slabmem.fd,
-						   srv->state_fd);
 	srv->donor.pool_kept = srv->kept_by_store;
-	if (srv->kept_by_store)
-		pr_info("pool handed to systemd's fd store: a restart keeps the hosts' slabs");
-	return 0;
-}
-
-/*
- * Is the table in @h->state one this farswapd can adopt?  Returns the
- * last pool's size in slabs, or -errno having said why not.
- */
-static int check_handed(struct fsd_server *srv, const struct fsd_handed *h)
-{
-	size_t len = fsd_memfd_size(h->state);
-	const struct fsd_keep_hdr *hdr;
-	char err[256];
-	void *map;
-	int nr;
-
-	if (len < sizeof(*hdr) || fsd_state_map(h->state, len, &map)) {
-		pr_warn("kept pool: pool-state unreadable (%zu bytes); starting with a fresh pool",
-			len);
-		return -EINVAL;
-	}
-	hdr = map;
-	nr = fsd_keep_validate(map, len, srv->cfg.slab_size, err, sizeof(err));
-	if (nr > 0 && (hdr->mem_kind < FSD_MEM_HUGE_1G ||
-		       hdr->mem_kind > FSD_MEM_ANON)) {
-		snprintf(err, sizeof(err), "unknown memory kind %u",
-			 hdr->mem_kind);
-		nr = -EINVAL;
-	}
-	if (nr > 0 &&
-	    fsd_memfd_size(h->pool) < (uint64_t)nr * srv->cfg.slab_size) {
-		snprintf(err, sizeof(err), "the pool memfd is shorter than %d slabs",
-			 nr);
-		nr = -EINVAL;
-	}
-	if (nr < 0) {
-		pr_warn("kept pool not adopted: pool-state %s; starting with a fresh pool (the hosts' pages in it are lost)",
-			err);
-		munmap(map, len);
-		return nr;
-	}
-	srv->state_map = map;
-	srv->state_len = len;
-	return nr;
-}
-
-/*
- * The kept pool's memory, in bytes, which MemAvailable does not count
- * while it is in the memfd: shmem is swap-backed (and pinned), never
- * "available".  A hugetlb pool's pages are not in MemAvailable whether a
- * pool holds them or not, so they changed nothing to give back.
- */
-static uint64_t handed_resident(const struct fsd_server *srv,
-				const struct fsd_handed *h)
-{
-	const struct fsd_keep_hdr *hdr = srv->state_map;
-
-	if (h->pool < 0 || !hdr || hdr->mem_kind != FSD_MEM_ANON)
-		return 0;
-	return fsd_memfd_resident(h->pool);
-}
-
-static void close_handed(struct fsd_handed *h)
-{
-	if (h->pool >= 0)
-		close(h->pool);
-	if (h->state >= 0)
-		close(h->state);
-	h->pool = h->state = -1;
-}
-
-/*
- * Adopt the last farswapd's pool: its held slabs become KEPT for their
- * hosts (resume.c), the rest is punched out (the old content of a free
- * slab is a host's and nobody else's), and the table is laid out anew
- * for this pool's size.  The records are copied out first: a crash in
- * between loses them, and with them only the chance to resume.
- */
-static int adopt_pool(struct fsd_server *srv, struct fsd_handed *h, int nr_old)
-{
-	struct fsd_pool *p = &srv->donor.pool;
-	const struct fsd_keep_hdr *hdr = srv->state_map;
-	struct fsd_keep_rec *old;
-	struct fsd_adopted a;
-	uint32_t i, grace = srv->cfg.resume_grace_ms;
-	int ret, kind = (int)hdr->mem_kind;
-
-	old = malloc((size_t)nr_old * sizeof(*old));
-	if (!old)
-		return -ENOMEM;
-	memcpy(old, hdr + 1, (size_t)nr_old * sizeof(*old));
-	ret = fsd_slabmem_adopt(&srv->slabmem, h->pool, kind, p->nr_slabs,
-				p->slab_size);
-	if (!ret)
-		ret = lay_out_state(srv, h->state);
-	if (ret) {
-		pr_warn("kept pool not adopted: %s; starting with a fresh pool",
-			strerror(-ret));
-		srv->slabmem.fd = -1;	/* still @h's, which closes it */
-		free(old);
+	ret = fsd_poolfd_populate(&srv->donor);
+	if (ret)
 		return ret;
-	}
-	for (i = 0; i < p->nr_slabs && i < (uint32_t)nr_old; i++)
-		if (!old[i].held)
-			fsd_slabmem_punch(&srv->slabmem, i);
-	fsd_donor_adopt(&srv->donor, old, (uint32_t)nr_old, fsd_now_ms(), grace,
-			&a);
-	free(old);
-	srv->kept_by_store = h->in_store;
-	srv->donor.pool_kept = srv->kept_by_store;
-	h->pool = h->state = -1;	/* srv's now */
-	pr_notice("kept pool adopted from the %s: %u slabs of %u hosts, resumable for %u s",
-		  srv->kept_by_store ? "fd store" : "last farswapd", a.slabs,
-		  a.hosts, grace / 1000);
-	if (a.dropped)
-		pr_warn("kept pool: %u slabs of %u hosts could not be kept (the pool is %u slabs now, was %d): their pages are lost",
-			a.dropped, a.dropped_hosts, p->nr_slabs, nr_old);
-	if (kind != FSD_MEM_ANON && srv->cfg.hugepages == FSD_HUGE_NEVER)
-		pr_notice("kept pool is %s memory: it stays so until farswapd stops for good (hugepages never applies to a fresh pool)",
-			  fsd_mem_kind_str(kind));
+	fsd_format_size(srv->lim.donate, size, sizeof(size));
+	pr_info("donating %s: %u slabs, %s", size, srv->donor.pool.nr_slabs,
+		fsd_mem_kind_str(pf->mem.kind));
 	return 0;
-}
-
-/* The pool: the last farswapd's, adopted, or a fresh one. */
-static int setup_pool(struct fsd_server *srv, struct fsd_handed *h, int nr_old)
-{
-	if (h->pool >= 0 && nr_old > 0 && !adopt_pool(srv, h, nr_old))
-		return 0;
-	close_handed(h);
-	if (srv->state_map)
-		munmap(srv->state_map, srv->state_len);
-	srv->state_map = NULL;
-	srv->state_fd = -1;
-	fsd_slabmem_close(&srv->slabmem);
-	return fresh_pool(srv);
-}
-
-/*
- * Unmap every slab; a pool that is kept (in the fd store, or for the
- * exec) keeps what the slabs hold, else the memfd goes with its last fd.
- */
-static void release_pool(struct fsd_server *srv, bool keep)
-{
-	struct fsd_pool *p = &srv->donor.pool;
-	uint32_t i;
-
-	for (i = 0; i < p->nr_slabs; i++) {
-		fsd_slabmem_unmap(p->slabs[i].mem, p->slab_size);
-		p->slabs[i].mem = NULL;
-	}
-	p->keep = NULL;
-	if (srv->state_map)
-		munmap(srv->state_map, srv->state_len);
-	srv->state_map = NULL;
-	if (keep && srv->reexec)
-		return;		/* the exec passes both fds on */
-	fsd_slabmem_close(&srv->slabmem);
-	if (srv->state_fd >= 0)
-		close(srv->state_fd);
-	srv->state_fd = -1;
 }
 
 static void shutdown_all(struct fsd_server *srv)
@@ -1179,7 +963,7 @@ static void shutdown_all(struct fsd_server *srv)
 	 * below frees their slabs here, not for the next farswapd.
 	 */
 	if (keep)
-		srv->keep.frozen = true;
+		srv->poolfd.keep.frozen = true;
 	for (s = d->sessions; s; s = s->next)
 		fsd_session_close(d, s, FSD_LOG_INFO, "donor shutting down");
 	/* Queued grants were cancelled; the one running ends on its own. */
@@ -1193,7 +977,8 @@ static void shutdown_all(struct fsd_server *srv)
 		rdma_destroy_id(srv->listen_id);
 	if (srv->cm_ch)
 		rdma_destroy_event_channel(srv->cm_ch);
-	release_pool(srv, keep);
+	/* The exec passes both fds on; systemd's store holds its own. */
+	fsd_poolfd_release(&srv->poolfd, d, !srv->reexec);
 	fsd_donor_exit(d);
 	if (srv->cfg.stats_socket[0])
 		fsd_stats_close(srv->stats_fd, srv->cfg.stats_socket);
@@ -1275,7 +1060,7 @@ static int reexec(struct fsd_server *srv)
 
 	if (srv->self_exe[0])
 		ret = fsd_restart_exec(srv->self_exe, srv->argv,
-				       srv->slabmem.fd, srv->state_fd,
+				       srv->poolfd.mem.fd, srv->poolfd.state_fd,
 				       srv->kept_by_store);
 	pr_err("cannot exec %s: %s; %s", srv->self_exe[0] ? srv->self_exe : "farswapd",
 	       strerror(-ret),
@@ -1291,11 +1076,11 @@ int main(int argc, char **argv)
 	struct fsd_handed handed;
 	struct fsd_meminfo mi;
 	char err[512], size[32];
-	int ret, nr_old = 0;
+	int ret;
 
 	srv.epfd = srv.sig_fd = srv.timer_fd = srv.ka_fd = srv.stats_fd = -1;
 	srv.stats_json_fd = -1;
-	srv.state_fd = srv.slabmem.fd = -1;
+	fsd_poolfd_init(&srv.poolfd);
 	srv.argv = argv;
 	fsd_log_init(FSD_LOG_INFO, false);
 	if (fsd_parse_args(argc, argv, &srv.args, err, sizeof(err)))
@@ -1350,15 +1135,15 @@ int main(int argc, char **argv)
 		pr_warn("cannot resolve /proc/self/exe: SIGUSR2 cannot restart farswapd");
 	fsd_restart_take_fds(&handed);
 	if (handed.pool >= 0)
-		nr_old = check_handed(&srv, &handed);
+		fsd_poolfd_check(&srv.poolfd, handed.pool, handed.state,
+				 srv.cfg.slab_size);
 	if (fsd_read_meminfo(MEMINFO, PSI_MEMORY, &mi))
 		die("cannot read %s", MEMINFO);
 	/*
 	 * MemAvailable does not count the kept pool, which is the donation
 	 * already: counted back in, a restart donates what it did before.
 	 */
-	if (nr_old > 0)
-		mi.mem_available += handed_resident(&srv, &handed);
+	mi.mem_available += fsd_poolfd_resident(&srv.poolfd);
 	if (fsd_config_resolve(&srv.cfg, mi.mem_total, mi.mem_available,
 			       &srv.lim, err, sizeof(err)))
 		die("%s", err);
@@ -1408,9 +1193,7 @@ int main(int argc, char **argv)
 	fsd_donor_set_host_keys(&srv.donor, srv.cfg.host_keys);
 	apply_limits(&srv);
 	srv.donor.mem = mi;
-	ret = setup_pool(&srv, &handed, nr_old);
-	if (!ret)
-		ret = populate_all(&srv);
+	ret = setup_pool(&srv, handed.in_store);
 	if (ret) {
 		shutdown_all(&srv);
 		return 1;

@@ -14,8 +14,7 @@
 
 #include "config.h"
 #include "donor.h"
-#include "keep.h"
-#include "slabmem.h"
+#include "poolfd.h"
 #include "worker.h"
 
 /* What an epoll event points at. */
@@ -68,11 +67,7 @@ struct fsd_server {
 	 * both, so SIGTERM leaves the held slabs in them; reexec: SIGUSR2
 	 * asked for an exec of self_exe with the memfds.
 	 */
-	struct fsd_slabmem slabmem;
-	int state_fd;
-	void *state_map;
-	size_t state_len;
-	struct fsd_keep keep;
+	struct fsd_poolfd poolfd;
 	bool kept_by_store;
 	bool reexec;
 	char self_exe[4096];

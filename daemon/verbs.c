@@ -634,7 +634,7 @@ static int verbs_slab_release(struct fsd_donor *d, struct fsd_slab *slab)
 	fsd_slabmem_unmap(slab->mem, d->pool.slab_size);
 	slab->mem = NULL;
 	slab->mem_kind = FSD_MEM_NONE;
-	ret = fsd_slabmem_punch(&srv->slabmem, slab->id);
+	ret = fsd_slabmem_punch(&srv->poolfd.mem, slab->id);
 	if (ret)
 		pr_warn("slab %u: cannot punch its memory out of the pool: %s",
 			slab->id, strerror(-ret));
@@ -645,10 +645,10 @@ static int verbs_slab_release(struct fsd_donor *d, struct fsd_slab *slab)
 static int verbs_slab_populate(struct fsd_donor *d, struct fsd_slab *slab)
 {
 	struct fsd_server *srv = d->priv;
-	int ret = fsd_slabmem_map(&srv->slabmem, slab->id, &slab->mem);
+	int ret = fsd_slabmem_map(&srv->poolfd.mem, slab->id, &slab->mem);
 
 	if (!ret)
-		slab->mem_kind = srv->slabmem.kind;
+		slab->mem_kind = srv->poolfd.mem.kind;
 	return ret;
 }
 
