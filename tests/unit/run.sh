@@ -33,6 +33,7 @@ declare -A srcs=(
 	[resume]="test_resume.c fake_ops.c $core"
 	[restart]="test_restart.c $D/restart.c $D/log.c -lsystemd"
 	[slabmem]="test_slabmem.c $D/slabmem.c"
+	[poolfd]="test_poolfd.c $core $D/slabmem.c $D/poolfd.c"
 	[stats]="test_stats.c $D/statsock.c $D/log.c"
 	[json]="test_json.c json_check.c $C/json.c"
 	[metrics]="test_metrics.c prom_check.c $C/metrics.c"
@@ -85,7 +86,7 @@ for variant in plain asan; do
 		extra=""
 		prefix=unit
 	fi
-	for suite in proto access config pool keep pressure keepalive donor auth resume restart slabmem stats worker json metrics devstat farswapctl report; do
+	for suite in proto access config pool keep pressure keepalive donor auth resume restart slabmem poolfd stats worker json metrics devstat farswapctl report; do
 		bin=$out/test_${suite}_$variant
 		# shellcheck disable=SC2086
 		if ! (cd "$here" && $CC $CFLAGS $extra -o "$bin" ${srcs[$suite]} -lcmocka -lcrypto) \
