@@ -640,10 +640,11 @@ const struct fsd_key fsd_keys[] = {
 	 */
 	{ .name = "resume-grace", .arg = "DUR",
 	  DURATION(resume_grace_ms, 0), .reload = FSD_KEY_RESTART,
-	  .want = "want a duration (0: free kept slabs at once)",
+	  .want = "want a duration (0: resuming off)",
 	  .help = "after a restart, how long hosts may take back\n"
 		  "the slabs they held (SLAB_RESUME_REQ) before\n"
-		  "those are freed (default 60s)" },
+		  "those are freed (default 60s; 0: resuming off,\n"
+		  "a restart drains first)" },
 	{ .name = "alloc-rate", .arg = "RATE[/BURST]|auto",
 	  FIELDS(alloc_rate, alloc_rate_auto), .parse = parse_alloc_rate,
 	  .print = print_alloc_rate,

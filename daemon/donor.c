@@ -35,6 +35,7 @@ int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
 	d->lim.max_queue_depth = 1024;
 	d->lim.handshake_timeout_ms = 5000;
 	d->lim.revoke_after = 3;
+	d->resume_grace_ms = 60000;
 	return fsd_pool_init(&d->pool, nr_slabs, slab_size);
 }
 
@@ -579,6 +580,9 @@ struct fsd_session *fsd_session_new(struct fsd_donor *d,
 	s->created = now_ms;
 	s->version = (uint8_t)dec->version;
 	s->features = le32_to_cpu(dec->req.features) & FSD_FEATURES;
+	/* resume-grace 0: no slab outlives a restart, so none is promised. */
+	if (!d->resume_grace_ms)
+		s->features &= ~FARSWAP_FEAT_RESUME;
 	if (fsd_donor_auth_required(d)) {
 		s->auth = FSD_AUTH_WAIT_REQ;
 	} else {

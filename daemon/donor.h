@@ -305,7 +305,7 @@ struct fsd_donor {
 	 * resumed until this ms; then they are freed.
 	 */
 	uint64_t resume_until;
-	uint32_t resume_grace_ms;	/* resume-grace, for the log */
+	uint32_t resume_grace_ms;	/* resume-grace; 0: resuming off */
 	/* The pool outlives a restart (systemd's fd store holds it). */
 	bool pool_kept;
 };

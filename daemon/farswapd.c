@@ -231,6 +231,7 @@ static void apply_limits(struct fsd_server *srv)
 	d->psi_threshold = srv->cfg.psi_threshold;
 	d->max_hosts = srv->cfg.max_hosts;
 	d->max_unauthenticated = srv->cfg.max_unauthenticated;
+	d->resume_grace_ms = srv->cfg.resume_grace_ms;
 }
 
 /*

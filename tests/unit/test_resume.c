@@ -584,6 +584,30 @@ static void test_lost_on_restart(void **state)
 	assert_int_equal(fsd_slabs_lost_on_restart(&c->d), 2);
 }
 
+/*
+ * resume-grace 0 turns resuming off: not offered to hosts (nor to a
+ * module that offers it without doing it), so a restart drains first.
+ */
+static void test_grace_zero_turns_resume_off(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_session *s;
+	const struct farswap_slab_alloc_rep *r;
+	struct farswap_conn_rep rep;
+
+	c->d.resume_grace_ms = 0;
+	c->d.pool_kept = true;
+	s = fake_session(&c->d, "host-c", 1);
+	assert_non_null(s);
+	assert_false(s->features & FARSWAP_FEAT_RESUME);
+	fsd_conn_rep_build(&c->d, s, &rep);
+	assert_false(le32_to_cpu(rep.features) & FARSWAP_FEAT_RESUME);
+	r = alloc(c, s);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_OK);
+	assert_int_equal(r->resume, 0);
+	assert_int_equal(fsd_slabs_lost_on_restart(&c->d), 1);
+}
+
 static void test_stats_show_resume(void **state)
 {
 	struct ctx *c = *state;
@@ -620,6 +644,7 @@ int main(void)
 		T(test_resume_undone_keeps_slab),
 		cmocka_unit_test(test_adopt_shrunk_pool),
 		T(test_lost_on_restart),
+		T(test_grace_zero_turns_resume_off),
 		T(test_stats_show_resume),
 	};
 
