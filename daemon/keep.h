@@ -30,7 +30,7 @@ struct fsd_keep_hdr {
 	uint32_t version;
 	uint64_t slab_size;
 	uint32_t nr_slabs;
-	uint32_t mem_kind;		/* enum fsd_mem_kind of the pool memfd */
+	uint32_t mem_kind;		/* enum fsd_mem_kind of the pool */
 	uint32_t rec_size;		/* sizeof(struct fsd_keep_rec) */
 	uint8_t reserved[36];
 };
@@ -41,7 +41,7 @@ struct fsd_keep_rec {
 	uint8_t held;
 	uint8_t proof;			/* enum fsd_proof of host_id */
 	uint8_t reserved[6];
-	uint64_t token;			/* the resume token; never 0 if held */
+	uint64_t token;			/* resume token; not 0 if held */
 	uint8_t host_id[FARSWAP_ID_LEN];
 };
 _Static_assert(sizeof(struct fsd_keep_rec) == 32, "keep record size");

@@ -20,11 +20,11 @@
 
 struct fsd_poolfd {
 	struct fsd_slabmem mem;		/* the slabs' memfd */
-	int state_fd;			/* the pool-state memfd; -1: none */
+	int state_fd;			/* pool-state memfd; -1: none */
 	void *state_map;
 	size_t state_len;
-	struct fsd_keep keep;		/* over state_map, the pool's table */
-	int nr_old;			/* slabs of a handed table; 0: none */
+	struct fsd_keep keep;		/* the table, over state_map */
+	int nr_old;			/* a handed table's slabs; 0: none */
 };
 
 void fsd_poolfd_init(struct fsd_poolfd *pf);

@@ -136,10 +136,11 @@ int fsd_handle_resume(struct fsd_donor *d, struct fsd_session *s,
  * Is @id the host of one of the first @n held records that @counted
  * picks?  For counting hosts, each once.
  */
+typedef bool (*rec_pick)(const struct fsd_keep_rec *r, uint32_t id,
+			 const void *arg);
+
 static bool id_seen(const struct fsd_keep_rec *rec, uint32_t n,
-		    const uint8_t *id, bool (*counted)(const struct fsd_keep_rec *,
-						       uint32_t, const void *),
-		    const void *arg)
+		    const uint8_t *id, rec_pick counted, const void *arg)
 {
 	uint32_t i;
 
