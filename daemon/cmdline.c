@@ -18,7 +18,7 @@
 enum {
 	OPT_STATS = 256, OPT_CHECK, OPT_VERSION, OPT_JSON, OPT_DRAIN,
 	OPT_UNDRAIN, OPT_WAIT, OPT_TIMEOUT, OPT_CHECK_AS,
-	OPT_UNLESS_RESTARTING,
+	OPT_UNLESS_RESTARTING, OPT_RESTART,
 	OPT_KEY,	/* OPT_KEY + i: fsd_keys[i] */
 };
 
@@ -36,6 +36,7 @@ static const struct option other_opts[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "check-as", required_argument, NULL, OPT_CHECK_AS },
 	{ "unless-restarting", no_argument, NULL, OPT_UNLESS_RESTARTING },
+	{ "restart", no_argument, NULL, OPT_RESTART },
 };
 
 #define NR_OTHER_OPTS (sizeof(other_opts) / sizeof(other_opts[0]))
@@ -45,7 +46,7 @@ static const char usage_head[] =
 	"Usage: farswapd [OPTIONS]\n"
 	"       farswapd --stats [--json] [--stats-socket PATH]\n"
 	"       farswapd --drain [--wait [--timeout DUR]] [--unless-restarting]\n"
-	"       farswapd --undrain\n"
+	"       farswapd --undrain | --restart\n"
 	"       farswapd --check-config [--check-as USER] [OPTIONS]\n"
 	"\n"
 	"Donate this machine's idle DRAM to farswap hosts over RDMA.\n"
@@ -67,6 +68,9 @@ static const char usage_tail[] =
 	"                               whose pool outlives the restart (the\n"
 	"                               unit's ExecStop)\n"
 	"      --undrain                tell the running daemon to grant again\n"
+	"      --restart                tell the running daemon to restart in\n"
+	"                               place, keeping the hosts' slabs (as\n"
+	"                               SIGUSR2 does; without systemd)\n"
 	"      --check-config           print the effective configuration, run the\n"
 	"                               checks a start runs, and exit (1: it would\n"
 	"                               not start)\n"
@@ -202,6 +206,9 @@ int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
 			continue;
 		case OPT_UNLESS_RESTARTING:
 			a->unless_restarting = true;
+			continue;
+		case OPT_RESTART:
+			a->action = FSD_ACT_RESTART;
 			continue;
 		case ':':
 			snprintf(err, errlen, "option '%s' needs a value",

@@ -89,6 +89,7 @@ enum fsd_action {
 	FSD_ACT_CHECK,		/* print the effective configuration */
 	FSD_ACT_DRAIN,		/* tell a running daemon to drain */
 	FSD_ACT_UNDRAIN,	/* ... to return to service */
+	FSD_ACT_RESTART,	/* ... to restart in place (SIGUSR2) */
 };
 
 struct fsd_override {

@@ -619,6 +619,26 @@ static void log_stop(const struct fsd_server *srv, int sig)
 				  "");
 }
 
+/*
+ * SIGUSR2 or farswapd --restart (@who): leave the loop, then exec the
+ * binary farswapd started from, keeping the pool (main()).  False when
+ * there is no binary to exec.
+ */
+static bool restart_in_place(struct fsd_server *srv, const char *who)
+{
+	if (!srv->self_exe[0]) {
+		pr_warn("%s: no binary to restart as (/proc/self/exe was not resolved at start); ignored",
+			who);
+		return false;
+	}
+	pr_notice("%s: restarting as %s, keeping %u held and %u kept slabs for their hosts",
+		  who, srv->self_exe, srv->donor.pool.nr_held,
+		  srv->donor.pool.nr_kept);
+	srv->reexec = true;
+	srv->stop = true;
+	return true;
+}
+
 static void on_signal(struct fsd_server *srv)
 {
 	struct signalfd_siginfo si;
@@ -631,15 +651,7 @@ static void on_signal(struct fsd_server *srv)
 			srv->stop = true;
 			break;
 		case SIGUSR2:
-			if (!srv->self_exe[0]) {
-				pr_warn("SIGUSR2: no binary to restart as (/proc/self/exe was not resolved at start); ignored");
-				break;
-			}
-			pr_notice("SIGUSR2: restarting as %s, keeping %u held and %u kept slabs for their hosts",
-				  srv->self_exe, srv->donor.pool.nr_held,
-				  srv->donor.pool.nr_kept);
-			srv->reexec = true;
-			srv->stop = true;
+			restart_in_place(srv, "SIGUSR2");
 			break;
 		case SIGHUP:
 			reload(srv);
@@ -664,7 +676,28 @@ static void on_stats_json(struct fsd_server *srv)
 	free(text);
 }
 
-/* A command on the text socket (statsock.h): drain, undrain, status. */
+/* farswapd --restart: answered before the loop ends, then as SIGUSR2. */
+static int ctl_restart(struct fsd_server *srv, const struct fsd_ctl_req *req,
+		       char *reply, size_t len)
+{
+	char who[64];
+	int n;
+
+	snprintf(who, sizeof(who), "restart asked by uid %u (pid %d)",
+		 (unsigned int)req->uid, (int)req->pid);
+	if (!restart_in_place(srv, who))
+		n = snprintf(reply, len, "error no binary to restart as (/proc/self/exe was not resolved at start)\n");
+	else
+		n = snprintf(reply, len, "ok restarting as %s, %u slabs kept for their hosts\n",
+			     srv->self_exe, srv->donor.pool.nr_held +
+						    srv->donor.pool.nr_kept);
+	return n < 0 || (size_t)n >= len ? 0 : n;
+}
+
+/*
+ * A command on the text socket (statsock.h): drain, undrain, status,
+ * restart.
+ */
 static int on_ctl(void *ctx, const struct fsd_ctl_req *req, char *reply,
 		  size_t len)
 {
@@ -673,6 +706,8 @@ static int on_ctl(void *ctx, const struct fsd_ctl_req *req, char *reply,
 	const char *head = "ok";
 	int n, m;
 
+	if (req->cmd == FSD_CTL_RESTART)
+		return ctl_restart(srv, req, reply, len);
 	switch (req->cmd) {
 	case FSD_CTL_DRAIN:
 		pr_notice("drain asked by uid %u (pid %d)",
@@ -1130,6 +1165,8 @@ int main(int argc, char **argv)
 					srv.args.timeout_ms);
 	if (srv.args.action == FSD_ACT_UNDRAIN)
 		return fsd_client_undrain(srv.cfg.stats_socket);
+	if (srv.args.action == FSD_ACT_RESTART)
+		return fsd_client_restart(srv.cfg.stats_socket);
 	if (srv.args.action == FSD_ACT_CHECK)
 		return fsd_client_check(&srv.cfg, &srv.args, &srv.lim);
 	if (fsd_restart_self_exe(srv.self_exe, sizeof(srv.self_exe)))

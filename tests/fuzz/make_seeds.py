@@ -199,6 +199,7 @@ CTL = {
     'drain': b'drain\n',
     'undrain': b'undrain\n',
     'status': b'drain-status\n',
+    'restart': b'restart\n',
     'reply': b'ok draining\nstate draining\nslabs_left 3\nhosts_holding 1\n'
              b'slabs_returned 5\nbytes_moved 20971520\nrefusals 2\n'
              b'waiting host 1 host-a: 3 slabs, no room elsewhere '
