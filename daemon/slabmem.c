@@ -125,7 +125,27 @@ int fsd_slabmem_punch(const struct fsd_slabmem *sm, uint32_t id)
 	return 0;
 }
 
-/* A memfd of @kind for the pool whose first slab maps and pins. */
+/*
+ * Reserve every hugetlb page the pool needs, now: a shared mapping of the
+ * whole file takes the reservation, which stays with the file after the
+ * munmap, so no slab mapped later finds the pool short.  Without this, a
+ * pool that has pages for some slabs only would fail part way through.
+ */
+static int reserve_huge(const struct fsd_slabmem *sm)
+{
+	uint64_t len = sm->nr_slabs * sm->slab_size;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, sm->fd, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	munmap(p, len);
+	return 0;
+}
+
+/*
+ * A memfd of @kind for the whole pool (its hugetlb pages reserved) whose
+ * first slab maps and pins: what the kind needs is there.
+ */
 static int try_kind(struct fsd_slabmem *sm, int kind)
 {
 	void *p;
@@ -136,6 +156,8 @@ static int try_kind(struct fsd_slabmem *sm, int kind)
 		return -errno;
 	sm->kind = kind;
 	ret = set_size(sm->fd, sm->nr_slabs, sm->slab_size);
+	if (!ret && kind != FSD_MEM_ANON)
+		ret = reserve_huge(sm);
 	if (!ret)
 		ret = fsd_slabmem_map(sm, 0, &p);
 	if (ret) {
