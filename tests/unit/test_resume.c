@@ -618,6 +618,29 @@ static void test_stats_show_resume(void **state)
 	assert_true(fsd_donor_stats(&c->d, buf, sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "\nslabs_kept 2\n"));
 	assert_non_null(strstr(buf, " resumed_slabs=1 resume_refused=1 kept_expired_slabs=0\n"));
+	assert_non_null(strstr(buf, "\nslabs_lost_on_restart 1\n"));
+}
+
+/* The same numbers as JSON and as Prometheus metrics. */
+static void test_json_and_metrics_show_resume(void **state)
+{
+	struct ctx *c = *state;
+	size_t len;
+	char *text;
+
+	resume(c, c->a, 1, TOKEN_A);
+	text = fsd_donor_json_text(&c->d, &len);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"slabs_kept\": 2"));
+	assert_non_null(strstr(text, "\"resumed_slabs\": 1"));
+	assert_non_null(strstr(text, "\"resume_refused\": 0"));
+	free(text);
+	text = fsd_donor_metrics_text(&c->d, &len);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\nfarswapd_kept_slabs 2\n"));
+	assert_non_null(strstr(text, "\nfarswapd_resumed_slabs_total 1\n"));
+	assert_non_null(strstr(text, "\nfarswapd_kept_expired_slabs_total 0\n"));
+	free(text);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -646,6 +669,7 @@ int main(void)
 		T(test_lost_on_restart),
 		T(test_grace_zero_turns_resume_off),
 		T(test_stats_show_resume),
+		T(test_json_and_metrics_show_resume),
 	};
 
 	fsd_log_init(FSD_LOG_ERR - 1, false);	/* quiet */
