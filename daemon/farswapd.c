@@ -253,7 +253,7 @@ static void notify_status(struct fsd_server *srv)
 {
 	const struct fsd_donor *d = &srv->donor;
 	char status[sizeof(srv->notify_status)];
-	char msg[sizeof(status) + 16];
+	char msg[sizeof(status) + 16], kept[48] = "";
 
 	static const char *const drain[] = {
 		[FSD_DRAIN_OFF] = "",
@@ -261,9 +261,12 @@ static void notify_status(struct fsd_server *srv)
 		[FSD_DRAIN_DRAINED] = ", drained: safe to stop",
 	};
 
+	if (d->pool.nr_kept)
+		snprintf(kept, sizeof(kept), ", %u kept for hosts to resume",
+			 d->pool.nr_kept);
 	snprintf(status, sizeof(status),
-		 "%u hosts, %u of %u slabs in use%s%s", d->nr_sessions,
-		 d->pool.nr_held, d->pool.nr_slabs,
+		 "%u hosts, %u of %u slabs in use%s%s%s", d->nr_sessions,
+		 d->pool.nr_held, d->pool.nr_slabs, kept,
 		 d->under_pressure ? ", under memory pressure" : "",
 		 drain[fsd_drain_state(d)]);
 	if (!strcmp(status, srv->notify_status))
