@@ -178,6 +178,31 @@ int fsd_client_undrain(const char *path)
 	return ret;
 }
 
+/*
+ * farswapd --restart: the running daemon restarts in place, keeping the
+ * pool (SIGUSR2's, farswapd(8) RESTART).  0 once it said it will.
+ */
+int fsd_client_restart(const char *path)
+{
+	char err[512];
+	char *reply = malloc(FSD_CTL_REPLY_MAX);
+	int ret = 1;
+
+	if (!reply) {
+		fprintf(stderr, "farswapd: out of memory\n");
+		return 1;
+	}
+	if (fsd_ctl_query(path, "restart", reply, FSD_CTL_REPLY_MAX, err,
+			  sizeof(err))) {
+		fprintf(stderr, "farswapd: restart: %s\n", err);
+	} else {
+		printf("%.*s\n", (int)strcspn(reply + 3, "\n"), reply + 3);
+		ret = 0;
+	}
+	free(reply);
+	return ret;
+}
+
 int fsd_rdma_devices(void)
 {
 	struct ibv_device **list;

@@ -11,6 +11,7 @@
 
 int fsd_client_drain(const char *path, bool wait, uint32_t timeout_ms);
 int fsd_client_undrain(const char *path);
+int fsd_client_restart(const char *path);
 int fsd_client_check(struct fsd_config *cfg, const struct fsd_args *args,
 		     struct fsd_limits *lim);
 /*

@@ -18,6 +18,7 @@
 enum {
 	OPT_STATS = 256, OPT_CHECK, OPT_VERSION, OPT_JSON, OPT_DRAIN,
 	OPT_UNDRAIN, OPT_WAIT, OPT_TIMEOUT, OPT_CHECK_AS,
+	OPT_UNLESS_RESTARTING, OPT_RESTART,
 	OPT_KEY,	/* OPT_KEY + i: fsd_keys[i] */
 };
 
@@ -34,6 +35,8 @@ static const struct option other_opts[] = {
 	{ "wait", no_argument, NULL, OPT_WAIT },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "check-as", required_argument, NULL, OPT_CHECK_AS },
+	{ "unless-restarting", no_argument, NULL, OPT_UNLESS_RESTARTING },
+	{ "restart", no_argument, NULL, OPT_RESTART },
 };
 
 #define NR_OTHER_OPTS (sizeof(other_opts) / sizeof(other_opts[0]))
@@ -42,7 +45,8 @@ static const struct option other_opts[] = {
 static const char usage_head[] =
 	"Usage: farswapd [OPTIONS]\n"
 	"       farswapd --stats [--json] [--stats-socket PATH]\n"
-	"       farswapd --drain [--wait [--timeout DUR]] | --undrain\n"
+	"       farswapd --drain [--wait [--timeout DUR]] [--unless-restarting]\n"
+	"       farswapd --undrain | --restart\n"
 	"       farswapd --check-config [--check-as USER] [OPTIONS]\n"
 	"\n"
 	"Donate this machine's idle DRAM to farswap hosts over RDMA.\n"
@@ -59,7 +63,14 @@ static const char usage_tail[] =
 	"      --wait                   with --drain: until no host holds a slab\n"
 	"                               here (exit 0: safe to stop)\n"
 	"      --timeout DUR            with --wait: give up after DUR (exit 1)\n"
+	"      --unless-restarting      with --drain: do nothing (exit 0) when\n"
+	"                               systemd is restarting farswapd.service,\n"
+	"                               whose pool outlives the restart (the\n"
+	"                               unit's ExecStop)\n"
 	"      --undrain                tell the running daemon to grant again\n"
+	"      --restart                tell the running daemon to restart in\n"
+	"                               place, keeping the hosts' slabs (as\n"
+	"                               SIGUSR2 does; without systemd)\n"
 	"      --check-config           print the effective configuration, run the\n"
 	"                               checks a start runs, and exit (1: it would\n"
 	"                               not start)\n"
@@ -193,6 +204,12 @@ int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
 		case OPT_CHECK_AS:
 			a->check_as = optarg;
 			continue;
+		case OPT_UNLESS_RESTARTING:
+			a->unless_restarting = true;
+			continue;
+		case OPT_RESTART:
+			a->action = FSD_ACT_RESTART;
+			continue;
 		case ':':
 			snprintf(err, errlen, "option '%s' needs a value",
 				 argv[optind - 1]);
@@ -230,6 +247,10 @@ int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
 	}
 	if ((a->wait || a->timeout_ms) && a->action != FSD_ACT_DRAIN) {
 		snprintf(err, errlen, "--wait and --timeout go with --drain");
+		return -EINVAL;
+	}
+	if (a->unless_restarting && a->action != FSD_ACT_DRAIN) {
+		snprintf(err, errlen, "--unless-restarting goes with --drain");
 		return -EINVAL;
 	}
 	if (a->timeout_ms && !a->wait) {

@@ -112,6 +112,7 @@ void fsd_config_defaults(struct fsd_config *c)
 	c->max_sessions_per_address = 4;
 	c->max_queue_depth = 1024;
 	c->handshake_timeout_ms = 5000;
+	c->resume_grace_ms = 60000;
 	c->alloc_rate_auto = true;
 	c->revoke_after = 3;
 }
@@ -633,6 +634,17 @@ const struct fsd_key fsd_keys[] = {
 	  .want = "want a duration of at least 100ms",
 	  .help = "time a connection has to be established\n"
 		  "(default 5s)" },
+	/*
+	 * Read once, at start: it is how long the slabs kept across the
+	 * restart that started this farswapd wait for their hosts.
+	 */
+	{ .name = "resume-grace", .arg = "DUR",
+	  DURATION(resume_grace_ms, 0), .reload = FSD_KEY_RESTART,
+	  .want = "want a duration (0: resuming off)",
+	  .help = "after a restart, how long hosts may take back\n"
+		  "the slabs they held (SLAB_RESUME_REQ) before\n"
+		  "those are freed (default 60s; 0: resuming off,\n"
+		  "a restart drains first)" },
 	{ .name = "alloc-rate", .arg = "RATE[/BURST]|auto",
 	  FIELDS(alloc_rate, alloc_rate_auto), .parse = parse_alloc_rate,
 	  .print = print_alloc_rate,

@@ -69,6 +69,7 @@ struct fsd_config {
 	unsigned int max_sessions_per_address;	/* 0: no limit */
 	uint32_t max_queue_depth;		/* I/O QP size, clamped to this */
 	uint32_t handshake_timeout_ms;
+	uint32_t resume_grace_ms;		/* kept slabs wait this long */
 	uint32_t alloc_rate;			/* grants per second; 0: off */
 	uint32_t alloc_burst;
 	bool alloc_rate_auto;			/* from the slab size (fsd_alloc_rate()) */
@@ -88,6 +89,7 @@ enum fsd_action {
 	FSD_ACT_CHECK,		/* print the effective configuration */
 	FSD_ACT_DRAIN,		/* tell a running daemon to drain */
 	FSD_ACT_UNDRAIN,	/* ... to return to service */
+	FSD_ACT_RESTART,	/* ... to restart in place (SIGUSR2) */
 };
 
 struct fsd_override {
@@ -101,6 +103,7 @@ struct fsd_args {
 	int verbose;			/* -v count */
 	bool json;			/* --stats --json */
 	bool wait;			/* --drain --wait: until drained */
+	bool unless_restarting;		/* --drain: not if systemd restarts us */
 	uint32_t timeout_ms;		/* --drain --wait --timeout; 0: none */
 	const char *check_as;		/* --check-config --check-as USER */
 	unsigned int nr;

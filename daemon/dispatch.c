@@ -3,7 +3,8 @@
  * One received control message: checked (farswap_msg_check(), and in
  * words for the log when it fails), then handed to the handler of its
  * type: the authentication handshake's (handshake.c), a reclaim's answer
- * (reclaim.c), or the slab and stats requests (donor.c).  The dispatch
+ * (reclaim.c), a resume after a restart (resume.c), or the slab and stats
+ * requests (donor.c).  The dispatch
  * stands above all three, so that none of them calls back up into
  * another.  Free of verbs calls, as donor.c is.
  */
@@ -84,6 +85,7 @@ int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 	case FARSWAP_MSG_AUTH_PROOF:
 		return fsd_handle_auth_proof(d, s, &m, now_ms);
 	case FARSWAP_MSG_SLAB_ALLOC_REQ:
+	case FARSWAP_MSG_SLAB_RESUME_REQ:
 	case FARSWAP_MSG_SLAB_FREE_REQ:
 	case FARSWAP_MSG_RECLAIM_REP:
 	case FARSWAP_MSG_STATS_REQ:
@@ -97,6 +99,8 @@ int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 	switch (m.hdr.type) {
 	case FARSWAP_MSG_SLAB_ALLOC_REQ:
 		return fsd_handle_alloc(d, s, &m, now_ms);
+	case FARSWAP_MSG_SLAB_RESUME_REQ:
+		return fsd_handle_resume(d, s, &m, now_ms);
 	case FARSWAP_MSG_SLAB_FREE_REQ:
 		return fsd_handle_free(d, s, &m);
 	case FARSWAP_MSG_RECLAIM_REP:

@@ -35,6 +35,7 @@ int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
 	d->lim.max_queue_depth = 1024;
 	d->lim.handshake_timeout_ms = 5000;
 	d->lim.revoke_after = 3;
+	d->resume_grace_ms = 60000;
 	return fsd_pool_init(&d->pool, nr_slabs, slab_size);
 }
 
@@ -517,6 +518,12 @@ void fsd_conn_refused(struct fsd_donor *d, const struct fsd_conn_decision *dec,
 
 static void format_name(const uint8_t *id, char *out)
 {
+	fsd_format_host_id(id, out);
+}
+
+/* A host id as the logs show it: its text if printable, else hex. */
+void fsd_format_host_id(const uint8_t *id, char *out)
+{
 	bool printable = id[0] != 0;
 	size_t i, end = FARSWAP_ID_LEN;
 
@@ -573,6 +580,9 @@ struct fsd_session *fsd_session_new(struct fsd_donor *d,
 	s->created = now_ms;
 	s->version = (uint8_t)dec->version;
 	s->features = le32_to_cpu(dec->req.features) & FSD_FEATURES;
+	/* resume-grace 0: no slab outlives a restart, so none is promised. */
+	if (!d->resume_grace_ms)
+		s->features &= ~FARSWAP_FEAT_RESUME;
 	if (fsd_donor_auth_required(d)) {
 		s->auth = FSD_AUTH_WAIT_REQ;
 	} else {
@@ -893,14 +903,23 @@ static unsigned int alloc_refusal(struct fsd_donor *d, struct fsd_session *s,
 	return FARSWAP_ST_OK;
 }
 
-static int send_alloc_rep(struct fsd_donor *d, struct fsd_session *s,
-			  uint64_t cookie, unsigned int st,
-			  const struct fsd_slab *slab)
+/*
+ * The answer to a SLAB_ALLOC_REQ, or to a SLAB_RESUME_REQ (@resume): the
+ * two replies are laid out alike.  A refusal names no slab, but a resume's
+ * refusal names the slab it refuses (@refused_id).
+ */
+int fsd_send_grant_rep(struct fsd_donor *d, struct fsd_session *s,
+		       uint64_t cookie, unsigned int st,
+		       const struct fsd_slab *slab, bool resume,
+		       uint32_t refused_id)
 {
 	struct farswap_slab_alloc_rep *rep;
 	union farswap_msg r;
 
-	farswap_msg_init(&r, FARSWAP_MSG_SLAB_ALLOC_REP, s->version, cookie);
+	farswap_msg_init(&r, resume ? FARSWAP_MSG_SLAB_RESUME_REP :
+				      FARSWAP_MSG_SLAB_ALLOC_REP,
+			 s->version, cookie);
+	/* SLAB_RESUME_REP is laid out as SLAB_ALLOC_REP (farswap_proto.h). */
 	rep = &r.alloc_rep;
 	rep->status = cpu_to_le16((uint16_t)st);
 	if (slab) {
@@ -908,20 +927,80 @@ static int send_alloc_rep(struct fsd_donor *d, struct fsd_session *s,
 		rep->addr = cpu_to_le64((uint64_t)(uintptr_t)slab->mem);
 		rep->length = cpu_to_le64(d->pool.slab_size);
 		rep->rkey = cpu_to_le32(slab->rkey);
+		rep->resume = cpu_to_le64(slab->resume);
+	} else if (resume) {
+		rep->slab_id = cpu_to_le32(refused_id);
 	}
 	rep->slabs_free = cpu_to_le32(slabs_offered_to(d, s));
 	return fsd_send_msg(d, s, &r, 0);
 }
 
+static int send_alloc_rep(struct fsd_donor *d, struct fsd_session *s,
+			  uint64_t cookie, unsigned int st,
+			  const struct fsd_slab *slab)
+{
+	return fsd_send_grant_rep(d, s, cookie, st, slab, false, 0);
+}
+
+/*
+ * A fresh resume token for a slab @s is granted: random and never 0 when
+ * the host can resume (FARSWAP_FEAT_RESUME), else 0.  Random, so that a
+ * host can only ask back the slabs it was given, never guess another's.
+ */
+int fsd_new_resume_token(struct fsd_donor *d, const struct fsd_session *s,
+			 uint64_t *token)
+{
+	int tries, ret;
+
+	*token = 0;
+	if (!(s->features & FARSWAP_FEAT_RESUME))
+		return 0;
+	for (tries = 0; tries < 4 && !*token; tries++) {
+		ret = d->ops->random(d, token, sizeof(*token));
+		if (ret)
+			return ret;
+	}
+	return *token ? 0 : -EIO;
+}
+
+/* A grant (or resume) that did not reach its host: the slab goes back. */
+static void grant_undone(struct fsd_donor *d, struct fsd_slab *slab)
+{
+	if (slab->resuming)
+		fsd_pool_keep_again(&d->pool, slab);
+	else
+		fsd_pool_put(&d->pool, slab);
+}
+
+/*
+ * The slab is its host's from now on: its token, written to the
+ * pool-state table before the reply goes out, so that a restart right
+ * after the reply still keeps it.
+ */
+static void grant_owned(struct fsd_donor *d, struct fsd_session *s,
+			struct fsd_slab *slab)
+{
+	if (slab->resuming) {
+		slab->resumed_from = slab->resume;
+		slab->resuming = false;
+	}
+	slab->resume = slab->grant_token;
+	slab->grant_token = 0;
+	fsd_keep_hold(d->pool.keep, slab->id, s->host_id, s->proof,
+		      slab->resume);
+}
+
 /*
  * A slab's grant is over: registered (@ret 0) or not.  Answers the
- * SLAB_ALLOC_REQ, or, when the host left meanwhile, frees the slab.
- * Called by the grant path itself, or by the event loop when the worker
- * thread finished (the -EINPROGRESS case of fsd_ops.slab_grant).
+ * SLAB_ALLOC_REQ (or SLAB_RESUME_REQ), or, when the host left meanwhile,
+ * frees the slab (keeps it again, for a resume).  Called by the grant
+ * path itself, or by the event loop when the worker thread finished (the
+ * -EINPROGRESS case of fsd_ops.slab_grant).
  */
 int fsd_grant_done(struct fsd_donor *d, struct fsd_slab *slab, int ret)
 {
 	struct fsd_session *s = slab->owner;
+	bool resume = slab->resuming;
 
 	if (!slab->granting || !s)
 		return -EINVAL;
@@ -931,33 +1010,62 @@ int fsd_grant_done(struct fsd_donor *d, struct fsd_slab *slab, int ret)
 		s->nr_slabs--;
 		if (!ret && !fsd_unregister_slab(d, slab))
 			return -ESHUTDOWN;
-		fsd_pool_put(&d->pool, slab);
+		grant_undone(d, slab);
 		return -ESHUTDOWN;
 	}
 	if (ret) {
 		pr_warn("host %u (%s, %s): cannot register slab %u: %s",
 			s->nr, s->name, s->peer, slab->id, strerror(-ret));
 		s->nr_slabs--;
-		fsd_pool_put(&d->pool, slab);
-		return send_alloc_rep(d, s, slab->grant_cookie,
-				      FARSWAP_ST_INTERNAL, NULL);
+		grant_undone(d, slab);
+		return fsd_send_grant_rep(d, s, slab->grant_cookie,
+					  FARSWAP_ST_INTERNAL, NULL, resume,
+					  slab->id);
 	}
-	d->cnt.grants++;
-	pr_info("host %u (%s): slab %u granted (host request %" PRIu64 "), %u free",
-		s->nr, s->name, slab->id, slab->host_slab, d->pool.nr_free);
-	return send_alloc_rep(d, s, slab->grant_cookie, FARSWAP_ST_OK, slab);
+	grant_owned(d, s, slab);
+	if (resume) {
+		d->cnt.resumed++;
+		pr_info("host %s resumed slab %u (host %u, %s), content kept across the restart",
+			s->name, slab->id, s->nr, s->peer);
+	} else {
+		d->cnt.grants++;
+		pr_info("host %u (%s): slab %u granted (host request %" PRIu64 "), %u free",
+			s->nr, s->name, slab->id, slab->host_slab,
+			d->pool.nr_free);
+	}
+	return fsd_send_grant_rep(d, s, slab->grant_cookie, FARSWAP_ST_OK,
+				  slab, resume, slab->id);
+}
+
+/* Start @slab's registration for @s, as a grant or a resume. */
+int fsd_start_grant(struct fsd_donor *d, struct fsd_session *s,
+		    struct fsd_slab *slab, uint64_t cookie, uint64_t token)
+{
+	int ret;
+
+	/* The host holds it from now: it counts against its share. */
+	slab->grant_cookie = cookie;
+	slab->grant_token = token;
+	slab->granting = true;
+	s->nr_slabs++;
+	s->grants_in_flight++;
+	ret = d->ops->slab_grant(d, s, slab);
+	if (ret == -EINPROGRESS)
+		return 0;
+	return fsd_grant_done(d, slab, ret);
 }
 
 int fsd_handle_alloc(struct fsd_donor *d, struct fsd_session *s,
 		     const union farswap_msg *m, uint64_t now)
 {
 	const struct farswap_slab_alloc_req *req = &m->alloc_req;
-	uint64_t cookie = le64_to_cpu(req->hdr.cookie);
+	uint64_t cookie = le64_to_cpu(req->hdr.cookie), token = 0;
 	struct fsd_slab *slab;
 	unsigned int st;
-	int ret;
 
 	st = alloc_refusal(d, s, req, now);
+	if (st == FARSWAP_ST_OK && fsd_new_resume_token(d, s, &token))
+		st = FARSWAP_ST_INTERNAL;
 	slab = st == FARSWAP_ST_OK ? fsd_pool_take(&d->pool, s) : NULL;
 	if (!slab) {
 		if (st == FARSWAP_ST_OK)
@@ -966,16 +1074,8 @@ int fsd_handle_alloc(struct fsd_donor *d, struct fsd_session *s,
 			 farswap_status_str(st));
 		return send_alloc_rep(d, s, cookie, st, NULL);
 	}
-	/* The host holds it from now: it counts against its share. */
 	slab->host_slab = le64_to_cpu(req->host_slab);
-	slab->grant_cookie = cookie;
-	slab->granting = true;
-	s->nr_slabs++;
-	s->grants_in_flight++;
-	ret = d->ops->slab_grant(d, s, slab);
-	if (ret == -EINPROGRESS)
-		return 0;
-	return fsd_grant_done(d, slab, ret);
+	return fsd_start_grant(d, s, slab, cookie, token);
 }
 
 int fsd_handle_free(struct fsd_donor *d, struct fsd_session *s,

@@ -37,7 +37,8 @@
 #define FSD_ZERO_BYTES (256ull << 20)
 /* Features this donor implements (FARSWAP_FEAT_AUTH only with a key). */
 #define FSD_FEATURES (FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH | \
-		      FARSWAP_FEAT_INFO | FARSWAP_FEAT_AUTH | FARSWAP_FEAT_REVOKE)
+		      FARSWAP_FEAT_INFO | FARSWAP_FEAT_AUTH | FARSWAP_FEAT_REVOKE | \
+		      FARSWAP_FEAT_RESUME)
 /*
  * Features a host must have: it takes keepalive probes (an unsolicited
  * STATS_REP), so a dead host's slabs come back in bounded time, and it
@@ -226,6 +227,9 @@ struct fsd_counters {
 	uint64_t unauth_evicted;	/* closed to make room for a connect */
 	/* Of those, for max-unauthenticated-per-address. */
 	uint64_t unauth_evicted_per_address;
+	uint64_t resumed;		/* kept slabs taken back by their host */
+	uint64_t resume_refused;	/* SLAB_RESUME_REQ answered with no */
+	uint64_t kept_expired;		/* kept slabs nobody resumed in time */
 };
 
 /*
@@ -296,6 +300,14 @@ struct fsd_donor {
 	char key_file[4096];		/* its path, for the log */
 	/* host-keys: a directory of per-host secrets; "": none. */
 	char host_keys[4096];
+	/*
+	 * Kept slabs (adopted from the last farswapd, pool.h) may be
+	 * resumed until this ms; then they are freed.
+	 */
+	uint64_t resume_until;
+	uint32_t resume_grace_ms;	/* resume-grace; 0: resuming off */
+	/* The pool outlives a restart (systemd's fd store holds it). */
+	bool pool_kept;
 };
 
 /* What to do with a connect request. */
@@ -391,6 +403,18 @@ uint32_t fsd_slabs_offered(const struct fsd_donor *d);
 
 void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 		    uint64_t now_ms);
+/* The restart's side (resume.c): kept slabs adopted, resumed, expired. */
+struct fsd_adopted {
+	uint32_t slabs;			/* kept for their hosts */
+	uint32_t hosts;
+	uint32_t dropped;		/* held, but beyond the pool or unmapped */
+	uint32_t dropped_hosts;
+};
+int fsd_donor_adopt(struct fsd_donor *d, const struct fsd_keep_rec *rec,
+		    uint32_t nr_rec, uint64_t now_ms, uint32_t grace_ms,
+		    struct fsd_adopted *out);
+void fsd_donor_expire_kept(struct fsd_donor *d, uint64_t now_ms);
+uint32_t fsd_slabs_lost_on_restart(const struct fsd_donor *d);
 
 /* Is @s's host to give its slabs back: a drain, or a reload's access. */
 static inline bool fsd_session_draining(const struct fsd_donor *d,

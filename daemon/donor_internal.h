@@ -29,6 +29,18 @@ int fsd_handle_alloc(struct fsd_donor *d, struct fsd_session *s,
 		     const union farswap_msg *m, uint64_t now);
 int fsd_handle_free(struct fsd_donor *d, struct fsd_session *s,
 		    const union farswap_msg *m);
+int fsd_handle_resume(struct fsd_donor *d, struct fsd_session *s,
+		      const union farswap_msg *m, uint64_t now);
+int fsd_send_grant_rep(struct fsd_donor *d, struct fsd_session *s,
+		       uint64_t cookie, unsigned int st,
+		       const struct fsd_slab *slab, bool resume,
+		       uint32_t refused_id);
+int fsd_new_resume_token(struct fsd_donor *d, const struct fsd_session *s,
+			 uint64_t *token);
+int fsd_start_grant(struct fsd_donor *d, struct fsd_session *s,
+		    struct fsd_slab *slab, uint64_t cookie, uint64_t token);
+/* @out has room for FSD_NAME_LEN. */
+void fsd_format_host_id(const uint8_t *id, char *out);
 void fsd_fill_stats(const struct fsd_donor *d, const struct fsd_session *s,
 		    union farswap_msg *r);
 

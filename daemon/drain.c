@@ -25,11 +25,16 @@
 #include "log.h"
 #include "outbuf.h"
 
+/*
+ * Drained: no slab held, and none kept for a host that may still resume
+ * it (a restart's, resume.c): stopping now would lose its pages too.
+ */
 enum fsd_drain_state fsd_drain_state(const struct fsd_donor *d)
 {
 	if (!d->drain.on)
 		return FSD_DRAIN_OFF;
-	return d->pool.nr_held ? FSD_DRAIN_DRAINING : FSD_DRAIN_DRAINED;
+	return d->pool.nr_held || d->pool.nr_kept ? FSD_DRAIN_DRAINING :
+						    FSD_DRAIN_DRAINED;
 }
 
 const char *fsd_drain_state_str(enum fsd_drain_state st)
@@ -205,6 +210,9 @@ int fsd_drain_report(const struct fsd_donor *d, char *buf, size_t len)
 	     d->drain.slabs_returned,
 	     d->drain.slabs_returned * d->pool.slab_size);
 	fsd_emit(&o, "refusals %" PRIu64 "\n", d->drain.refusals);
+	if (d->pool.nr_kept)
+		fsd_emit(&o, "waiting kept: %u slabs kept across the restart, for their hosts to resume (then asked back) or the resume grace to end\n",
+		     d->pool.nr_kept);
 	for (s = d->sessions; s; s = s->next) {
 		unsigned int st;
 		uint32_t refused;

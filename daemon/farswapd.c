@@ -34,7 +34,9 @@
 
 #include "client.h"
 #include "log.h"
+#include "poolfd.h"
 #include "report.h"
+#include "restart.h"
 #include "server.h"
 #include "slabmem.h"
 #include "statsock.h"
@@ -229,6 +231,7 @@ static void apply_limits(struct fsd_server *srv)
 	d->psi_threshold = srv->cfg.psi_threshold;
 	d->max_hosts = srv->cfg.max_hosts;
 	d->max_unauthenticated = srv->cfg.max_unauthenticated;
+	d->resume_grace_ms = srv->cfg.resume_grace_ms;
 }
 
 /*
@@ -250,7 +253,7 @@ static void notify_status(struct fsd_server *srv)
 {
 	const struct fsd_donor *d = &srv->donor;
 	char status[sizeof(srv->notify_status)];
-	char msg[sizeof(status) + 16];
+	char msg[sizeof(status) + 16], kept[48] = "";
 
 	static const char *const drain[] = {
 		[FSD_DRAIN_OFF] = "",
@@ -258,9 +261,12 @@ static void notify_status(struct fsd_server *srv)
 		[FSD_DRAIN_DRAINED] = ", drained: safe to stop",
 	};
 
+	if (d->pool.nr_kept)
+		snprintf(kept, sizeof(kept), ", %u kept for hosts to resume",
+			 d->pool.nr_kept);
 	snprintf(status, sizeof(status),
-		 "%u hosts, %u of %u slabs in use%s%s", d->nr_sessions,
-		 d->pool.nr_held, d->pool.nr_slabs,
+		 "%u hosts, %u of %u slabs in use%s%s%s", d->nr_sessions,
+		 d->pool.nr_held, d->pool.nr_slabs, kept,
 		 d->under_pressure ? ", under memory pressure" : "",
 		 drain[fsd_drain_state(d)]);
 	if (!strcmp(status, srv->notify_status))
@@ -596,6 +602,46 @@ static void on_keepalive(struct fsd_server *srv)
 	fsd_donor_handshakes(&srv->donor, fsd_now_ms());
 }
 
+/*
+ * SIGTERM: at once.  With the pool in systemd's fd store the held slabs
+ * stay in it for the next farswapd (a restart); else they are freed, and
+ * farswapd --drain --wait first loses nothing.
+ */
+static void log_stop(const struct fsd_server *srv, int sig)
+{
+	const struct fsd_pool *p = &srv->donor.pool;
+
+	if (srv->kept_by_store)
+		pr_notice("%s: exiting; %u held and %u kept slabs stay in systemd's fd store for the next farswapd (resumable for %u s after it starts)",
+			  strsignal(sig), p->nr_held, p->nr_kept,
+			  srv->cfg.resume_grace_ms / 1000);
+	else
+		pr_notice("%s: freeing everything and exiting%s", strsignal(sig),
+			  p->nr_held ?
+				  " (hosts still hold slabs here: pages with no other copy are lost)" :
+				  "");
+}
+
+/*
+ * SIGUSR2 or farswapd --restart (@who): leave the loop, then exec the
+ * binary farswapd started from, keeping the pool (main()).  False when
+ * there is no binary to exec.
+ */
+static bool restart_in_place(struct fsd_server *srv, const char *who)
+{
+	if (!srv->self_exe[0]) {
+		pr_warn("%s: no binary to restart as (/proc/self/exe was not resolved at start); ignored",
+			who);
+		return false;
+	}
+	pr_notice("%s: restarting as %s, keeping %u held and %u kept slabs for their hosts",
+		  who, srv->self_exe, srv->donor.pool.nr_held,
+		  srv->donor.pool.nr_kept);
+	srv->reexec = true;
+	srv->stop = true;
+	return true;
+}
+
 static void on_signal(struct fsd_server *srv)
 {
 	struct signalfd_siginfo si;
@@ -604,13 +650,11 @@ static void on_signal(struct fsd_server *srv)
 		switch (si.ssi_signo) {
 		case SIGTERM:
 		case SIGINT:
-			/* At once: farswapd --drain --wait first loses nothing. */
-			pr_notice("%s: freeing everything and exiting%s",
-				  strsignal((int)si.ssi_signo),
-				  srv->donor.pool.nr_held ?
-					  " (hosts still hold slabs here: pages with no other copy are lost)" :
-					  "");
+			log_stop(srv, (int)si.ssi_signo);
 			srv->stop = true;
+			break;
+		case SIGUSR2:
+			restart_in_place(srv, "SIGUSR2");
 			break;
 		case SIGHUP:
 			reload(srv);
@@ -635,7 +679,28 @@ static void on_stats_json(struct fsd_server *srv)
 	free(text);
 }
 
-/* A command on the text socket (statsock.h): drain, undrain, status. */
+/* farswapd --restart: answered before the loop ends, then as SIGUSR2. */
+static int ctl_restart(struct fsd_server *srv, const struct fsd_ctl_req *req,
+		       char *reply, size_t len)
+{
+	char who[64];
+	int n;
+
+	snprintf(who, sizeof(who), "restart asked by uid %u (pid %d)",
+		 (unsigned int)req->uid, (int)req->pid);
+	if (!restart_in_place(srv, who))
+		n = snprintf(reply, len, "error no binary to restart as (/proc/self/exe was not resolved at start)\n");
+	else
+		n = snprintf(reply, len, "ok restarting as %s, %u slabs kept for their hosts\n",
+			     srv->self_exe, srv->donor.pool.nr_held +
+						    srv->donor.pool.nr_kept);
+	return n < 0 || (size_t)n >= len ? 0 : n;
+}
+
+/*
+ * A command on the text socket (statsock.h): drain, undrain, status,
+ * restart.
+ */
 static int on_ctl(void *ctx, const struct fsd_ctl_req *req, char *reply,
 		  size_t len)
 {
@@ -644,6 +709,8 @@ static int on_ctl(void *ctx, const struct fsd_ctl_req *req, char *reply,
 	const char *head = "ok";
 	int n, m;
 
+	if (req->cmd == FSD_CTL_RESTART)
+		return ctl_restart(srv, req, reply, len);
 	switch (req->cmd) {
 	case FSD_CTL_DRAIN:
 		pr_notice("drain asked by uid %u (pid %d)",
@@ -850,6 +917,7 @@ static int start_fds(struct fsd_server *srv)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGUSR2);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL))
 		return -errno;
 	signal(SIGPIPE, SIG_IGN);
@@ -886,30 +954,39 @@ static int start_fds(struct fsd_server *srv)
 	return start_stats_json(srv);
 }
 
-/* Map and pin every slab up front; the loop never allocates slab memory. */
-static int populate_all(struct fsd_server *srv)
+/*
+ * The pool, adopted from the last farswapd or fresh, every slab not kept
+ * for a host mapped and pinned.  A fresh one goes to systemd's fd store,
+ * if there is one; an adopted one is in it already (or came by an exec).
+ */
+static int setup_pool(struct fsd_server *srv, bool handed_in_store)
 {
-	struct fsd_pool *p = &srv->donor.pool;
+	struct fsd_poolfd *pf = &srv->poolfd;
 	char size[32];
-	uint32_t i;
+	bool adopted;
 	int ret;
 
-	for (i = 0; i < p->nr_slabs; i++) {
-		struct fsd_slab *slab = &p->slabs[i];
-
-		ret = fsd_slab_mem_alloc(p->slab_size, srv->cfg.hugepages,
-					 &slab->mem, &slab->mem_kind);
-		if (ret) {
-			fsd_format_size(p->slab_size, size, sizeof(size));
-			pr_err("cannot allocate and pin slab %u of %u (%s each): %s",
-			       i + 1, p->nr_slabs, size, strerror(-ret));
-			return ret;
-		}
-		fsd_pool_populated(p, slab);
+	ret = fsd_poolfd_setup(pf, &srv->donor, srv->cfg.hugepages,
+			       srv->cfg.resume_grace_ms, fsd_now_ms(),
+			       handed_in_store ? "fd store" : "last farswapd",
+			       &adopted);
+	if (ret)
+		return ret;
+	if (adopted) {
+		srv->kept_by_store = handed_in_store;
+	} else {
+		srv->kept_by_store = fsd_restart_store_fds(pf->mem.fd,
+							   pf->state_fd);
+		if (srv->kept_by_store)
+			pr_info("pool handed to systemd's fd store: a restart keeps the hosts' slabs");
 	}
+	srv->donor.pool_kept = srv->kept_by_store;
+	ret = fsd_poolfd_populate(&srv->donor);
+	if (ret)
+		return ret;
 	fsd_format_size(srv->lim.donate, size, sizeof(size));
-	pr_info("donating %s: %u slabs, %s", size, p->nr_slabs,
-		fsd_mem_kind_str(p->slabs[0].mem_kind));
+	pr_info("donating %s: %u slabs, %s", size, srv->donor.pool.nr_slabs,
+		fsd_mem_kind_str(pf->mem.kind));
 	return 0;
 }
 
@@ -917,9 +994,15 @@ static void shutdown_all(struct fsd_server *srv)
 {
 	struct fsd_donor *d = &srv->donor;
 	struct fsd_session *s;
-	uint32_t i;
+	bool keep = srv->kept_by_store || srv->reexec;
 
 	d->shutting_down = true;
+	/*
+	 * A kept pool's records stay as they are: closing the sessions
+	 * below frees their slabs here, not for the next farswapd.
+	 */
+	if (keep)
+		srv->poolfd.keep.frozen = true;
 	for (s = d->sessions; s; s = s->next)
 		fsd_session_close(d, s, FSD_LOG_INFO, "donor shutting down");
 	/* Queued grants were cancelled; the one running ends on its own. */
@@ -933,10 +1016,8 @@ static void shutdown_all(struct fsd_server *srv)
 		rdma_destroy_id(srv->listen_id);
 	if (srv->cm_ch)
 		rdma_destroy_event_channel(srv->cm_ch);
-	for (i = 0; i < d->pool.nr_slabs; i++) {
-		fsd_slab_mem_free(d->pool.slabs[i].mem, d->pool.slab_size);
-		d->pool.slabs[i].mem = NULL;
-	}
+	/* The exec passes both fds on; systemd's store holds its own. */
+	fsd_poolfd_release(&srv->poolfd, d, !srv->reexec);
 	fsd_donor_exit(d);
 	if (srv->cfg.stats_socket[0])
 		fsd_stats_close(srv->stats_fd, srv->cfg.stats_socket);
@@ -952,16 +1033,94 @@ static void shutdown_all(struct fsd_server *srv)
 		close(srv->epfd);
 }
 
+/*
+ * Held slabs the running farswapd says a restart would lose (its
+ * slabs_lost_on_restart line); -1 when it cannot be asked.
+ */
+static long lost_on_restart(const char *path)
+{
+	char *buf = malloc(STATS_MAX), err[256];
+	const char *line;
+	long n = -1;
+
+	if (!buf)
+		return -1;
+	if (!fsd_stats_fetch(path, buf, STATS_MAX, err, sizeof(err))) {
+		line = strstr(buf, "\nslabs_lost_on_restart ");
+		if (line)
+			n = strtol(line + strlen("\nslabs_lost_on_restart "),
+				   NULL, 10);
+	}
+	free(buf);
+	return n;
+}
+
+/*
+ * ExecStop's --drain --unless-restarting: a restart keeps the pool (it is
+ * in systemd's fd store), so hosts that can resume need not move their
+ * pages away.  Hosts that cannot (an older kernel module), or a pool the
+ * store does not hold, still drain.
+ */
+static bool restarting(const char *path)
+{
+	char why[256];
+	int ret = fsd_systemd_restarting(why, sizeof(why));
+	long lost;
+
+	if (ret < 0)
+		pr_warn("cannot tell whether systemd is restarting farswapd (%s): draining",
+			why);
+	if (ret <= 0)
+		return false;
+	/*
+	 * An upgrade's stop runs the new binary beside the old daemon, which
+	 * does not say (and keeps no pool): cannot tell is drain.
+	 */
+	lost = lost_on_restart(path);
+	if (lost < 0) {
+		pr_notice("systemd is restarting farswapd (%s), but the running farswapd does not say what a restart would lose: draining",
+			  why);
+		return false;
+	}
+	if (lost > 0) {
+		pr_notice("systemd is restarting farswapd (%s), but %ld held slabs would not outlive it (hosts that cannot resume, or a pool not in the fd store): draining",
+			  why, lost);
+		return false;
+	}
+	pr_notice("systemd is restarting farswapd (%s): no drain, the pool is kept across the restart",
+		  why);
+	return true;
+}
+
+/* SIGUSR2, after a clean shutdown that kept the pool: the next farswapd. */
+static int reexec(struct fsd_server *srv)
+{
+	int ret = -ENOENT;
+
+	if (srv->self_exe[0])
+		ret = fsd_restart_exec(srv->self_exe, srv->argv,
+				       srv->poolfd.mem.fd, srv->poolfd.state_fd,
+				       srv->kept_by_store);
+	pr_err("cannot exec %s: %s; %s", srv->self_exe[0] ? srv->self_exe : "farswapd",
+	       strerror(-ret),
+	       srv->kept_by_store ? "the pool stays in systemd's fd store for the next start" :
+				    "the hosts' slabs are lost");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static struct fsd_server srv;
 	struct fsd_auth_key key = { .len = 0 };
+	struct fsd_handed handed;
 	struct fsd_meminfo mi;
 	char err[512], size[32];
 	int ret;
 
 	srv.epfd = srv.sig_fd = srv.timer_fd = srv.ka_fd = srv.stats_fd = -1;
 	srv.stats_json_fd = -1;
+	fsd_poolfd_init(&srv.poolfd);
+	srv.argv = argv;
 	fsd_log_init(FSD_LOG_INFO, false);
 	if (fsd_parse_args(argc, argv, &srv.args, err, sizeof(err)))
 		die_config("%s", err);
@@ -1001,15 +1160,31 @@ int main(int argc, char **argv)
 			die("%s", err);
 		return 0;
 	}
+	if (srv.args.action == FSD_ACT_DRAIN && srv.args.unless_restarting &&
+	    restarting(srv.cfg.stats_socket))
+		return 0;
 	if (srv.args.action == FSD_ACT_DRAIN)
 		return fsd_client_drain(srv.cfg.stats_socket, srv.args.wait,
 					srv.args.timeout_ms);
 	if (srv.args.action == FSD_ACT_UNDRAIN)
 		return fsd_client_undrain(srv.cfg.stats_socket);
+	if (srv.args.action == FSD_ACT_RESTART)
+		return fsd_client_restart(srv.cfg.stats_socket);
 	if (srv.args.action == FSD_ACT_CHECK)
 		return fsd_client_check(&srv.cfg, &srv.args, &srv.lim);
+	if (fsd_restart_self_exe(srv.self_exe, sizeof(srv.self_exe)))
+		pr_warn("cannot resolve /proc/self/exe: SIGUSR2 cannot restart farswapd");
+	fsd_restart_take_fds(&handed);
+	if (handed.pool >= 0)
+		fsd_poolfd_check(&srv.poolfd, handed.pool, handed.state,
+				 srv.cfg.slab_size);
 	if (fsd_read_meminfo(MEMINFO, PSI_MEMORY, &mi))
 		die("cannot read %s", MEMINFO);
+	/*
+	 * MemAvailable does not count the kept pool, which is the donation
+	 * already: counted back in, a restart donates what it did before.
+	 */
+	mi.mem_available += fsd_poolfd_resident(&srv.poolfd);
 	if (fsd_config_resolve(&srv.cfg, mi.mem_total, mi.mem_available,
 			       &srv.lim, err, sizeof(err)))
 		die("%s", err);
@@ -1059,7 +1234,7 @@ int main(int argc, char **argv)
 	fsd_donor_set_host_keys(&srv.donor, srv.cfg.host_keys);
 	apply_limits(&srv);
 	srv.donor.mem = mi;
-	ret = populate_all(&srv);
+	ret = setup_pool(&srv, handed.in_store);
 	if (ret) {
 		shutdown_all(&srv);
 		return 1;
@@ -1083,8 +1258,15 @@ int main(int argc, char **argv)
 	notify("READY=1");
 	notify_status(&srv);
 	ret = run_loop(&srv);
-	notify("STOPPING=1\nSTATUS=disconnecting hosts and freeing slabs");
+	if (srv.reexec)
+		notify_reloading();
+	else
+		notify(srv.kept_by_store ?
+			       "STOPPING=1\nSTATUS=disconnecting hosts, keeping their slabs" :
+			       "STOPPING=1\nSTATUS=disconnecting hosts and freeing slabs");
 	shutdown_all(&srv);
+	if (srv.reexec)
+		return reexec(&srv);
 	pr_notice("exited cleanly");
 	return ret;
 }

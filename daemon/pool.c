@@ -10,6 +10,20 @@
 
 #include "pool.h"
 
+/*
+ * @slab is nobody's any more: its resume token dies with its record, so
+ * the next farswapd will not keep it for anyone.
+ */
+static void forget_owner(struct fsd_pool *p, struct fsd_slab *slab)
+{
+	slab->resume = 0;
+	slab->resumed_from = 0;
+	slab->resuming = false;
+	memset(slab->kept_id, 0, sizeof(slab->kept_id));
+	slab->kept_proof = 0;
+	fsd_keep_drop(p->keep, slab->id);
+}
+
 int fsd_pool_init(struct fsd_pool *p, uint32_t nr_slabs, uint64_t slab_size)
 {
 	uint32_t i;
@@ -89,6 +103,7 @@ int fsd_pool_put(struct fsd_pool *p, struct fsd_slab *slab)
 	slab->reclaim_first = 0;
 	slab->drain_round = 0;
 	slab->refused_st = 0;
+	forget_owner(p, slab);
 	p->nr_held--;
 	p->nr_free++;
 	return 0;
@@ -121,6 +136,9 @@ int fsd_pool_released(struct fsd_pool *p, struct fsd_slab *slab)
 		fsd_pool_reclaim_end(p, slab);
 		p->nr_held--;
 		break;
+	case FSD_SLAB_KEPT:
+		p->nr_kept--;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -134,6 +152,7 @@ int fsd_pool_released(struct fsd_pool *p, struct fsd_slab *slab)
 	slab->reclaim_first = 0;
 	slab->drain_round = 0;
 	slab->refused_st = 0;
+	forget_owner(p, slab);
 	p->nr_released++;
 	return 0;
 }
@@ -151,8 +170,65 @@ int fsd_pool_quarantine(struct fsd_pool *p, struct fsd_slab *slab)
 	slab->state = FSD_SLAB_QUARANTINED;
 	slab->owner = NULL;
 	slab->reclaim_first = 0;
+	forget_owner(p, slab);
 	p->nr_held--;
 	p->nr_quarantined++;
+	return 0;
+}
+
+/*
+ * A slab the last farswapd's host held, adopted with its memory (mem set,
+ * its content intact): kept for @host_id, who may take it back with
+ * @token, and for nobody else.
+ */
+int fsd_pool_kept(struct fsd_pool *p, struct fsd_slab *slab,
+		  const uint8_t *host_id, unsigned int proof, uint64_t token)
+{
+	if (slab->state != FSD_SLAB_RELEASED || !slab->mem || !token)
+		return -EINVAL;
+	slab->state = FSD_SLAB_KEPT;
+	slab->dirty = false;
+	slab->resume = token;
+	memcpy(slab->kept_id, host_id, FARSWAP_ID_LEN);
+	slab->kept_proof = (uint8_t)proof;
+	p->nr_released--;
+	p->nr_kept++;
+	return 0;
+}
+
+/*
+ * A kept slab is its host's again (to be registered, as a grant is); its
+ * content stays.  The record stays too until the grant gives it a new
+ * token.
+ */
+int fsd_pool_resume(struct fsd_pool *p, struct fsd_slab *slab,
+		    struct fsd_session *owner)
+{
+	if (slab->state != FSD_SLAB_KEPT || !owner)
+		return -EINVAL;
+	slab->state = FSD_SLAB_HELD;
+	slab->owner = owner;
+	slab->dirty = false;
+	p->nr_kept--;
+	p->nr_held++;
+	return 0;
+}
+
+/*
+ * A resume that did not happen (registration failed, or its host left
+ * first): the slab is kept again, for the same host and token, until the
+ * grace is over.
+ */
+int fsd_pool_keep_again(struct fsd_pool *p, struct fsd_slab *slab)
+{
+	if (slab->state != FSD_SLAB_HELD || slab->granting || slab->mr)
+		return -EINVAL;
+	fsd_pool_reclaim_end(p, slab);
+	slab->state = FSD_SLAB_KEPT;
+	slab->owner = NULL;
+	slab->resuming = false;
+	p->nr_held--;
+	p->nr_kept++;
 	return 0;
 }
 
@@ -182,12 +258,12 @@ void fsd_pool_reclaim_end(struct fsd_pool *p, struct fsd_slab *slab)
 /* The counters match the slabs' states (for tests and debug builds). */
 bool fsd_pool_consistent(const struct fsd_pool *p)
 {
-	uint32_t n[4] = { 0, 0, 0, 0 }, reclaiming = 0, i;
+	uint32_t n[5] = { 0, 0, 0, 0, 0 }, reclaiming = 0, i;
 
 	for (i = 0; i < p->nr_slabs; i++) {
 		const struct fsd_slab *s = &p->slabs[i];
 
-		if (s->state > FSD_SLAB_QUARANTINED)
+		if (s->state > FSD_SLAB_KEPT)
 			return false;
 		if (s->granting && (s->state != FSD_SLAB_HELD || s->reclaiming))
 			return false;
@@ -206,7 +282,8 @@ bool fsd_pool_consistent(const struct fsd_pool *p)
 	       n[FSD_SLAB_FREE] == p->nr_free &&
 	       n[FSD_SLAB_HELD] == p->nr_held &&
 	       n[FSD_SLAB_QUARANTINED] == p->nr_quarantined &&
+	       n[FSD_SLAB_KEPT] == p->nr_kept &&
 	       reclaiming == p->nr_reclaiming &&
-	       p->nr_free + p->nr_held + p->nr_released + p->nr_quarantined ==
-		       p->nr_slabs;
+	       p->nr_free + p->nr_held + p->nr_released + p->nr_quarantined +
+		       p->nr_kept == p->nr_slabs;
 }

@@ -7,12 +7,19 @@
  *   RELEASED --populate--> FREE --take--> HELD --put--> FREE (dirty)
  *   FREE --release--> RELEASED           HELD --release (reclaimed)--> RELEASED
  *   HELD --quarantine (its MR would not go)--> QUARANTINED, for good
+ *   RELEASED --kept (adopted from the last farswapd)--> KEPT
+ *   KEPT --resume--> HELD (content intact)   KEPT --release (grace over)--> RELEASED
+ *
+ * When the pool has a pool-state table (keep.h), every change of a slab's
+ * owner is written to it, so a restarted farswapd knows what to keep.
  */
 #ifndef FSD_POOL_H
 #define FSD_POOL_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "keep.h"
 
 struct fsd_session;
 
@@ -21,6 +28,12 @@ enum fsd_slab_state {
 	FSD_SLAB_FREE,		/* populated, pinned, nobody's */
 	FSD_SLAB_HELD,		/* registered for its owner */
 	FSD_SLAB_QUARANTINED,	/* deregistration failed: never used again */
+	/*
+	 * Held by a host of the farswapd before this one (its restart):
+	 * its content waits for that host's SLAB_RESUME_REQ until the
+	 * resume grace is over; nobody else's and never granted.
+	 */
+	FSD_SLAB_KEPT,
 };
 
 struct fsd_slab {
@@ -49,6 +62,18 @@ struct fsd_slab {
 	/* Drain (drain.c): the round it was last asked in, and why it stayed. */
 	uint32_t drain_round;
 	uint16_t refused_st;	/* the host's last refusal; 0: none */
+	/*
+	 * Resume (FARSWAP_FEAT_RESUME): the token its host takes it back
+	 * with after a restart (0: none), and the one it replaced when it
+	 * was last resumed, so that a repeated SLAB_RESUME_REQ is answered
+	 * again.  A KEPT slab's host is kept_id, proven as kept_proof says.
+	 */
+	uint64_t resume;
+	uint64_t resumed_from;
+	uint64_t grant_token;	/* its next token, while granting */
+	bool resuming;		/* the grant in flight is a resume */
+	uint8_t kept_id[FARSWAP_ID_LEN];
+	uint8_t kept_proof;	/* enum fsd_proof, donor.h */
 };
 
 struct fsd_pool {
@@ -59,7 +84,9 @@ struct fsd_pool {
 	uint32_t nr_released;
 	uint32_t nr_reclaiming;
 	uint32_t nr_quarantined;
+	uint32_t nr_kept;
 	struct fsd_slab *slabs;
+	struct fsd_keep *keep;	/* the pool-state table; NULL: none */
 };
 
 int fsd_pool_init(struct fsd_pool *p, uint32_t nr_slabs, uint64_t slab_size);
@@ -73,6 +100,11 @@ int fsd_pool_reclaim_start(struct fsd_pool *p, struct fsd_slab *slab,
 			   uint64_t cookie, uint64_t deadline);
 void fsd_pool_reclaim_end(struct fsd_pool *p, struct fsd_slab *slab);
 int fsd_pool_quarantine(struct fsd_pool *p, struct fsd_slab *slab);
+int fsd_pool_kept(struct fsd_pool *p, struct fsd_slab *slab,
+		  const uint8_t *host_id, unsigned int proof, uint64_t token);
+int fsd_pool_resume(struct fsd_pool *p, struct fsd_slab *slab,
+		    struct fsd_session *owner);
+int fsd_pool_keep_again(struct fsd_pool *p, struct fsd_slab *slab);
 bool fsd_pool_consistent(const struct fsd_pool *p);
 
 #endif /* FSD_POOL_H */

@@ -453,6 +453,7 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 	if ((n || (was && !out.under)) && fsd_slabs_offered(d))
 		fsd_send_notices(d, now);
 	check_deadlines(d, now);
+	fsd_donor_expire_kept(d, now);
 	fsd_drain_tick(d, now);
 	zero_some(d);
 }

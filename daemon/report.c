@@ -80,6 +80,13 @@ static const struct {
 	  "Control messages denied because their session was not authenticated."),
 	C(auth_timeouts, "farswapd_auth_timeouts_total",
 	  "Sessions closed because they did not authenticate in time."),
+	N("resumed_slabs", resumed, "farswapd_resumed_slabs_total",
+	  "Slabs kept across a restart of farswapd and taken back by their host (SLAB_RESUME_REQ)."),
+	C(resume_refused, "farswapd_resume_refused_total",
+	  "SLAB_RESUME_REQ refused: not kept, a wrong token, another host's, or after the resume grace."),
+	N("kept_expired_slabs", kept_expired,
+	  "farswapd_kept_expired_slabs_total",
+	  "Slabs kept across a restart that no host resumed within resume-grace, freed."),
 #undef N
 #undef C
 };
@@ -163,6 +170,8 @@ void fsd_donor_json(const struct fsd_donor *d, struct fsj *j)
 	fsj_u64(j, "mem_total", d->mem.mem_total);
 	fsj_double(j, "psi_some_avg10", d->mem.psi_some_avg10 / 100.0);
 	fsj_u64(j, "slabs_quarantined", p->nr_quarantined);
+	fsj_u64(j, "slabs_kept", p->nr_kept);
+	fsj_u64(j, "slabs_lost_on_restart", fsd_slabs_lost_on_restart(d));
 	fsj_string(j, "auth", fsd_donor_auth_required(d) ? "hmac-sha256" : "none");
 	json_drain(j, d);
 	fsj_object_begin(j, "counters");
@@ -273,6 +282,9 @@ void fsd_donor_metrics(const struct fsd_donor *d, struct fsm *m)
 	gauge(m, "farswapd_quarantined_slabs",
 	      "Slabs quarantined now: their registration could not be removed.",
 	      p->nr_quarantined);
+	gauge(m, "farswapd_kept_slabs",
+	      "Slabs kept across a restart of farswapd, waiting for their host to resume them.",
+	      p->nr_kept);
 	for (i = 0; i < ARRAY_SIZE(counters); i++) {
 		fsm_family(m, counters[i].metric, FSM_COUNTER,
 			   counters[i].help);
@@ -356,6 +368,8 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	fsd_emit(&o, "psi_some_avg10 %u.%02u\n", d->mem.psi_some_avg10 / 100,
 	     d->mem.psi_some_avg10 % 100);
 	fsd_emit(&o, "slabs_quarantined %u\n", p->nr_quarantined);
+	fsd_emit(&o, "slabs_kept %u\n", p->nr_kept);
+	fsd_emit(&o, "slabs_lost_on_restart %u\n", fsd_slabs_lost_on_restart(d));
 	fsd_emit(&o, "auth %s\n", fsd_donor_auth_required(d) ? "hmac-sha256" : "none");
 	fsd_emit(&o, "counters sessions=%" PRIu64 " rejects=%" PRIu64
 	     " bad_msgs=%" PRIu64 " grants=%" PRIu64 " frees=%" PRIu64
@@ -380,13 +394,15 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     " auth_failed=%" PRIu64 " auth_denied_msgs=%" PRIu64
 	     " auth_timeouts=%" PRIu64 " revoke_notices=%" PRIu64
 	     " unauth_evicted=%" PRIu64 " unauth_evicted_per_address=%" PRIu64
-	     "\n",
+	     " resumed_slabs=%" PRIu64 " resume_refused=%" PRIu64
+	     " kept_expired_slabs=%" PRIu64 "\n",
 	     d->cnt.handshake_timeouts, d->cnt.revoked, d->cnt.quarantined,
 	     d->cnt.alloc_capped, d->cnt.alloc_rate_limited,
 	     d->cnt.depth_clamped, d->cnt.closed_not_allowed,
 	     d->cnt.auth_ok, d->cnt.auth_failed, d->cnt.auth_denied_msgs,
 	     d->cnt.auth_timeouts, d->cnt.revoke_notices,
-	     d->cnt.unauth_evicted, d->cnt.unauth_evicted_per_address);
+	     d->cnt.unauth_evicted, d->cnt.unauth_evicted_per_address,
+	     d->cnt.resumed, d->cnt.resume_refused, d->cnt.kept_expired);
 	fsd_emit(&o, "drain %s\ndrain_slabs_left %u\ndrain_slabs_returned %" PRIu64
 	     "\ndrain_bytes_moved %" PRIu64 "\ndrain_refusals %" PRIu64 "\n",
 	     fsd_drain_state_str(fsd_drain_state(d)), p->nr_held,

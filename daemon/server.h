@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "donor.h"
+#include "poolfd.h"
 #include "worker.h"
 
 /* What an epoll event points at. */
@@ -60,6 +61,17 @@ struct fsd_server {
 	struct fsd_watch worker_watch;
 	bool stop;
 	int exit_code;
+	/*
+	 * The pool and its state table, in memfds that outlive the process
+	 * (farswapd(8), RESTART).  kept_by_store: systemd's fd store holds
+	 * both, so SIGTERM leaves the held slabs in them; reexec: SIGUSR2
+	 * asked for an exec of self_exe with the memfds.
+	 */
+	struct fsd_poolfd poolfd;
+	bool kept_by_store;
+	bool reexec;
+	char self_exe[4096];
+	char **argv;
 };
 
 /*

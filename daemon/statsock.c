@@ -194,6 +194,7 @@ int fsd_ctl_parse(const char *buf, size_t len)
 		{ "drain", FSD_CTL_DRAIN },
 		{ "undrain", FSD_CTL_UNDRAIN },
 		{ "drain-status", FSD_CTL_STATUS },
+		{ "restart", FSD_CTL_RESTART },
 	};
 	size_t i;
 
@@ -295,7 +296,7 @@ static void serve_command(int c, fsd_ctl_fn fn, void *ctx)
 		req.cmd = fsd_ctl_parse(buf, (size_t)n);
 	if (req.cmd == FSD_CTL_BAD) {
 		len = snprintf(reply, FSD_CTL_REPLY_MAX,
-			       "error unknown command (drain, undrain, drain-status)\n");
+			       "error unknown command (drain, undrain, drain-status, restart)\n");
 		goto out_send;
 	}
 	len = fn(ctx, &req, reply, FSD_CTL_REPLY_MAX);

@@ -26,6 +26,7 @@ enum fsd_ctl_cmd {
 	FSD_CTL_DRAIN,		/* "drain" */
 	FSD_CTL_UNDRAIN,	/* "undrain" */
 	FSD_CTL_STATUS,		/* "drain-status" */
+	FSD_CTL_RESTART,	/* "restart": SIGUSR2's, farswapd --restart */
 };
 
 #define FSD_CTL_MAX 64			/* a command line, at most */

@@ -622,20 +622,34 @@ static int verbs_slab_revoke(struct fsd_donor *d, struct fsd_slab *slab)
 	return 0;
 }
 
+/*
+ * Unmapped and punched out of the pool's memfd: the memory is the
+ * kernel's again, and the slab reads as zeros when it is mapped again.
+ */
 static int verbs_slab_release(struct fsd_donor *d, struct fsd_slab *slab)
 {
-	fsd_slab_mem_free(slab->mem, d->pool.slab_size);
+	struct fsd_server *srv = d->priv;
+	int ret;
+
+	fsd_slabmem_unmap(slab->mem, d->pool.slab_size);
 	slab->mem = NULL;
 	slab->mem_kind = FSD_MEM_NONE;
+	ret = fsd_slabmem_punch(&srv->poolfd.mem, slab->id);
+	if (ret)
+		pr_warn("slab %u: cannot punch its memory out of the pool: %s",
+			slab->id, strerror(-ret));
 	return 0;
 }
 
+/* Mapped from the pool's memfd: fresh zeros, or a kept slab's pages. */
 static int verbs_slab_populate(struct fsd_donor *d, struct fsd_slab *slab)
 {
 	struct fsd_server *srv = d->priv;
+	int ret = fsd_slabmem_map(&srv->poolfd.mem, slab->id, &slab->mem);
 
-	return fsd_slab_mem_alloc(d->pool.slab_size, srv->cfg.hugepages,
-				  &slab->mem, &slab->mem_kind);
+	if (!ret)
+		slab->mem_kind = srv->poolfd.mem.kind;
+	return ret;
 }
 
 static int verbs_send(struct fsd_donor *d, struct fsd_session *s,

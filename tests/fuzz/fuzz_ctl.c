@@ -29,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t n = size && data[size - 1] == '\n' ? size - 1 : size;
 		const char *w = cmd == FSD_CTL_DRAIN ? "drain" :
 				cmd == FSD_CTL_UNDRAIN ? "undrain" :
+				cmd == FSD_CTL_RESTART ? "restart" :
 				"drain-status";
 
 		if (n != strlen(w) || memcmp(w, data, n))

@@ -28,6 +28,11 @@
  *   op 13: drain          [bit 0: drain, else undrain] (farswapd --drain):
  *          while it lasts no slab is ever revoked, and a draining host
  *          is granted none
+ *   op 14: resume         [sess] [slab] [how] [8 token bytes]: a
+ *          SLAB_RESUME_REQ with the slab's own token (how bit 0), the
+ *          one it was resumed from (bit 1), or the bytes; bit 2 asks for
+ *          another slab size.  The donor starts with slabs 3 and 7 kept
+ *          for fuzz-a and 9 for fuzz-b (a restart), resumable for 60 s
  *
  * Knobs (op 5) also make grants asynchronous (bit 5: answered by op 10)
  * and deregistration fail (bit 6: the slab is quarantined); bit 7 gives
@@ -47,6 +52,7 @@
 
 #define SLAB (4ull << 20)
 #define NR_SLABS 12
+#define GRACE_MS 60000
 
 struct cursor {
 	const uint8_t *p;
@@ -82,6 +88,84 @@ static struct fsd_session *pick(struct fsd_donor *d, uint8_t k)
 	for (i = 0; i < k % d->nr_sessions; i++)
 		s = s->next;
 	return s;
+}
+
+/*
+ * The pool-state table says what a restart would keep: every kept slab,
+ * with its token, and every granted slab of a host that can resume it;
+ * nothing else.  A kept slab is nobody's and registered nowhere.
+ */
+static void check_table(const struct fsd_donor *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->pool.nr_slabs; i++) {
+		const struct fsd_slab *slab = &d->pool.slabs[i];
+		const struct fsd_keep_rec *r = fsd_keep_get(d->pool.keep, i);
+		bool want = slab->state == FSD_SLAB_KEPT ||
+			    (slab->state == FSD_SLAB_HELD && slab->resume &&
+			     (!slab->granting || slab->resuming));
+
+		if (!r || r->held != want || (want && r->token != slab->resume))
+			abort();
+		if (slab->state == FSD_SLAB_KEPT && (slab->mr || slab->owner))
+			abort();
+	}
+}
+
+/* Slabs 3 and 7 held by fuzz-a, 9 by fuzz-b, before a restart. */
+static void adopt_kept(struct fsd_donor *d, struct fsd_keep *k, void *table,
+		       uint64_t now)
+{
+	static const struct { uint32_t id; const char *host; } kept[] = {
+		{ 3, "fuzz-a" }, { 7, "fuzz-a" }, { 9, "fuzz-b" },
+	};
+	struct fsd_keep_rec rec[NR_SLABS];
+	struct fsd_adopted a;
+	unsigned int i;
+
+	fsd_keep_format(table, NR_SLABS, SLAB, 3);
+	fsd_keep_attach(k, table);
+	d->pool.keep = k;
+	memset(rec, 0, sizeof(rec));
+	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		struct fsd_slab *slab = &d->pool.slabs[kept[i].id];
+
+		/* fake_donor_init() populated them: as a fresh start would not. */
+		fake_ops.slab_release(d, slab);
+		fsd_pool_released(&d->pool, slab);
+		rec[kept[i].id].held = 1;
+		rec[kept[i].id].token = 0x100 + i;
+		strncpy((char *)rec[kept[i].id].host_id, kept[i].host,
+			FARSWAP_ID_LEN);
+	}
+	if (fsd_donor_adopt(d, rec, NR_SLABS, now, GRACE_MS, &a) != 3)
+		abort();
+}
+
+/* op 14: a SLAB_RESUME_REQ, with a token worth trying. */
+static void resume_req(struct fsd_donor *d, struct cursor *c, uint64_t now)
+{
+	struct fsd_session *s = pick(d, next(c));
+	uint32_t id = next(c) % (NR_SLABS + 2);
+	const struct fsd_slab *slab = fsd_pool_get(&d->pool, id);
+	uint8_t how = next(c), bytes[8];
+	union farswap_msg m;
+	uint64_t token;
+
+	take(c, bytes, sizeof(bytes));
+	memcpy(&token, bytes, sizeof(token));
+	if (slab && (how & 1))
+		token = slab->resume;
+	else if (slab && (how & 2))
+		token = slab->resumed_from;
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_RESUME_REQ, FARSWAP_VERSION_MAX,
+			 how);
+	m.resume_req.slab_id = cpu_to_le32(id);
+	m.resume_req.resume = cpu_to_le64(token);
+	m.resume_req.slab_size = cpu_to_le64(how & 4 ? SLAB * 2 : SLAB);
+	if (s)
+		fsd_handle_msg(d, s, &m, sizeof(m.resume_req), now);
 }
 
 static void check(const struct fsd_donor *d)
@@ -133,6 +217,7 @@ static void check(const struct fsd_donor *d)
 		if (want != !!slab->mr)
 			abort();
 	}
+	check_table(d);
 	for (s = d->sessions; s; s = s->next) {
 		uint32_t granting = 0;
 
@@ -237,7 +322,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cursor c = { data, size };
+	static uint8_t table[4096];
 	struct fsd_donor d;
+	struct fsd_keep k;
 	struct fake f;
 	uint64_t now = 1000;
 	unsigned int steps = 0;
@@ -248,11 +335,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	d.max_hosts = 8;
 	d.max_unauthenticated = 4;	/* within reach of a short input */
+	adopt_kept(&d, &k, table, now);
 	fake_session(&d, "fuzz-a", 2);
 	fake_session(&d, "fuzz-b", 4);
 
 	while (c.n && steps++ < 256) {
-		uint8_t buf[160], op = next(&c) % 14;
+		uint8_t buf[160], op = next(&c) % 15;
 		struct fsd_addr addr;
 		struct fsd_conn_decision dec;
 		struct fsd_session *s;
@@ -365,6 +453,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			else
 				fsd_donor_undrain(&d, now);
 			revoked = d.cnt.revoked;
+			break;
+		case 14:
+			resume_req(&d, &c, now);
 			break;
 		}
 		/* A drain never takes a slab by force. */

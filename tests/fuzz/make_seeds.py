@@ -26,6 +26,12 @@ def reclaim_rep(slab_id, cookie, status=0):
     return hdr(6, 32, cookie) + struct.pack('<HHI', status, 0, slab_id) + bytes(8)
 
 
+def resume(sess, slab_id, how, token=0):
+    """op 14: a SLAB_RESUME_REQ (how: 1 the slab's token, 2 the one it
+    was resumed from, 4 another slab size)."""
+    return bytes([14, sess, slab_id, how]) + struct.pack('<Q', token)
+
+
 def stats_req():
     return hdr(7, 16)
 
@@ -136,6 +142,17 @@ seeds.update({
     # The same with deregistration failing: quarantined.
     'quarantine': bytes([5, 64]) + raw(0, alloc_req()) * 2 +
                   raw(0, free_req(0)) + bytes([3, 1]),
+    # After a restart (session 0 is fuzz-b, 1 fuzz-a): fuzz-a takes slab
+    # 3 back, twice; fuzz-b tries fuzz-a's 7, takes its 9 with the token's
+    # bytes, and fuzz-a tries 9 after; the grace ends, slab 7 is freed.
+    'resume': resume(1, 3, 1) + resume(1, 3, 2) + resume(0, 7, 1) +
+              resume(0, 9, 0, 0x102) + resume(1, 9, 1) + resume(1, 7, 5) +
+              tick(200, 0, 10) + tick(200, 0, 255) * 3,
+    # A resume on the worker whose host leaves: kept again, then resumed
+    # by a new session of it while draining, and asked back.
+    'resume_async': bytes([5, 32]) + resume(1, 3, 1) + bytes([3, 1]) +
+                    bytes([10, 0]) + bytes([13, 1]) + resume(1, 3, 1) +
+                    bytes([10, 0]) + tick(200, 0, 10),
     # Half-made connections are closed after handshake-timeout.
     'handshake': connect_from(0, V4_10_0_0_1, conn_req(1, 0, 2, 0)) +
                  bytes([11, 0, 0, 1]) + bytes([11, 60, 0, 1]),
@@ -182,6 +199,7 @@ CTL = {
     'drain': b'drain\n',
     'undrain': b'undrain\n',
     'status': b'drain-status\n',
+    'restart': b'restart\n',
     'reply': b'ok draining\nstate draining\nslabs_left 3\nhosts_holding 1\n'
              b'slabs_returned 5\nbytes_moved 20971520\nrefusals 2\n'
              b'waiting host 1 host-a: 3 slabs, no room elsewhere '

@@ -18,18 +18,22 @@ CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$top/include -I$
 D=$top/daemon
 T=$top/tools
 C=$top/common
-core="$D/log.c $D/access.c $D/config.c $D/parse.c $D/cmdline.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c $D/drain.c $D/report.c $C/json.c $C/metrics.c $C/keyfile.c"
+core="$D/log.c $D/access.c $D/config.c $D/parse.c $D/cmdline.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c $D/drain.c $D/keep.c $D/resume.c $D/report.c $C/json.c $C/metrics.c $C/keyfile.c"
 
 declare -A srcs=(
 	[proto]="test_proto.c"
 	[config]="test_config.c $D/access.c $D/config.c $D/parse.c $D/cmdline.c $D/log.c"
 	[access]="test_access.c $D/access.c"
-	[pool]="test_pool.c $D/pool.c"
+	[pool]="test_pool.c $D/pool.c $D/keep.c"
+	[keep]="test_keep.c $D/keep.c"
 	[pressure]="test_pressure.c $D/pressure.c"
 	[keepalive]="test_keepalive.c $D/keepalive.c"
 	[donor]="test_donor.c fake_ops.c $core"
 	[auth]="test_auth.c fake_ops.c $core"
+	[resume]="test_resume.c fake_ops.c $core"
+	[restart]="test_restart.c $D/restart.c $D/log.c -lsystemd"
 	[slabmem]="test_slabmem.c $D/slabmem.c"
+	[poolfd]="test_poolfd.c $core $D/slabmem.c $D/poolfd.c"
 	[stats]="test_stats.c $D/statsock.c $D/log.c"
 	[json]="test_json.c json_check.c $C/json.c"
 	[metrics]="test_metrics.c prom_check.c $C/metrics.c"
@@ -82,7 +86,7 @@ for variant in plain asan; do
 		extra=""
 		prefix=unit
 	fi
-	for suite in proto access config pool pressure keepalive donor auth slabmem stats worker json metrics devstat farswapctl report; do
+	for suite in proto access config pool keep pressure keepalive donor auth resume restart slabmem poolfd stats worker json metrics devstat farswapctl report; do
 		bin=$out/test_${suite}_$variant
 		# shellcheck disable=SC2086
 		if ! (cd "$here" && $CC $CFLAGS $extra -o "$bin" ${srcs[$suite]} -lcmocka -lcrypto) \

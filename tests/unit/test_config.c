@@ -1053,7 +1053,8 @@ static void test_key_table_reload(void **state)
 		{ "max-slabs-per-host", "5" },
 		{ "max-sessions-per-address", "7" },
 		{ "max-queue-depth", "16" }, { "handshake-timeout", "9s" },
-		{ "alloc-rate", "1/2" }, { "revoke-after", "8" },
+		{ "resume-grace", "2m" }, { "alloc-rate", "1/2" },
+		{ "revoke-after", "8" },
 		{ "metrics-file", "/tmp/m" }, { "donor-id", "other" },
 		{ "failure-domain", "rackZ" }, { "key-file", "/k" },
 		{ "host-keys", "/hk" }, { "insecure-no-auth", "yes" },
@@ -1065,7 +1066,7 @@ static void test_key_table_reload(void **state)
 	(void)state;
 	assert_int_equal(ARRAY_SIZE(next_vals), fsd_nr_keys);
 	fsd_config_restart_keys(keys, sizeof(keys));
-	assert_string_equal(keys, "listen, donate, slab-size, hugepages, stats-socket, key-file, host-keys and insecure-no-auth");
+	assert_string_equal(keys, "listen, donate, slab-size, hugepages, stats-socket, resume-grace, key-file, host-keys and insecure-no-auth");
 	fsd_config_defaults(&cur);
 	/* Nothing changed: nothing to say. */
 	next = cur;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Slab memory: mapped, 2 MiB aligned, zero-filled, pinned, and given back
- * to the kernel when freed.
+ * Slab memory: a memfd whose slabs map zero-filled and pinned, keep their
+ * content across a restart (the fd outlives the process), and read as
+ * zeros once punched out.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -63,58 +67,141 @@ static bool vm_flag(const void *addr, const char *flag)
 	return found;
 }
 
-static void test_anon_slab(void **state)
+/* Every byte of @mem is @c. */
+static bool all_bytes(const void *mem, uint64_t len, uint8_t c)
+{
+	const volatile uint8_t *p = mem;
+	uint64_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != c)
+			return false;
+	return true;
+}
+
+static void test_memfd_slab(void **state)
 {
 	long locked0 = kb("/proc/self/status", "VmLck"), locked1;
+	struct fsd_slabmem sm;
 	void *mem = NULL;
-	int kind = 0;
-	size_t i;
 
 	(void)state;
-	assert_int_equal(fsd_slab_mem_alloc(4 * MiB, FSD_HUGE_NEVER, &mem,
-					    &kind), 0);
+	assert_int_equal(fsd_slabmem_create(&sm, 2, 2 * MiB, FSD_HUGE_NEVER),
+			 0);
+	assert_true(sm.fd >= 0);
+	assert_int_equal(sm.kind, FSD_MEM_ANON);
+	/* The pool outlives an exec only when passed on on purpose. */
+	assert_true(fcntl(sm.fd, F_GETFD) & FD_CLOEXEC);
+	assert_int_equal(fsd_memfd_size(sm.fd), 4 * MiB);
+	assert_int_equal(fsd_slabmem_map(&sm, 1, &mem), 0);
 	assert_non_null(mem);
-	assert_int_equal(kind, FSD_MEM_ANON);
-	assert_int_equal((uintptr_t)mem % (2 * MiB), 0);
 	locked1 = kb("/proc/self/status", "VmLck");
 #ifndef __SANITIZE_ADDRESS__	/* ASan turns mlock into a no-op */
-	assert_true(locked1 - locked0 >= 4096);	/* pinned */
+	assert_true(locked1 - locked0 >= 2048);	/* pinned */
 #endif
-	for (i = 0; i < 4 * MiB; i += 4096)
-		assert_int_equal(((volatile uint8_t *)mem)[i], 0);
+	(void)locked1;
+	assert_true(all_bytes(mem, 2 * MiB, 0));
 	assert_true(vm_flag(mem, "dd"));
 	assert_true(vm_flag(mem, "dc"));
-	memset(mem, 0xab, 4 * MiB);
-	fsd_slab_mem_free(mem, 4 * MiB);
+	fsd_slabmem_unmap(mem, 2 * MiB);
 	assert_true(kb("/proc/self/status", "VmLck") <= locked0);
-	(void)locked1;
-	fsd_slab_mem_free(NULL, 4 * MiB);	/* harmless */
+	assert_int_equal(fsd_slabmem_map(&sm, 2, &mem), -EINVAL);
+	fsd_slabmem_unmap(NULL, 2 * MiB);	/* harmless */
+	fsd_slabmem_close(&sm);
+	assert_int_equal(sm.fd, -1);
+}
+
+/*
+ * A restart: the pool's fd outlives the process that wrote the slab (a
+ * dup of it stands for systemd's fd store), and the next one maps the
+ * same bytes from it; a punched slab reads as zeros.
+ */
+static void test_memfd_survives_restart(void **state)
+{
+	struct fsd_slabmem sm, next;
+	uint64_t before;
+	void *mem;
+	int store;
+
+	(void)state;
+	assert_int_equal(fsd_slabmem_create(&sm, 2, 2 * MiB, FSD_HUGE_NEVER),
+			 0);
+	assert_int_equal(fsd_slabmem_map(&sm, 1, &mem), 0);
+	memset(mem, 0x5a, 2 * MiB);
+	fsd_slabmem_unmap(mem, 2 * MiB);
+	store = dup(sm.fd);
+	assert_true(store >= 0);
+	fsd_slabmem_close(&sm);		/* the old process is gone */
+
+	assert_int_equal(fsd_slabmem_adopt(&next, store, FSD_MEM_ANON, 2,
+					   2 * MiB), 0);
+	assert_int_equal(fsd_slabmem_map(&next, 1, &mem), 0);
+	assert_true(all_bytes(mem, 2 * MiB, 0x5a));
+	fsd_slabmem_unmap(mem, 2 * MiB);
+	before = fsd_memfd_resident(next.fd);
+	assert_true(before >= 2 * MiB);
+	assert_int_equal(fsd_slabmem_punch(&next, 1), 0);
+	assert_true(fsd_memfd_resident(next.fd) <= before - 2 * MiB);
+	assert_int_equal(fsd_slabmem_map(&next, 1, &mem), 0);
+	assert_true(all_bytes(mem, 2 * MiB, 0));
+	fsd_slabmem_unmap(mem, 2 * MiB);
+	/* A smaller pool cuts the slabs beyond it off. */
+	assert_int_equal(fsd_slabmem_adopt(&next, next.fd, FSD_MEM_ANON, 1,
+					   2 * MiB), 0);
+	assert_int_equal(fsd_memfd_size(next.fd), 2 * MiB);
+	assert_int_equal(fsd_slabmem_map(&next, 1, &mem), -EINVAL);
+	fsd_slabmem_close(&next);
+}
+
+/* The pool-state memfd: what is written through one mapping is kept. */
+static void test_state_memfd(void **state)
+{
+	void *map, *again;
+	int fd;
+
+	(void)state;
+	assert_int_equal(fsd_state_create(4096, &fd, &map), 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	assert_true(all_bytes(map, 4096, 0));
+	memcpy(map, "kept", 4);
+	munmap(map, 4096);
+	assert_int_equal(fsd_memfd_size(fd), 4096);
+	assert_int_equal(fsd_state_map(fd, 4096, &again), 0);
+	assert_memory_equal(again, "kept", 4);
+	munmap(again, 4096);
+	close(fd);
 }
 
 static void test_hugetlb_always(void **state)
 {
 	long free_huge = kb("/proc/meminfo", "HugePages_Free");
 	long huge_kb = kb("/proc/meminfo", "Hugepagesize");
+	struct fsd_slabmem sm;
 	void *mem = NULL;
-	int kind = 0, ret;
+	int ret;
 
 	(void)state;
-	ret = fsd_slab_mem_alloc(4 * MiB, FSD_HUGE_ALWAYS, &mem, &kind);
+	ret = fsd_slabmem_create(&sm, 1, 4 * MiB, FSD_HUGE_ALWAYS);
 	if (free_huge * huge_kb >= 4096 && huge_kb == 2048) {
 		assert_int_equal(ret, 0);
-		assert_int_equal(kind, FSD_MEM_HUGE_2M);
+		assert_int_equal(sm.kind, FSD_MEM_HUGE_2M);
 		/* hugetlb slabs stay out of core dumps too. */
+		assert_int_equal(fsd_slabmem_map(&sm, 0, &mem), 0);
 		assert_true(vm_flag(mem, "dd"));
 		assert_true(vm_flag(mem, "dc"));
-		fsd_slab_mem_free(mem, 4 * MiB);
+		fsd_slabmem_unmap(mem, 4 * MiB);
+		assert_int_equal(fsd_slabmem_punch(&sm, 0), 0);
+		fsd_slabmem_close(&sm);
 	} else if (free_huge == 0 &&
 		   kb("/proc/sys/vm/nr_overcommit_hugepages", "x") <= 0) {
 		/* No hugetlb pages: 'always' refuses, 'auto' falls back. */
 		assert_int_equal(ret, -ENOMEM);
-		assert_int_equal(fsd_slab_mem_alloc(4 * MiB, FSD_HUGE_AUTO,
-						    &mem, &kind), 0);
-		assert_int_equal(kind, FSD_MEM_ANON);
-		fsd_slab_mem_free(mem, 4 * MiB);
+		assert_int_equal(fsd_slabmem_create(&sm, 1, 4 * MiB,
+						    FSD_HUGE_AUTO), 0);
+		assert_int_equal(sm.kind, FSD_MEM_ANON);
+		fsd_slabmem_close(&sm);
+	} else if (!ret) {
+		fsd_slabmem_close(&sm);
 	}
 }
 
@@ -135,7 +222,9 @@ static void test_memlock_check(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_anon_slab),
+		cmocka_unit_test(test_memfd_slab),
+		cmocka_unit_test(test_memfd_survives_restart),
+		cmocka_unit_test(test_state_memfd),
 		cmocka_unit_test(test_hugetlb_always),
 		cmocka_unit_test(test_memlock_check),
 	};

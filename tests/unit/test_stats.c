@@ -169,6 +169,7 @@ static void test_ctl_parse(void **state)
 	assert_int_equal(fsd_ctl_parse("drain", 5), FSD_CTL_DRAIN);
 	assert_int_equal(fsd_ctl_parse("undrain\n", 8), FSD_CTL_UNDRAIN);
 	assert_int_equal(fsd_ctl_parse("drain-status\n", 13), FSD_CTL_STATUS);
+	assert_int_equal(fsd_ctl_parse("restart\n", 8), FSD_CTL_RESTART);
 	assert_int_equal(fsd_ctl_parse("", 0), FSD_CTL_BAD);
 	assert_int_equal(fsd_ctl_parse("\n", 1), FSD_CTL_BAD);
 	assert_int_equal(fsd_ctl_parse("drain\n\n", 7), FSD_CTL_BAD);
