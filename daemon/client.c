@@ -157,7 +157,11 @@ out_free:
 	return ret;
 }
 
-int fsd_client_undrain(const char *path)
+/*
+ * A one-word command on the control socket whose reply is one line:
+ * printed, 0; or the error, 1.
+ */
+static int client_command(const char *path, const char *cmd)
 {
 	char err[512];
 	char *reply = malloc(FSD_CTL_REPLY_MAX);
@@ -167,9 +171,9 @@ int fsd_client_undrain(const char *path)
 		fprintf(stderr, "farswapd: out of memory\n");
 		return 1;
 	}
-	if (fsd_ctl_query(path, "undrain", reply, FSD_CTL_REPLY_MAX, err,
+	if (fsd_ctl_query(path, cmd, reply, FSD_CTL_REPLY_MAX, err,
 			  sizeof(err))) {
-		fprintf(stderr, "farswapd: undrain: %s\n", err);
+		fprintf(stderr, "farswapd: %s: %s\n", cmd, err);
 	} else {
 		printf("%.*s\n", (int)strcspn(reply + 3, "\n"), reply + 3);
 		ret = 0;
@@ -178,29 +182,18 @@ int fsd_client_undrain(const char *path)
 	return ret;
 }
 
+int fsd_client_undrain(const char *path)
+{
+	return client_command(path, "undrain");
+}
+
 /*
  * farswapd --restart: the running daemon restarts in place, keeping the
  * pool (SIGUSR2's, farswapd(8) RESTART).  0 once it said it will.
  */
 int fsd_client_restart(const char *path)
 {
-	char err[512];
-	char *reply = malloc(FSD_CTL_REPLY_MAX);
-	int ret = 1;
-
-	if (!reply) {
-		fprintf(stderr, "farswapd: out of memory\n");
-		return 1;
-	}
-	if (fsd_ctl_query(path, "restart", reply, FSD_CTL_REPLY_MAX, err,
-			  sizeof(err))) {
-		fprintf(stderr, "farswapd: restart: %s\n", err);
-	} else {
-		printf("%.*s\n", (int)strcspn(reply + 3, "\n"), reply + 3);
-		ret = 0;
-	}
-	free(reply);
-	return ret;
+	return client_command(path, "restart");
 }
 
 int fsd_rdma_devices(void)

@@ -741,6 +741,25 @@ static inline int farswap_info_rep_set_domain(struct farswap_info_rep *r,
 	return 0;
 }
 
+/*
+ * The part SLAB_ALLOC_REP and SLAB_RESUME_REP share: a valid status; a
+ * refusal carries no slab (no address, length, rkey or token); a slab
+ * given is a valid size and does not wrap the address space.
+ */
+static inline int farswap_slab_reply_ok(__le16 status, __le16 reserved0,
+					__le64 addr_le, __le64 length,
+					__le32 rkey, __le64 resume)
+{
+	__u64 addr = le64_to_cpu(addr_le);
+	__u64 len = le64_to_cpu(length);
+
+	if (!farswap_status_valid(le16_to_cpu(status)) || reserved0)
+		return 0;
+	if (le16_to_cpu(status) != FARSWAP_ST_OK)
+		return !addr && !len && !rkey && !resume;
+	return farswap_slab_size_valid(len) && addr + len > addr;
+}
+
 /* Body checks, one per type: ranges and reserved bytes. */
 static inline int farswap_body_ok(const union farswap_msg *m)
 {
@@ -750,17 +769,10 @@ static inline int farswap_body_ok(const union farswap_msg *m)
 		       FARSWAP_RESERVED_ZERO(m->alloc_req.reserved);
 	case FARSWAP_MSG_SLAB_ALLOC_REP: {
 		const struct farswap_slab_alloc_rep *r = &m->alloc_rep;
-		__u64 addr = le64_to_cpu(r->addr);
-		__u64 len = le64_to_cpu(r->length);
 
-		if (!farswap_status_valid(le16_to_cpu(r->status)) ||
-		    !FARSWAP_RESERVED_ZERO(r->reserved0))
-			return 0;
-		if (le16_to_cpu(r->status) != FARSWAP_ST_OK)
-			return !r->slab_id && !addr && !len && !r->rkey &&
-			       !r->resume;
-		/* A granted slab must be a valid size and must not wrap. */
-		return farswap_slab_size_valid(len) && addr + len > addr;
+		return farswap_slab_reply_ok(r->status, r->reserved0, r->addr,
+					     r->length, r->rkey, r->resume) &&
+		       (le16_to_cpu(r->status) == FARSWAP_ST_OK || !r->slab_id);
 	}
 	case FARSWAP_MSG_SLAB_RESUME_REQ:
 		return m->resume_req.resume &&
@@ -768,17 +780,11 @@ static inline int farswap_body_ok(const union farswap_msg *m)
 		       FARSWAP_RESERVED_ZERO(m->resume_req.reserved0);
 	case FARSWAP_MSG_SLAB_RESUME_REP: {
 		const struct farswap_slab_resume_rep *r = &m->resume_rep;
-		__u64 addr = le64_to_cpu(r->addr);
-		__u64 len = le64_to_cpu(r->length);
 
-		if (!farswap_status_valid(le16_to_cpu(r->status)) ||
-		    !FARSWAP_RESERVED_ZERO(r->reserved0))
-			return 0;
 		/* A refusal still names the slab it refuses. */
-		if (le16_to_cpu(r->status) != FARSWAP_ST_OK)
-			return !addr && !len && !r->rkey && !r->resume;
-		return farswap_slab_size_valid(len) && addr + len > addr &&
-		       r->resume;
+		return farswap_slab_reply_ok(r->status, r->reserved0, r->addr,
+					     r->length, r->rkey, r->resume) &&
+		       (le16_to_cpu(r->status) != FARSWAP_ST_OK || r->resume);
 	}
 	case FARSWAP_MSG_SLAB_FREE_REQ:
 		return FARSWAP_RESERVED_ZERO(m->free_req.reserved0) &&

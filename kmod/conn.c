@@ -1033,9 +1033,14 @@ static void farswap_donor_reconnect_work(struct work_struct *work)
 			queue_delayed_work(dev->connect_wq,
 					   &donor->reconnect_work,
 					   msecs_to_jiffies(donor->reconnect_backoff_ms));
-			donor->reconnect_backoff_ms =
-				min(donor->reconnect_backoff_ms * 2,
-				    FARSWAP_RECONNECT_MAX_MS);
+			/*
+			 * While its slabs wait for it (resume.c), a restart
+			 * takes seconds: ask that often, not ever later.
+			 */
+			if (!READ_ONCE(donor->resume_open))
+				donor->reconnect_backoff_ms =
+					min(donor->reconnect_backoff_ms * 2,
+					    FARSWAP_RECONNECT_MAX_MS);
 		}
 	}
 	mutex_unlock(&donor->lock);
