@@ -1256,7 +1256,7 @@ static const struct ctl_command commands[] = {
 		.usage = "NAME",
 		.help = "srv looks up the SRV records of NAME (e.g. _farswap._tcp.example.net)\n"
 			"with the resolver of /etc/resolv.conf, and prints each target's address\n"
-			"and the record's port, ADDR:PORT or [IPv6]:PORT, as attach --donor and\n"
+			"and the record's port, ADDR:PORT or [IPv6]:PORT, as attach's donors and\n"
 			"donor add take them: by priority, lowest first, then by weight, highest\n"
 			"first (every record is a donor: no random pick).  A target is one donor:\n"
 			"its first address, as getaddrinfo() sorts them.  A target without an\n"

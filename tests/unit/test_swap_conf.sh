@@ -296,6 +296,12 @@ out=$(run "$srv" refresh 2>&1) || not_ok "refresh: no nameserver" "failed: $out"
 	ok "refresh: no nameserver answering changes nothing" ||
 	not_ok "refresh: no nameserver answering changes nothing" "$out; $(cat "$tmp/log")"
 
+echo 1 >"$tmp/answers"
+out=$(run "$srv" refresh 2>&1) && not_ok "refresh: a name gone" "succeeded: $out"
+! grep -q '^farswapctl donor' "$tmp/log" && grep -q "farswap0: donors unchanged" <<<"$out" &&
+	ok "refresh: a name gone (NXDOMAIN) changes nothing and fails" ||
+	not_ok "refresh: a name gone (NXDOMAIN) changes nothing and fails" "$out; $(cat "$tmp/log")"
+
 rm -rf "$tmp/sys"
 echo 0 >"$tmp/answers"
 out=$(run "$srv
