@@ -27,7 +27,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <linux/keyctl.h>
+#include <netdb.h>
+#include <arpa/inet.h>
+#include <arpa/nameser.h>
+#include <netinet/in.h>
+#include <resolv.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -790,6 +796,226 @@ static int cmd_donor(const struct ctl_command *cmd, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * srv NAME: the donors a DNS SRV name lists, so that a fleet adds donors
+ * by adding records (farswap-swap's donors-srv).  glibc's resolver: the
+ * nameservers of /etc/resolv.conf, RES_OPTIONS and all.
+ */
+#define SRV_ANSWER_MAX	65536
+/* Exit status when the resolver could not answer: try again later. */
+#define EXIT_TEMPFAIL	EX_TEMPFAIL
+
+/*
+ * NULL but for the unit tests, which point the resolver (_res, which
+ * getaddrinfo() uses too once changed) at their own nameserver.
+ */
+static void (*resolver_override)(void);
+
+struct srv_record {
+	unsigned int priority, weight, port;
+	char target[NS_MAXDNAME];
+};
+
+/*
+ * RFC 2782 order, made deterministic: priority ascending, then weight
+ * descending, then the target's name.  Every record becomes a donor, so
+ * the weighted random pick among equals would only make the list change
+ * from one lookup to the next (and refresh see changes that are none).
+ */
+static int srv_compare(const void *a, const void *b)
+{
+	const struct srv_record *x = a, *y = b;
+
+	if (x->priority != y->priority)
+		return x->priority < y->priority ? -1 : 1;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	return strcasecmp(x->target, y->target);
+}
+
+/*
+ * res_query()'s failure as farswapctl says it: exits 1 when the name has
+ * no records, 75 when the resolver could not answer.
+ */
+static void srv_query_failed(const char *name)
+{
+	switch (h_errno) {
+	case HOST_NOT_FOUND:
+		die("srv: %s does not exist (NXDOMAIN): check the name (e.g. _farswap._tcp.example.net) and its zone",
+		    name);
+	case NO_DATA:
+		die("srv: %s has no SRV records: add one per donor (_farswap._tcp.NAME. SRV PRIORITY WEIGHT PORT TARGET.)",
+		    name);
+	case TRY_AGAIN:
+		fprintf(stderr, "%s: srv: no nameserver answered for %s (%s): try again later\n",
+			prog, name, errno ? strerror(errno) : "server failure");
+		exit(EXIT_TEMPFAIL);
+	default:
+		die("srv: the nameserver refused the query for %s (REFUSED, FORMERR or NOTIMP): check /etc/resolv.conf",
+		    name);
+	}
+}
+
+/*
+ * The SRV records of @answer (@len bytes) into @recs (at most @max);
+ * returns how many.  Other records of the answer (a CNAME on the way)
+ * are skipped; one that cannot be parsed is a malformed answer.
+ */
+static size_t srv_parse(const char *name, const unsigned char *answer,
+			int len, struct srv_record *recs, size_t max)
+{
+	size_t n = 0;
+	ns_msg msg;
+	ns_rr rr;
+	int i;
+
+	if (ns_initparse(answer, len, &msg))
+		die("srv: the answer for %s is malformed (%s)", name,
+		    strerror(errno));
+	for (i = 0; i < ns_msg_count(msg, ns_s_an) && n < max; i++) {
+		const unsigned char *rd;
+		struct srv_record *r = &recs[n];
+
+		if (ns_parserr(&msg, ns_s_an, i, &rr))
+			die("srv: the answer for %s is malformed: record %d cannot be parsed",
+			    name, i);
+		if (ns_rr_type(rr) != ns_t_srv || ns_rr_class(rr) != ns_c_in)
+			continue;
+		rd = ns_rr_rdata(rr);
+		if (ns_rr_rdlen(rr) < 7 ||
+		    dn_expand(ns_msg_base(msg), ns_msg_end(msg), rd + 6,
+			      r->target, sizeof(r->target)) < 0)
+			die("srv: the answer for %s is malformed: an SRV record too short",
+			    name);
+		r->priority = ns_get16(rd);
+		r->weight = ns_get16(rd + 2);
+		r->port = ns_get16(rd + 4);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * @target's address as attach takes it, with @port: "ADDR:PORT", or
+ * "[ADDR]:PORT" for IPv6.  One address per target, getaddrinfo()'s first
+ * (RFC 6724: the one this host would connect to): a target is one
+ * farswapd, and listing it twice would put two replicas on one machine.
+ * Returns 0, or getaddrinfo()'s error.
+ */
+static int srv_target_address(const char *target, unsigned int port,
+			      char *out, size_t len)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM };
+	char host[NS_MAXDNAME + 1], text[INET6_ADDRSTRLEN];
+	struct addrinfo *res;
+	const void *addr;
+	int ret;
+
+	/* SRV targets are absolute: no search domain. */
+	snprintf(host, sizeof(host), "%s.", target);
+	ret = getaddrinfo(host, NULL, &hints, &res);
+	if (ret)
+		return ret;
+	if (res->ai_family == AF_INET6)
+		addr = &((struct sockaddr_in6 *)res->ai_addr)->sin6_addr;
+	else
+		addr = &((struct sockaddr_in *)res->ai_addr)->sin_addr;
+	inet_ntop(res->ai_family, addr, text, sizeof(text));
+	snprintf(out, len, res->ai_family == AF_INET6 ? "[%s]:%u" : "%s:%u",
+		 text, port);
+	freeaddrinfo(res);
+	return 0;
+}
+
+/*
+ * Print each record's donor, one a line, in @recs' order, each once.
+ * A target without an address is skipped, with a warning.  Returns how
+ * many were printed; *@temporary is set when a target could not be
+ * resolved for now (the list is then incomplete).
+ */
+static size_t srv_print_donors(const struct srv_record *recs, size_t n,
+			       bool *temporary)
+{
+	char (*printed)[INET6_ADDRSTRLEN + 8];
+	size_t i, j, found = 0;
+	int ret;
+
+	printed = calloc(n, sizeof(*printed));
+	if (!printed)
+		die("srv: out of memory");
+	for (i = 0; i < n; i++) {
+		if (!recs[i].target[0])
+			continue;	/* ".": no service there */
+		ret = srv_target_address(recs[i].target, recs[i].port,
+					 printed[found], sizeof(printed[0]));
+		if (ret) {
+			fprintf(stderr, "%s: srv: warning: skipping %s (port %u): %s\n",
+				prog, recs[i].target, recs[i].port,
+				ret == EAI_NONAME || ret == EAI_NODATA ?
+				"it has no address (no A nor AAAA record)" :
+				gai_strerror(ret));
+			*temporary |= ret == EAI_AGAIN;
+			continue;
+		}
+		for (j = 0; j < found; j++)
+			if (!strcmp(printed[j], printed[found]))
+				break;
+		if (j < found)
+			continue;	/* two records, one donor */
+		printf("%s\n", printed[found++]);
+	}
+	free(printed);
+	return found;
+}
+
+static int cmd_srv(const struct ctl_command *cmd, int argc, char **argv)
+{
+	static unsigned char answer[SRV_ANSWER_MAX];
+	/* 256 records: far more than a device's 16 donors. */
+	static struct srv_record recs[256];
+	bool temporary = false;
+	const char *name;
+	size_t n, found;
+	int len;
+
+	while (command_getopt(cmd, argc, argv, help_shortopts, help_opts) != -1)
+		;
+	command_operands(cmd, argc, argv, 1, 1);
+	name = argv[optind];
+	if (res_init())
+		die("srv: cannot initialise the resolver (/etc/resolv.conf)");
+	if (resolver_override)
+		resolver_override();
+	errno = 0;
+	len = res_query(name, ns_c_in, ns_t_srv, answer, sizeof(answer));
+	if (len < 0)
+		srv_query_failed(name);
+	n = srv_parse(name, answer, len, recs, sizeof(recs) / sizeof(recs[0]));
+	if (!n)
+		die("srv: %s has no SRV records: add one per donor (_farswap._tcp.NAME. SRV PRIORITY WEIGHT PORT TARGET.)",
+		    name);
+	/* RFC 2782: a lone target "." says the service is not offered. */
+	if (n == 1 && !recs[0].target[0])
+		die("srv: %s says there is no such service (its one SRV record's target is \".\")",
+		    name);
+	qsort(recs, n, sizeof(recs[0]), srv_compare);
+	found = srv_print_donors(recs, n, &temporary);
+	if (fflush(stdout))
+		die("srv: cannot write the donors: %s", strerror(errno));
+	if (temporary) {
+		/* A partial list would make refresh remove live donors. */
+		fprintf(stderr, "%s: srv: some targets of %s could not be resolved for now: try again later\n",
+			prog, name);
+		exit(EXIT_TEMPFAIL);
+	}
+	if (!found)
+		die("srv: no target of %s has an address", name);
+	return 0;
+}
+
 /* status without --json: every device, or just @only, as text. */
 static int print_status_text(const char *only)
 {
@@ -1022,6 +1248,22 @@ static const struct ctl_command commands[] = {
 			"donors, farswapd(8)); a donor that died holds none once its chunks\n"
 			"were unbound.  INDEX is its number in status and /sys/block/farswapN/donors.\n"
 			"A device has at most 16 donors over its life, removed ones included.\n",
+	},
+	{
+		.name = "srv",
+		.run = cmd_srv,
+		.summary = "print the donors a DNS SRV name lists, one ADDR:PORT a line",
+		.usage = "NAME",
+		.help = "srv looks up the SRV records of NAME (e.g. _farswap._tcp.example.net)\n"
+			"with the resolver of /etc/resolv.conf, and prints each target's address\n"
+			"and the record's port, ADDR:PORT or [IPv6]:PORT, as attach's donors and\n"
+			"donor add take them: by priority, lowest first, then by weight, highest\n"
+			"first (every record is a donor: no random pick).  A target is one donor:\n"
+			"its first address, as getaddrinfo() sorts them.  A target without an\n"
+			"address is skipped with a warning.  Exit status 1 when NAME does not\n"
+			"exist or has no SRV records, 75 (EX_TEMPFAIL) when no nameserver\n"
+			"answered or a target could not be resolved for now: try again later.\n"
+			"farswap-swap's donors-srv (farswap-swap.conf(5)) runs it.\n",
 	},
 	{
 		.name = "status",

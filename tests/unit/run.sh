@@ -39,7 +39,7 @@ declare -A srcs=(
 	[metrics]="test_metrics.c prom_check.c $C/metrics.c"
 	[report]="test_report.c fake_ops.c json_check.c prom_check.c $core $D/statsock.c"
 	[devstat]="test_devstat.c fake_sysfs.c json_check.c prom_check.c $T/devstat.c $T/render.c $C/json.c $C/metrics.c"
-	[farswapctl]="test_farswapctl.c fake_sysfs.c json_check.c prom_check.c $T/devstat.c $T/render.c $C/json.c $C/metrics.c $C/keyfile.c"
+	[farswapctl]="test_farswapctl.c fake_sysfs.c json_check.c prom_check.c $T/devstat.c $T/render.c $C/json.c $C/metrics.c $C/keyfile.c -lresolv"
 	[worker]="test_worker.c $D/worker.c -pthread"
 )
 
@@ -112,7 +112,7 @@ run_tap unit swap_conf "$here/test_swap_conf.sh" "$out/test_swap_conf.log" || fa
 export FARSWAPCTL=$out/farswapctl
 # shellcheck disable=SC2086
 if $CC $CFLAGS -DFARSWAP_VERSION='"unit"' -o "$FARSWAPCTL" $T/farswapctl.c \
-	$T/devstat.c $T/render.c $C/json.c $C/metrics.c $C/keyfile.c >"$out/build_farswapctl.log" 2>&1; then
+	$T/devstat.c $T/render.c $C/json.c $C/metrics.c $C/keyfile.c -lresolv >"$out/build_farswapctl.log" 2>&1; then
 	run_tap unit completion "$here/test_completion.sh" "$out/test_completion.log" || failed=1
 else
 	echo "FAIL: unit/completion: farswapctl does not build: $(head -n1 "$out/build_farswapctl.log")"

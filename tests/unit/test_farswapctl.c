@@ -557,6 +557,121 @@ static void test_status_check(void **state)
 	run_free(&r);
 }
 
+/*
+ * srv against fake_dns.py, serving srv.zone on a port of its own: the
+ * resolver (_res, which getaddrinfo() uses too once changed) is pointed
+ * at it by srv's resolver_override, as only a test can.
+ */
+static struct sockaddr_in fake_ns = { .sin_family = AF_INET };
+
+static void use_fake_ns(void)
+{
+	_res.nscount = 1;
+	_res.nsaddr_list[0] = fake_ns;
+	/* One try of one second: the server is here or not at all. */
+	_res.retrans = 1;
+	_res.retry = 1;
+}
+
+/* The server's stdin: it exits when this closes (or the test does). */
+static FILE *fake_dns_stdin;
+static pid_t fake_dns_pid;
+
+static int fake_dns_start(void **state)
+{
+	int in[2], out[2];
+	char port[16] = "";
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	fflush(NULL);
+	fake_dns_pid = fork();
+	assert_true(fake_dns_pid >= 0);
+	if (fake_dns_pid == 0) {
+		dup2(in[0], STDIN_FILENO);
+		dup2(out[1], STDOUT_FILENO);
+		close(in[1]);
+		close(out[0]);
+		execlp("python3", "python3", "fake_dns.py", "srv.zone",
+		       (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	fake_dns_stdin = fdopen(in[1], "w");
+	f = fdopen(out[0], "r");
+	assert_non_null(fgets(port, sizeof(port), f));
+	fclose(f);
+	fake_ns.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fake_ns.sin_port = htons(atoi(port));
+	resolver_override = use_fake_ns;
+	return 0;
+}
+
+static int fake_dns_stop(void **state)
+{
+	(void)state;
+	resolver_override = NULL;
+	fclose(fake_dns_stdin);
+	waitpid(fake_dns_pid, NULL, 0);
+	return 0;
+}
+
+/* Priority ascending, then weight descending; IPv6 in brackets. */
+static void test_srv_order(void **state)
+{
+	struct run r = run_ctl("srv", "_farswap._tcp.pool.test", NULL);
+
+	(void)state;
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "[fd00::2]:7472\n10.0.0.1:7471\n10.0.0.3:7471\n");
+	/* gone.pool.test has no address: skipped, and said. */
+	if (!strstr(r.err, "warning: skipping gone.pool.test (port 7471): it has no address"))
+		fail_msg("stderr: '%s'", r.err);
+	run_free(&r);
+	/* Two records of one machine: one donor. */
+	assert_prints(run_ctl("srv", "_farswap._tcp.twice.test.", NULL),
+		      "10.0.0.1:7471\n");
+}
+
+static void test_srv_refused(void **state)
+{
+	(void)state;
+	assert_refused(run_ctl("srv", "_farswap._tcp.nowhere.test", NULL),
+		       EXIT_FAILED, "_farswap._tcp.nowhere.test does not exist (NXDOMAIN)");
+	assert_refused(run_ctl("srv", "_farswap._tcp.nodata.test", NULL),
+		       EXIT_FAILED, "has no SRV records");
+	assert_refused(run_ctl("srv", "_farswap._tcp.empty.test", NULL),
+		       EXIT_FAILED, "no target of _farswap._tcp.empty.test has an address");
+	assert_refused(run_ctl("srv", "_farswap._tcp.garbled.test", NULL),
+		       EXIT_FAILED, "is malformed");
+	/* SERVFAIL may pass: try again later. */
+	assert_refused(run_ctl("srv", "_farswap._tcp.broken.test", NULL),
+		       EX_TEMPFAIL, "try again later");
+	assert_refused(run_ctl("srv", NULL), EXIT_USAGE, "too few arguments");
+}
+
+/* A nameserver that does not answer (the network down at boot): 75. */
+static void test_srv_no_answer(void **state)
+{
+	struct sockaddr_in mute = { .sin_family = AF_INET };
+	socklen_t len = sizeof(mute);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	(void)state;
+	mute.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&mute, len), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&mute, &len), 0);
+	fake_ns = mute;
+	resolver_override = use_fake_ns;
+	assert_refused(run_ctl("srv", "_farswap._tcp.pool.test", NULL),
+		       EX_TEMPFAIL, "no nameserver answered for _farswap._tcp.pool.test");
+	resolver_override = NULL;
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,6 +695,11 @@ int main(void)
 					  hostid_tmp_remove),
 		cmocka_unit_test_teardown(test_attach_host_id_refused,
 					  hostid_tmp_remove),
+		cmocka_unit_test_setup_teardown(test_srv_order, fake_dns_start,
+						fake_dns_stop),
+		cmocka_unit_test_setup_teardown(test_srv_refused, fake_dns_start,
+						fake_dns_stop),
+		cmocka_unit_test(test_srv_no_answer),
 	};
 
 	return cmocka_run_group_tests_name("farswapctl", tests, make_root,
