@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # stop-systemd, both donors: farswapd.service from the package; the first
-# is stopped (a drain) and started again, the second restarted (its pool
-# kept in systemd's fd store).
+# is stopped (a drain) and started again, the second restarted by a
+# package upgrade (its pool kept in systemd's fd store).
 set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
 . "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
@@ -38,21 +38,23 @@ stop_unit() {
 	grep -q 'exited cleanly' /run/stop.txt || bed_fail "farswapd did not exit cleanly on stop"
 }
 
-# restart_unit: systemctl restart farswapd, which keeps the pool: no
-# drain, the memfds in systemd's fd store, adopted by the new farswapd,
-# whose host resumes its slabs.
-restart_unit() {
+# upgrade_unit: the package installed again, as an upgrade installs it:
+# its postinst try-restarts farswapd, which keeps the pool: no drain, the
+# memfds in systemd's fd store, adopted by the new farswapd, whose host
+# resumes its slabs.
+upgrade_unit() {
 	local since t0
 
 	since=$(date '+%Y-%m-%d %H:%M:%S')
 	t0=$SECONDS
-	systemctl restart farswapd || bed_fail "systemctl restart farswapd failed"
-	bed_result stop.second.restart_seconds $((SECONDS - t0))
+	dpkg -i "$FARSWAP_SRC"/build/deb/farswap-tools_*_amd64.deb >/run/dpkg-upgrade.log 2>&1 ||
+		{ tail -n 20 /run/dpkg-upgrade.log; bed_fail "dpkg -i farswap-tools (the upgrade) failed"; }
+	bed_result stop.second.upgrade_seconds $((SECONDS - t0))
 	journal_since "$since" 'resumed slab' /run/restart.txt
 	grep -q 'no drain, the pool is kept across the restart' /run/restart.txt ||
-		bed_fail "systemctl restart farswapd: the unit's ExecStop did not see a restart"
+		bed_fail "the upgrade's restart: the unit's ExecStop did not see a restart"
 	! grep -q 'drain asked by uid' /run/restart.txt ||
-		bed_fail "systemctl restart farswapd drained"
+		bed_fail "the upgrade's restart drained"
 	grep -q 'kept pool adopted from the' /run/restart.txt ||
 		bed_fail "the restarted farswapd did not adopt the kept pool"
 	grep -q 'resumed slab' /run/restart.txt ||
@@ -92,9 +94,9 @@ if [ "$FARSWAP_ROLE" = donor ]; then
 else
 	bed_wait host back 600
 	pid0=$(fs_unit_prop farswapd MainPID)
-	restart_unit
-	[ "$(fs_unit_prop farswapd ActiveState)" = active ] || bed_fail "farswapd.service is $(fs_unit_prop farswapd ActiveState) after restart"
-	[ "$(fs_unit_prop farswapd MainPID)" != "$pid0" ] || bed_fail "systemctl restart farswapd left the same process"
+	upgrade_unit
+	[ "$(fs_unit_prop farswapd ActiveState)" = active ] || bed_fail "farswapd.service is $(fs_unit_prop farswapd ActiveState) after the upgrade"
+	[ "$(fs_unit_prop farswapd MainPID)" != "$pid0" ] || bed_fail "the upgrade did not restart farswapd"
 	bed_wait_rdma_listen 7471 0
 	bed_signal restarted
 fi

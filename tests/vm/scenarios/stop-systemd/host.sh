@@ -54,8 +54,9 @@ bed_wait donor started 600
 fs_wait_donor_state "$name" "$d1" live 300
 "$FS_CTL" status "$name"
 
-# 3. systemctl restart farswapd on the second during the verify: a
-# restart keeps farswapd's memory (the fd store), so nothing moves; the
+# 3. The second restarted by a package upgrade (dpkg -i, whose postinst
+# try-restarts farswapd) during the verify: a restart keeps farswapd's
+# memory (the fd store), so nothing moves; the
 # chunks whose one copy is there wait for it, and the host resumes its
 # slabs with their content.
 moved0=$(fs_dev_stat "$name" migrations)
