@@ -170,6 +170,7 @@ if make -s install DESTDIR="$dest" PREFIX=/usr >"$work/make-install.log" 2>&1 &&
    [ -f "$dest/etc/farswap/farswapd.conf.example" ] &&
    [ -f "$dest/usr/lib/systemd/system/farswap-metrics.service" ] &&
    [ -f "$dest/usr/lib/systemd/system/farswap-metrics.timer" ] &&
+   [ -f "$dest/usr/lib/systemd/system/farswap-swap-refresh.timer" ] &&
    [ -f "$dest/usr/share/man/man4/farswap.4" ] && [ -f "$dest/usr/share/man/man5/farswapd.conf.5" ] &&
    [ -f "$dest/usr/share/man/man8/farswapctl.8" ] && [ -f "$dest/usr/share/man/man8/farswapd.8" ] &&
    [ -f "$dest/usr/share/bash-completion/completions/farswapctl" ] &&
@@ -272,7 +273,9 @@ else
 	missing=$(deb_has "$tools_deb" /usr/sbin/farswapd /usr/sbin/farswapctl \
 		  /usr/sbin/farswap-swap "$units/farswapd.service" \
 		  "$units/farswap-swap.service" "$units/farswap-metrics.service" \
-		  "$units/farswap-metrics.timer" /usr/share/man/man4/farswap.4.gz \
+		  "$units/farswap-metrics.timer" \
+		  "$units/farswap-swap-refresh.service" \
+		  "$units/farswap-swap-refresh.timer" /usr/share/man/man4/farswap.4.gz \
 		  /usr/share/man/man5/farswapd.conf.5.gz \
 		  /usr/share/man/man8/farswapctl.8.gz \
 		  /usr/share/man/man8/farswapd.8.gz \
@@ -309,6 +312,25 @@ else
 		pass deb-tools-depends
 	else
 		fail deb-tools-depends "farswap-tools does not depend on keyutils (Depends: $depends)"
+	fi
+
+	# An upgrade try-restarts farswapd (its restart keeps the pool) and
+	# nothing else (a restart of farswap-swap would pull every page
+	# back); a removal stops farswapd (its ExecStop drains), an upgrade
+	# does not stop it.
+	postinst=$(dpkg-deb --ctrl-tarfile "$tools_deb" | tar -xO ./postinst)
+	prerm=$(dpkg-deb --ctrl-tarfile "$tools_deb" | tar -xO ./prerm)
+	if ! grep -q "try-restart 'farswapd.service'" <<<"$postinst"; then
+		fail deb-tools-restart "the postinst does not try-restart farswapd.service on upgrade"
+	elif grep -E 'try-restart|restart ' <<<"$postinst" | grep -q 'farswap-swap\|farswap-metrics'; then
+		fail deb-tools-restart "the postinst restarts a unit other than farswapd: $(grep -E 'restart' <<<"$postinst" | tr '\n' ' ')"
+	elif ! grep -q 'if \[ "$1" = remove \]' <<<"$prerm" ||
+	     ! grep -q 'deb-systemd-invoke stop farswapd.service' <<<"$prerm"; then
+		fail deb-tools-restart "the prerm does not stop farswapd on removal"
+	elif grep -q 'farswap-swap' <<<"$prerm"; then
+		fail deb-tools-restart "the prerm stops farswap-swap"
+	else
+		pass deb-tools-restart
 	fi
 
 	# README.md and daemon/README.md both, apart (dh_installdocs copies
