@@ -314,25 +314,6 @@ else
 		fail deb-tools-depends "farswap-tools does not depend on keyutils (Depends: $depends)"
 	fi
 
-	# An upgrade try-restarts farswapd (its restart keeps the pool) and
-	# nothing else (a restart of farswap-swap would pull every page
-	# back); a removal stops farswapd (its ExecStop drains), an upgrade
-	# does not stop it.
-	postinst=$(dpkg-deb --ctrl-tarfile "$tools_deb" | tar -xO ./postinst)
-	prerm=$(dpkg-deb --ctrl-tarfile "$tools_deb" | tar -xO ./prerm)
-	if ! grep -q "try-restart 'farswapd.service'" <<<"$postinst"; then
-		fail deb-tools-restart "the postinst does not try-restart farswapd.service on upgrade"
-	elif grep -E 'try-restart|restart ' <<<"$postinst" | grep -q 'farswap-swap\|farswap-metrics'; then
-		fail deb-tools-restart "the postinst restarts a unit other than farswapd: $(grep -E 'restart' <<<"$postinst" | tr '\n' ' ')"
-	elif ! grep -q 'if \[ "$1" = remove \]' <<<"$prerm" ||
-	     ! grep -q 'deb-systemd-invoke stop farswapd.service' <<<"$prerm"; then
-		fail deb-tools-restart "the prerm does not stop farswapd on removal"
-	elif grep -q 'farswap-swap' <<<"$prerm"; then
-		fail deb-tools-restart "the prerm stops farswap-swap"
-	else
-		pass deb-tools-restart
-	fi
-
 	# README.md and daemon/README.md both, apart (dh_installdocs copies
 	# by name: one would write over the other).
 	doc=$unpacked/usr/share/doc/farswap-tools
@@ -352,22 +333,29 @@ else
 	mkdir -p "$scripts"
 	dpkg-deb --ctrl-tarfile "$tools_deb" | tar -x -C "$scripts"
 
-	# An upgrade neither stops nor restarts farswapd (a stop frees every
-	# slab hosts hold there) nor farswap-swap: no restart in postinst, no
-	# stop in preinst, and prerm stops only on remove.
+	# An upgrade try-restarts farswapd, and nothing else: its restart
+	# keeps the pool (the fd store) and its hosts resume their slabs,
+	# while a restart of farswap-swap would swap off and pull every page
+	# back.  No stop in preinst; prerm stops only on remove (farswapd's
+	# ExecStop drains).
 	why=
-	grep -qE 'deb-systemd-invoke .*(restart|start)' "$scripts/postinst" 2>/dev/null &&
-		why="postinst (re)starts units: $(grep -m1 -E 'deb-systemd-invoke .*(restart|start)' "$scripts/postinst")"
+	grep -q "deb-systemd-invoke try-restart 'farswapd.service'" "$scripts/postinst" 2>/dev/null ||
+		why="postinst does not try-restart farswapd.service on upgrade"
+	grep -E 'deb-systemd-invoke .*(restart|start)' "$scripts/postinst" 2>/dev/null |
+		grep -qv "try-restart 'farswapd.service'" &&
+		why="postinst (re)starts units other than farswapd: $(grep -E 'deb-systemd-invoke .*(restart|start)' "$scripts/postinst" | grep -m1 -v "try-restart 'farswapd.service'")"
 	grep -q 'deb-systemd-invoke' "$scripts/preinst" 2>/dev/null &&
 		why="preinst stops units before the upgrade: $(grep -m1 deb-systemd-invoke "$scripts/preinst")"
 	if [ -f "$scripts/prerm" ] &&
 	   awk '/deb-systemd-invoke/ && prev !~ /"\$1" = remove/ { bad = 1 } { prev = $0 } END { exit !bad }' "$scripts/prerm"; then
 		why="prerm stops units other than on remove"
 	fi
+	grep -q 'deb-systemd-invoke stop farswapd.service' "$scripts/prerm" 2>/dev/null ||
+		why="prerm does not stop farswapd on remove"
 	if [ -z "$why" ]; then
-		pass deb-tools-no-restart
+		pass deb-tools-upgrade
 	else
-		fail deb-tools-no-restart "$why"
+		fail deb-tools-upgrade "$why"
 	fi
 
 	# The host id block of the postinst, run against a private /etc:
