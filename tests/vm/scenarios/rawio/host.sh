@@ -37,7 +37,7 @@ for d in "$FARSWAP_PEER_donor" "$FARSWAP_PEER_donor2"; do
 	[ "$(cat "$dir/slabs")" -gt 0 ] && [ "$(cat "$dir/total_slabs")" -ge "$(cat "$dir/slabs")" ] &&
 		[ "$(cat "$dir/free_slabs")" -le "$(cat "$dir/total_slabs")" ] ||
 		bed_fail "donors/$i slabs $(cat "$dir/slabs") free $(cat "$dir/free_slabs") total $(cat "$dir/total_slabs")"
-	sed 's/=[0-9]*//g' "$dir/stat" | bed_grep -x 'reads writes read_bytes write_bytes errors reconnects migrated_out revoked' ||
+	sed 's/=[0-9]*//g' "$dir/stat" | bed_grep -x 'reads writes read_bytes write_bytes errors reconnects migrated_out revoked resumed resume_refused' ||
 		bed_fail "donors/$i/stat: $(cat "$dir/stat")"
 	for dir_op in read write; do
 		grep -Eq "^$(cat "$dir/address" | sed 's/[.[]/\\&/g') $dir_op count=[0-9]+ p50_us=[0-9]+ p90_us=[0-9]+ p99_us=[0-9]+ p999_us=[0-9]+$" \
