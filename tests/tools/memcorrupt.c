@@ -15,9 +15,9 @@
  *   find      change nothing: count the pages that hold --pattern (what a
  *             donor can read of the pages it holds)
  *
- * Only pages of writable private mappings of at least --min-region bytes
- * (farswapd's slabs) that are not all zeros (a host wrote them) are
- * touched.  Prints "memcorrupt: MODE pages=N" with how many it changed;
+ * Only pages of writable mappings (private, or farswapd's shared memfd)
+ * of at least --min-region bytes (farswapd's slabs) that are not all
+ * zeros (a host wrote them) are touched.  Prints "memcorrupt: MODE pages=N" with how many it changed;
  * exits 1 if it changed none.  find prints how many pages hold the
  * pattern and exits 0 whatever it found.
  */
@@ -70,7 +70,11 @@ static bool all_zero(const uint8_t *p)
 	return true;
 }
 
-/* Every page with data in the big writable private mappings of @pid. */
+/*
+ * Every page with data in the big writable mappings of @pid: private
+ * (anonymous, hugetlb) or shared (farswapd's pool is a memfd, mapped
+ * MAP_SHARED so that it outlives a restart).
+ */
 static void find_pages(int pid, uint64_t min_region)
 {
 	char path[64], line[512], perms[8];
@@ -87,7 +91,8 @@ static void find_pages(int pid, uint64_t min_region)
 		uint64_t a;
 
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &r.start,
-			   &r.end, perms) != 3 || strcmp(perms, "rw-p") ||
+			   &r.end, perms) != 3 ||
+		    (strcmp(perms, "rw-p") && strcmp(perms, "rw-s")) ||
 		    r.end - r.start < min_region)
 			continue;
 		for (a = r.start; a < r.end; a += PAGE) {
