@@ -157,7 +157,6 @@ static void farswap_cmd_unmap(struct farswap_cmd *cmd, bool write)
 	}
 }
 
-/* A write is done: it stands if one replica took it. */
 static void farswap_cmd_requeue(struct farswap_cmd *cmd);
 
 /*
@@ -181,6 +180,7 @@ static bool farswap_write_awaits_resume(struct farswap_cmd *cmd,
 	return wait;
 }
 
+/* A write is done: it stands if one replica took it. */
 static void farswap_write_done(struct farswap_cmd *cmd, struct request *rq,
 			       struct farswap_chunk *chunk)
 {
