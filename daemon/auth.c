@@ -37,6 +37,30 @@ int fsd_auth_mac(const struct fsd_auth_key *key, enum farswap_auth_role role,
 	return 0;
 }
 
+int fsd_auth_pair_key(const struct fsd_auth_key *donor_key,
+		      const struct fsd_auth_key *host_key,
+		      struct fsd_auth_key *pair)
+{
+	uint8_t in[FARSWAP_AUTH_LABEL_LEN + FARSWAP_AUTH_KEY_MAX];
+	unsigned int len = 0;
+	unsigned char *ret;
+
+	fsd_auth_key_clear(pair);
+	if (!donor_key->len || !host_key->len)
+		return -ENOKEY;
+	farswap_auth_pair_label(in);
+	memcpy(in + FARSWAP_AUTH_LABEL_LEN, host_key->bytes, host_key->len);
+	ret = HMAC(EVP_sha256(), donor_key->bytes, (int)donor_key->len, in,
+		   FARSWAP_AUTH_LABEL_LEN + host_key->len, pair->bytes, &len);
+	explicit_bzero(in, sizeof(in));
+	if (!ret || len != FARSWAP_AUTH_MAC_LEN) {
+		fsd_auth_key_clear(pair);
+		return -EIO;
+	}
+	pair->len = len;
+	return 0;
+}
+
 bool fsd_auth_mac_equal(const uint8_t *a, const uint8_t *b)
 {
 	return CRYPTO_memcmp(a, b, FARSWAP_AUTH_MAC_LEN) == 0;

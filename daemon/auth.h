@@ -60,6 +60,15 @@ int fsd_auth_load_host_key(const char *dir, const char *name,
 /* Can @name be a file in host-keys? */
 bool fsd_auth_host_key_name_ok(const char *name);
 
+/*
+ * The pair key of @donor_key and @host_key (include/farswap_proto.h,
+ * "Pinned donors") into @pair.  Returns 0, -ENOKEY without both keys,
+ * or -EIO when libcrypto fails (@pair then empty).
+ */
+int fsd_auth_pair_key(const struct fsd_auth_key *donor_key,
+		      const struct fsd_auth_key *host_key,
+		      struct fsd_auth_key *pair);
+
 /* Forget the secret (explicit_bzero). */
 void fsd_auth_key_clear(struct fsd_auth_key *key);
 

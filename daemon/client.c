@@ -269,6 +269,19 @@ static int check_keys(const struct fsd_config *cfg, const char *user)
 			       user, cfg->key_file);
 		}
 	}
+	if (cfg->donor_key_file[0]) {
+		ret = fsd_auth_load_key(cfg->donor_key_file, &key, err,
+					sizeof(err));
+		fsd_auth_key_clear(&key);
+		if (ret) {
+			printf("error: as %s: %s\n", user, err);
+			key_fix(cfg->donor_key_file, user, ret);
+			problems++;
+		} else {
+			printf("ok: as %s: donor-key-file %s can be read and is a usable secret\n",
+			       user, cfg->donor_key_file);
+		}
+	}
 	if (!cfg->host_keys[0])
 		return problems;
 	/* A name no file has: the directory's own checks alone. */
@@ -441,6 +454,8 @@ int fsd_client_check(struct fsd_config *cfg, const struct fsd_args *args,
 		describe_file("key-file", cfg->key_file);
 	if (cfg->host_keys[0])
 		describe_file("host-keys", cfg->host_keys);
+	if (cfg->donor_key_file[0])
+		describe_file("donor-key-file", cfg->donor_key_file);
 	as = check_user(args);
 	if (args->check_as && !as && !getpwnam(args->check_as))
 		problems++;

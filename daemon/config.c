@@ -686,6 +686,10 @@ const struct fsd_key fsd_keys[] = {
 	  .help = "a secret per host: DIR/HOST-ID (as the log\n"
 		  "names hosts, or the host's UUID), read at\n"
 		  "each handshake; key-file serves the others" },
+	{ .name = "donor-key-file", .arg = "PATH", SECRET_PATH(donor_key_file),
+	  .help = "this donor's own secret: a host that pins it\n"
+		  "(farswapctl --donor-key-file) knows it reached\n"
+		  "this donor; proven with the host's key" },
 	/* No .arg: on the command line it is a flag meaning yes. */
 	{ .name = "insecure-no-auth", FIELDS(insecure_no_auth,
 	  insecure_no_auth), .parse = parse_bool, .print = print_bool,
@@ -1013,6 +1017,11 @@ void fsd_config_print(const struct fsd_config *c, char *buf, size_t len)
 int fsd_config_check_auth(const struct fsd_config *c, char *err,
 			  size_t errlen)
 {
+	if (c->donor_key_file[0] && !c->key_file[0] && !c->host_keys[0]) {
+		snprintf(err, errlen,
+			 "donor-key-file without key-file or host-keys: the donor key is proven together with a host's key, and this donor holds none");
+		return -EINVAL;
+	}
 	if (c->key_file[0] || c->host_keys[0] || c->insecure_no_auth)
 		return 0;
 	snprintf(err, errlen,

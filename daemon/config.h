@@ -77,6 +77,8 @@ struct fsd_config {
 	/* Authentication: the secret's file; "": none (insecure-no-auth). */
 	char key_file[FSD_METRICS_PATH_LEN];
 	char host_keys[FSD_METRICS_PATH_LEN];	/* a directory; "": none */
+	/* This donor's own secret, for hosts that pin it; "": none. */
+	char donor_key_file[FSD_METRICS_PATH_LEN];
 	bool insecure_no_auth;			/* allowed to run without one */
 };
 

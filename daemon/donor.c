@@ -44,6 +44,7 @@ void fsd_donor_exit(struct fsd_donor *d)
 {
 	fsd_pool_exit(&d->pool);
 	fsd_auth_key_clear(&d->key);
+	fsd_auth_key_clear(&d->donor_key);
 }
 
 /* Hosts must prove a secret: key-file, host-keys, or both. */
@@ -589,6 +590,9 @@ struct fsd_session *fsd_session_new(struct fsd_donor *d,
 		s->auth = FSD_AUTH_NONE;
 		s->features &= ~FARSWAP_FEAT_AUTH;
 	}
+	/* Granted only when there is a donor key to prove (handshake.c). */
+	if (s->auth == FSD_AUTH_NONE || !d->donor_key.len)
+		s->features &= ~FARSWAP_FEAT_PINNED;
 	s->nr_io_queues = le16_to_cpu(dec->req.nr_io_queues);
 	s->queue_depth = le32_to_cpu(dec->req.queue_depth);
 	/*

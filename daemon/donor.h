@@ -35,10 +35,13 @@
 #define FSD_REPOPULATE_BYTES (1ull << 30)
 /* Freed slabs are zeroed in the background, this much per check. */
 #define FSD_ZERO_BYTES (256ull << 20)
-/* Features this donor implements (FARSWAP_FEAT_AUTH only with a key). */
+/*
+ * Features this donor implements (FARSWAP_FEAT_AUTH only with a key,
+ * FARSWAP_FEAT_PINNED only with a donor key too).
+ */
 #define FSD_FEATURES (FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH | \
 		      FARSWAP_FEAT_INFO | FARSWAP_FEAT_AUTH | FARSWAP_FEAT_REVOKE | \
-		      FARSWAP_FEAT_RESUME)
+		      FARSWAP_FEAT_RESUME | FARSWAP_FEAT_PINNED)
 /*
  * Features a host must have: it takes keepalive probes (an unsolicited
  * STATS_REP), so a dead host's slabs come back in bounded time, and it
@@ -298,6 +301,8 @@ struct fsd_donor {
 	struct fsd_connect_table connects;	/* connect-rate */
 	struct fsd_auth_key key;	/* key-file; len 0: none */
 	char key_file[4096];		/* its path, for the log */
+	/* donor-key-file: hosts that pin it get proofs under a pair key. */
+	struct fsd_auth_key donor_key;
 	/* host-keys: a directory of per-host secrets; "": none. */
 	char host_keys[4096];
 	/*
@@ -338,6 +343,8 @@ void fsd_donor_exit(struct fsd_donor *d);
 void fsd_donor_set_key(struct fsd_donor *d, const struct fsd_auth_key *key,
 		       const char *path);
 void fsd_donor_set_host_keys(struct fsd_donor *d, const char *dir);
+void fsd_donor_set_donor_key(struct fsd_donor *d,
+			     const struct fsd_auth_key *key);
 bool fsd_donor_auth_required(const struct fsd_donor *d);
 bool fsd_session_authenticated(const struct fsd_session *s);
 unsigned int fsd_unauthenticated_from(const struct fsd_donor *d,

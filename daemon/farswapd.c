@@ -171,9 +171,11 @@ static void log_keepalive(const struct fsd_server *srv)
 static void log_auth(const struct fsd_server *srv)
 {
 	if (fsd_donor_auth_required(&srv->donor))
-		pr_info("hosts must authenticate (hmac-sha256, key-file %s, host-keys %s)",
+		pr_info("hosts must authenticate (hmac-sha256, key-file %s, host-keys %s, donor-key-file %s)",
 			srv->cfg.key_file[0] ? srv->cfg.key_file : "none",
-			srv->cfg.host_keys[0] ? srv->cfg.host_keys : "none");
+			srv->cfg.host_keys[0] ? srv->cfg.host_keys : "none",
+			srv->cfg.donor_key_file[0] ?
+				srv->cfg.donor_key_file : "none");
 	else
 		pr_warn("insecure-no-auth: hosts are not authenticated; any host that reaches %s:%u can take this donor's memory",
 			srv->cfg.listen_addr, srv->cfg.port);
@@ -1112,6 +1114,7 @@ int main(int argc, char **argv)
 {
 	static struct fsd_server srv;
 	struct fsd_auth_key key = { .len = 0 };
+	struct fsd_auth_key donor_key = { .len = 0 };
 	struct fsd_handed handed;
 	struct fsd_meminfo mi;
 	char err[512], size[32];
@@ -1196,12 +1199,19 @@ int main(int argc, char **argv)
 		if (ret)
 			die_key(srv.cfg.key_file, err, ret);
 	}
+	if (srv.cfg.donor_key_file[0]) {
+		ret = fsd_auth_load_key(srv.cfg.donor_key_file, &donor_key,
+					err, sizeof(err));
+		if (ret)
+			die_key(srv.cfg.donor_key_file, err, ret);
+	}
 	/*
 	 * The secrets live in this process from here on: no core file of it
 	 * (systemd-coredump's included), and no ptrace but by root, as
 	 * ssh-agent does.
 	 */
-	if ((srv.cfg.key_file[0] || srv.cfg.host_keys[0]) &&
+	if ((srv.cfg.key_file[0] || srv.cfg.host_keys[0] ||
+	     srv.cfg.donor_key_file[0]) &&
 	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		pr_warn("cannot keep the keys out of core dumps: %s",
 			strerror(errno));
@@ -1231,6 +1241,8 @@ int main(int argc, char **argv)
 	fsd_donor_set_domain(&srv.donor, srv.cfg.failure_domain);
 	fsd_donor_set_key(&srv.donor, &key, srv.cfg.key_file);
 	fsd_auth_key_clear(&key);
+	fsd_donor_set_donor_key(&srv.donor, &donor_key);
+	fsd_auth_key_clear(&donor_key);
 	fsd_donor_set_host_keys(&srv.donor, srv.cfg.host_keys);
 	apply_limits(&srv);
 	srv.donor.mem = mi;

@@ -29,6 +29,12 @@ void fsd_donor_set_host_keys(struct fsd_donor *d, const char *dir)
 	snprintf(d->host_keys, sizeof(d->host_keys), "%s", dir ? dir : "");
 }
 
+void fsd_donor_set_donor_key(struct fsd_donor *d,
+			     const struct fsd_auth_key *key)
+{
+	d->donor_key = *key;
+}
+
 /*
  * Close sessions whose connections were accepted but did not come up
  * within handshake-timeout: a connect that stops half way holds a
@@ -218,6 +224,31 @@ static int pick_host_key(struct fsd_donor *d, struct fsd_session *s,
 	return 0;
 }
 
+/*
+ * The secret @s proves with: the host's key, or, when the host pins this
+ * donor (FARSWAP_FEAT_PINNED, granted only with a donor key), the pair
+ * key of this donor's key and the host's.  In place in @hk.
+ */
+static int session_secret(struct fsd_donor *d, struct fsd_session *s,
+			  struct host_key *hk, char *why, size_t whylen)
+{
+	struct fsd_auth_key pair;
+	int ret;
+
+	if (!(s->features & FARSWAP_FEAT_PINNED))
+		return 0;
+	ret = fsd_auth_pair_key(&d->donor_key, &hk->key, &pair);
+	fsd_auth_key_clear(&hk->key);
+	if (ret) {
+		snprintf(why, whylen, "cannot derive the pair key: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	hk->key = pair;
+	fsd_auth_key_clear(&pair);
+	return 0;
+}
+
 bool fsd_session_key_current(struct fsd_donor *d, struct fsd_session *s,
 			     char *why, size_t whylen)
 {
@@ -225,6 +256,8 @@ bool fsd_session_key_current(struct fsd_donor *d, struct fsd_session *s,
 	bool same;
 
 	if (pick_host_key(d, s, &now, why, whylen))
+		return false;
+	if (session_secret(d, s, &now, why, whylen))
 		return false;
 	same = now.key.len == s->key.len &&
 	       !CRYPTO_memcmp(now.key.bytes, s->key.bytes, now.key.len);
@@ -242,13 +275,19 @@ bool fsd_session_key_current(struct fsd_donor *d, struct fsd_session *s,
  */
 static void log_proof(const struct fsd_donor *d, const struct fsd_session *s)
 {
+	const char *pin = s->features & FARSWAP_FEAT_PINNED ?
+		"; it pins this donor's key" :
+		d->donor_key.len ? "; it does not pin this donor's key" : "";
+
 	if (s->proof == FSD_PROOF_HOST_KEY)
-		pr_info("host %u (%s, %s): authenticated (hmac-sha256) with its own key, host-keys file %s/%s: host id proven",
-			s->nr, s->name, s->peer, d->host_keys, s->key_name);
+		pr_info("host %u (%s, %s): authenticated (hmac-sha256) with its own key, host-keys file %s/%s: host id proven%s",
+			s->nr, s->name, s->peer, d->host_keys, s->key_name,
+			pin);
 	else
-		pr_info("host %u (%s, %s): authenticated (hmac-sha256) with the shared key-file %s: host id claimed, not proven",
+		pr_info("host %u (%s, %s): authenticated (hmac-sha256) with the shared key-file %s: host id claimed, not proven%s",
 			s->nr, s->name, s->peer,
-			d->key_file[0] ? d->key_file : "(path not known)");
+			d->key_file[0] ? d->key_file : "(path not known)",
+			pin);
 }
 
 /* AUTH_REQ: answer the host's nonce with ours and the donor's MAC. */
@@ -273,7 +312,8 @@ int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 				  "bad message: AUTH_REQ out of turn");
 		return -EPROTO;
 	}
-	if (pick_host_key(d, s, &hk, why, sizeof(why))) {
+	if (pick_host_key(d, s, &hk, why, sizeof(why)) ||
+	    session_secret(d, s, &hk, why, sizeof(why))) {
 		s->auth = FSD_AUTH_FAILED;
 		d->cnt.auth_failed++;
 		auth_log(d, s, now_ms, why);

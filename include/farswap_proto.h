@@ -127,6 +127,7 @@ enum farswap_qtype {
 #define FARSWAP_FEAT_INFO	(1u << 3)	/* donor answers INFO_REQ */
 #define FARSWAP_FEAT_REVOKE	(1u << 4)	/* host takes SLAB_REVOKE notices */
 #define FARSWAP_FEAT_RESUME	(1u << 5)	/* slabs outlive the donor's restart */
+#define FARSWAP_FEAT_PINNED	(1u << 6)	/* proofs under the pair key (AUTH_*) */
 #define FARSWAP_FEATURES_KNOWN	(FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH | \
 				 FARSWAP_FEAT_INFO | FARSWAP_FEAT_REVOKE | \
 				 FARSWAP_FEAT_RESUME)
@@ -432,6 +433,23 @@ _Static_assert(sizeof(struct farswap_stats_rep) == 56, "stats_rep size");
  * donor that requires authentication refuses, at connect, a control QP
  * whose conn_req lacks FARSWAP_FEAT_AUTH (FARSWAP_ST_DENIED).  A donor
  * without a key answers AUTH_REQ with an AUTH_REP of FARSWAP_ST_DENIED.
+ *
+ * Pinned donors (FARSWAP_FEAT_PINNED, asked for like FARSWAP_FEAT_AUTH
+ * only by a host that has it: one that pins the keys of the donors it
+ * trusts).  The host proves its host key, the donor its donor key, and
+ * both at once: the two MACs are keyed with the pair key
+ *
+ *   HMAC-SHA256(donor key, FARSWAP_AUTH_LABEL_PAIR zero-padded to 16
+ *               bytes || the host key's bytes)
+ *
+ * instead of the host key.  Only a holder of both secrets can make it: a
+ * host, which holds the donor's key to check it, cannot pose as that
+ * donor to another host (it lacks that host's key), and a donor that
+ * holds a host's key but not this donor's key cannot pose as this donor.
+ * A donor grants the feature (echoes it in its conn_rep) only when it
+ * has a donor key; a host that asked for it refuses a donor that did not
+ * grant it.  A relay that strips or adds the bit only makes the MACs
+ * differ: the handshake fails, it never falls back.
  */
 #define FARSWAP_AUTH_NONCE_LEN	16
 #define FARSWAP_AUTH_MAC_LEN	32	/* HMAC-SHA256 */
@@ -441,6 +459,7 @@ _Static_assert(sizeof(struct farswap_stats_rep) == 56, "stats_rep size");
 /* The labels, zero-padded to FARSWAP_AUTH_LABEL_LEN bytes. */
 #define FARSWAP_AUTH_LABEL_DONOR "farswap donor v1"	/* 16 bytes */
 #define FARSWAP_AUTH_LABEL_HOST	"farswap host v1"	/* 15 + one zero */
+#define FARSWAP_AUTH_LABEL_PAIR	"farswap pair v1"	/* 15 + one zero */
 
 enum farswap_auth_role {
 	FARSWAP_AUTH_DONOR = 0,	/* the MAC in AUTH_CHAL */
@@ -856,6 +875,16 @@ farswap_auth_mac_input_init(struct farswap_auth_mac_input *in,
 	in->session = cpu_to_le64(session);
 	memcpy(in->host_id, host_id, FARSWAP_ID_LEN);
 	memcpy(in->donor_id, donor_id, FARSWAP_ID_LEN);
+}
+
+/*
+ * The first FARSWAP_AUTH_LABEL_LEN bytes of the pair key's HMAC input
+ * (see "Pinned donors"); the host key's bytes follow.
+ */
+static inline void farswap_auth_pair_label(__u8 label[FARSWAP_AUTH_LABEL_LEN])
+{
+	memset(label, 0, FARSWAP_AUTH_LABEL_LEN);
+	memcpy(label, FARSWAP_AUTH_LABEL_PAIR, strlen(FARSWAP_AUTH_LABEL_PAIR));
 }
 
 /*

@@ -45,10 +45,11 @@ enum {
 	FARSWAP_OPT_ENCRYPT	= 1 << 12,
 	FARSWAP_OPT_HOST_ID	= 1 << 13,
 	FARSWAP_OPT_NO_AUTH	= 1 << 14,
+	FARSWAP_OPT_DONOR_KEY	= 1 << 15,
 };
 
-/* A device is made of several donors: the one option given more than once. */
-#define FARSWAP_OPT_REPEATABLE	FARSWAP_OPT_DONOR
+/* Options given once for each donor, or each donor key a device pins. */
+#define FARSWAP_OPT_REPEATABLE	(FARSWAP_OPT_DONOR | FARSWAP_OPT_DONOR_KEY)
 
 static const match_table_t farswap_attach_tokens = {
 	{ FARSWAP_OPT_DONOR,		"donor=%s" },
@@ -66,6 +67,7 @@ static const match_table_t farswap_attach_tokens = {
 	{ FARSWAP_OPT_ENCRYPT,		"encrypt=%s" },
 	{ FARSWAP_OPT_HOST_ID,		"host_id=%s" },
 	{ FARSWAP_OPT_NO_AUTH,		"insecure_no_auth=%s" },
+	{ FARSWAP_OPT_DONOR_KEY,	"donor_key=%s" },
 	{ FARSWAP_OPT_ERR,		NULL },
 };
 
@@ -428,6 +430,17 @@ static int farswap_apply_string(int token, substring_t *arg,
 		else
 			strscpy(a->key_desc, val, sizeof(a->key_desc));
 		break;
+	case FARSWAP_OPT_DONOR_KEY:
+		if (!farswap_key_desc_valid(val))
+			ret = farswap_bad("bad donor_key '%s' (want the description of a logon key, PREFIX:NAME)",
+					  val);
+		else if (a->nr_donor_keys >= FARSWAP_DONOR_KEYS_MAX)
+			ret = farswap_bad("more than %u donor_key= given",
+					  FARSWAP_DONOR_KEYS_MAX);
+		else
+			strscpy(a->donor_key_desc[a->nr_donor_keys++], val,
+				sizeof(a->donor_key_desc[0]));
+		break;
 	case FARSWAP_OPT_HOST_ID:
 		if (farswap_parse_host_id(val, a->host_id))
 			ret = farswap_bad("bad host_id '%s' (want a UUID other than the nil one, as in /etc/farswap/hostid)",
@@ -547,6 +560,7 @@ int farswap_parse_attach(char *buf, struct farswap_attach_args *args,
 	int ret;
 
 	args->nr_donors = 0;
+	args->nr_donor_keys = 0;
 	while ((opt = farswap_next_option(&buf)) != NULL) {
 		ret = farswap_apply_option(opt, &seen, args, err, errlen);
 		if (ret)
@@ -562,6 +576,9 @@ int farswap_parse_attach(char *buf, struct farswap_attach_args *args,
 	if (args->slab_size && args->size % args->slab_size)
 		return farswap_bad("size %llu is not a multiple of slab_size %llu",
 				   args->size, args->slab_size);
+	/* A donor key is proven only together with this host's key. */
+	if (args->nr_donor_keys && !args->key_desc[0])
+		return farswap_bad("donor_key= without key=: a pinned donor proves the pair key of both (farswapctl --key-file with --donor-key-file)");
 	/* A sealed page carries its own check: another one asked is a mistake. */
 	if (args->encrypt && (seen & FARSWAP_OPT_INTEGRITY))
 		return farswap_bad("integrity= with encrypt=1: an encrypted page is checked by its cipher's own tag (%s)",

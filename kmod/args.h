@@ -63,6 +63,13 @@ struct farswap_attach_args {
 	char key_desc[FARSWAP_KEY_DESC_LEN];
 	/* Without key_desc: the attach says it means to go unauthenticated. */
 	bool insecure_no_auth;
+	/*
+	 * The logon keys of the donors this device trusts (donor_key=):
+	 * each donor must prove one of them with key_desc's (pinned).
+	 * None: any holder of key_desc's key may answer as a donor.
+	 */
+	char donor_key_desc[FARSWAP_DONOR_KEYS_MAX][FARSWAP_KEY_DESC_LEN];
+	unsigned int nr_donor_keys;
 	/* The identity the device's sessions show donors, and its source. */
 	u8 host_id[FARSWAP_ID_LEN];
 	enum farswap_host_id_source host_id_source;

@@ -53,7 +53,9 @@ bool farswap_auth_mac_equal(const u8 *a, const u8 *b)
 
 /**
  * farswap_auth_answer - check the donor's proof, and make ours
- * @key: the device's secret
+ * @keys: the secrets the donor may prove: the device's key alone, or the
+ *        pair keys of the donors it pins (FARSWAP_FEAT_PINNED)
+ * @nr_keys: how many, at least one
  * @host_nonce: the nonce this host sent in AUTH_REQ
  * @chal: the donor's AUTH_CHAL
  * @session: the session token of the donor's conn_rep
@@ -61,31 +63,91 @@ bool farswap_auth_mac_equal(const u8 *a, const u8 *b)
  * @donor_id: the donor's, from its conn_rep
  * @host_mac: receives the AUTH_PROOF MAC, only when the donor's is right
  *
- * Return: 0; -EACCES when the donor's MAC is wrong (it does not hold the
- * key: @host_mac is left zero, so nothing is ever sent to it); or the
+ * Every key is tried, a match or not, so the time taken says nothing of
+ * which one matched.
+ *
+ * Return: the index in @keys of the key the donor proved, and @host_mac
+ * made with it; -EACCES when the donor's MAC matches none (it holds none
+ * of them: @host_mac is left zero, so nothing is ever sent to it); or the
  * crypto API's error.
  */
-int farswap_auth_answer(const struct farswap_auth_key *key,
-			const u8 *host_nonce,
+int farswap_auth_answer(const struct farswap_auth_key *keys,
+			unsigned int nr_keys, const u8 *host_nonce,
 			const struct farswap_auth_chal *chal, u64 session,
 			const u8 *host_id, const u8 *donor_id,
 			u8 host_mac[FARSWAP_AUTH_MAC_LEN])
 {
 	u8 want[FARSWAP_AUTH_MAC_LEN];
-	int ret;
+	int found = -EACCES, ret = 0;
+	unsigned int i;
 
 	memset(host_mac, 0, FARSWAP_AUTH_MAC_LEN);
-	ret = farswap_auth_mac(key, FARSWAP_AUTH_DONOR, host_nonce,
-			       chal->donor_nonce, session, host_id, donor_id,
-			       want);
-	if (!ret && !farswap_auth_mac_equal(want, chal->donor_mac))
-		ret = -EACCES;
+	for (i = 0; i < nr_keys && !ret; i++) {
+		ret = farswap_auth_mac(&keys[i], FARSWAP_AUTH_DONOR,
+				       host_nonce, chal->donor_nonce, session,
+				       host_id, donor_id, want);
+		if (!ret && farswap_auth_mac_equal(want, chal->donor_mac) &&
+		    found < 0)
+			found = i;
+	}
 	memzero_explicit(want, sizeof(want));
 	if (ret)
 		return ret;
-	return farswap_auth_mac(key, FARSWAP_AUTH_HOST, host_nonce,
-				chal->donor_nonce, session, host_id, donor_id,
-				host_mac);
+	if (found < 0)
+		return found;
+	ret = farswap_auth_mac(&keys[found], FARSWAP_AUTH_HOST, host_nonce,
+			       chal->donor_nonce, session, host_id, donor_id,
+			       host_mac);
+	return ret ?: found;
+}
+
+/**
+ * farswap_auth_pair_key - the key a host and a pinned donor both prove
+ * @donor_key: the donor's secret (its farswapd donor-key-file)
+ * @host_key: this host's secret (key=)
+ * @pair: receives HMAC-SHA256(@donor_key, pair label || @host_key), not
+ *        prepared (farswap_auth_key_prepare() makes its transform)
+ *
+ * At attach, in process context (the transform is allocated here and
+ * freed before return).  See "Pinned donors" in farswap_proto.h.
+ *
+ * Return: 0, -ENOKEY without both keys, or the crypto API's error (then
+ * @pair is zero).
+ */
+int farswap_auth_pair_key(const struct farswap_auth_key *donor_key,
+			  const struct farswap_auth_key *host_key,
+			  struct farswap_auth_key *pair)
+{
+	u8 label[FARSWAP_AUTH_LABEL_LEN];
+	struct crypto_shash *tfm;
+	int ret;
+
+	memzero_explicit(pair, sizeof(*pair));
+	if (!donor_key->len || !host_key->len)
+		return -ENOKEY;
+	tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	ret = crypto_shash_setkey(tfm, donor_key->bytes, donor_key->len);
+	if (!ret) {
+		SHASH_DESC_ON_STACK(desc, tfm);
+
+		desc->tfm = tfm;
+		farswap_auth_pair_label(label);
+		ret = crypto_shash_init(desc) ?:
+		      crypto_shash_update(desc, label, sizeof(label)) ?:
+		      crypto_shash_update(desc, host_key->bytes,
+					  host_key->len) ?:
+		      crypto_shash_final(desc, pair->bytes);
+		shash_desc_zero(desc);
+	}
+	crypto_free_shash(tfm);
+	if (ret) {
+		memzero_explicit(pair, sizeof(*pair));
+		return ret;
+	}
+	pair->len = FARSWAP_AUTH_MAC_LEN;
+	return 0;
 }
 
 /* A fresh nonce, never all zero (the protocol refuses those). */

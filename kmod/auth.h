@@ -18,6 +18,8 @@
 
 /* A logon key's description: "prefix:name". */
 #define FARSWAP_KEY_DESC_LEN	128
+/* Donor keys one device may pin (donor_key=, given once for each). */
+#define FARSWAP_DONOR_KEYS_MAX	8
 
 struct crypto_shash;
 
@@ -38,11 +40,14 @@ int farswap_auth_mac(const struct farswap_auth_key *key,
 		     const u8 *donor_nonce, u64 session, const u8 *host_id,
 		     const u8 *donor_id, u8 mac[FARSWAP_AUTH_MAC_LEN]);
 bool farswap_auth_mac_equal(const u8 *a, const u8 *b);
-int farswap_auth_answer(const struct farswap_auth_key *key,
-			const u8 *host_nonce,
+int farswap_auth_answer(const struct farswap_auth_key *keys,
+			unsigned int nr_keys, const u8 *host_nonce,
 			const struct farswap_auth_chal *chal, u64 session,
 			const u8 *host_id, const u8 *donor_id,
 			u8 host_mac[FARSWAP_AUTH_MAC_LEN]);
+int farswap_auth_pair_key(const struct farswap_auth_key *donor_key,
+			  const struct farswap_auth_key *host_key,
+			  struct farswap_auth_key *pair);
 bool farswap_key_desc_valid(const char *desc);
 int farswap_auth_key_lookup(const char *desc, struct farswap_auth_key *key,
 			    char *err, size_t errlen);

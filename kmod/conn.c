@@ -390,6 +390,9 @@ static int farswap_cm_route_resolved(struct farswap_queue *q)
 	/* Announced only with a key: the donor then expects the handshake. */
 	if (donor->dev->auth_key.len)
 		req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
+	/* Only with donor keys: the donor then proves its own key too. */
+	if (donor->dev->nr_pair_keys)
+		req.features |= cpu_to_le32(FARSWAP_FEAT_PINNED);
 
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
@@ -432,9 +435,10 @@ static int farswap_cm_established(struct farswap_queue *q,
 	if (!q->qid) {
 		donor->session = le64_to_cpu(rep->session);
 		donor->version = rep->version;
-		/* FEAT_AUTH is asked for only with a key: not in KNOWN. */
+		/* FEAT_AUTH and _PINNED are asked for only with keys: not in KNOWN. */
 		donor->features = le32_to_cpu(rep->features) &
-				  (FARSWAP_FEATURES_KNOWN | FARSWAP_FEAT_AUTH);
+				  (FARSWAP_FEATURES_KNOWN | FARSWAP_FEAT_AUTH |
+				   FARSWAP_FEAT_PINNED);
 		donor->slab_size = le64_to_cpu(rep->slab_size);
 		donor->slabs_total = le32_to_cpu(rep->slabs_total);
 		WRITE_ONCE(donor->slabs_free, le32_to_cpu(rep->slabs_free));
@@ -698,18 +702,35 @@ static int farswap_auth_step(struct farswap_donor *donor,
  */
 static int farswap_donor_authenticate(struct farswap_donor *donor)
 {
-	const struct farswap_auth_key *key = &donor->dev->auth_key;
+	struct farswap_dev *dev = donor->dev;
+	const struct farswap_auth_key *keys = &dev->auth_key;
+	unsigned int nr_keys = 1;
 	u8 host_nonce[FARSWAP_AUTH_NONCE_LEN];
 	union farswap_msg req, rep;
 	int ret;
 
-	if (!key->len)
+	donor->pinned_key = -1;
+	if (!dev->auth_key.len)
 		return 0;
 	if (!(donor->features & FARSWAP_FEAT_AUTH)) {
 		farswap_donor_pr_err_ratelimited(donor, " failed authentication: it does not authenticate hosts (farswapd without key-file), and this device has a key\n");
 		farswap_donor_set_error(donor, "donor %s failed authentication: it does not offer it",
 					donor->name);
 		return -EACCES;
+	}
+	/*
+	 * Pinned: the donor must prove a pair key, never the host key
+	 * alone, which every host that shares it could prove as well.
+	 */
+	if (dev->nr_pair_keys) {
+		if (!(donor->features & FARSWAP_FEAT_PINNED)) {
+			farswap_donor_pr_err_ratelimited(donor, " failed authentication: it has no donor key (farswapd donor-key-file), and this device pins donor keys\n");
+			farswap_donor_set_error(donor, "donor %s failed authentication: it has no donor key to prove (farswapd donor-key-file), and this device pins donor keys",
+						donor->name);
+			return -EACCES;
+		}
+		keys = dev->pair_keys;
+		nr_keys = dev->nr_pair_keys;
 	}
 	farswap_auth_nonce(host_nonce);
 	farswap_msg_init(&req, FARSWAP_MSG_AUTH_REQ, donor->version, 0);
@@ -719,20 +740,29 @@ static int farswap_donor_authenticate(struct farswap_donor *donor)
 		return ret;
 
 	farswap_msg_init(&req, FARSWAP_MSG_AUTH_PROOF, donor->version, 0);
-	ret = farswap_auth_answer(key, host_nonce, &rep.auth_chal,
-				  donor->session, donor->dev->host_id,
+	ret = farswap_auth_answer(keys, nr_keys, host_nonce, &rep.auth_chal,
+				  donor->session, dev->host_id,
 				  donor->donor_id, req.auth_proof.host_mac);
+	if (ret == -EACCES && dev->nr_pair_keys) {
+		farswap_donor_pr_err_ratelimited(donor, " failed authentication: it proves none of the donor keys this device pins\n");
+		farswap_donor_set_error(donor, "donor %s failed authentication: it proves none of the %u donor key%s this device pins (another donor, or one whose donor-key-file or host key differs)",
+					donor->name, dev->nr_pair_keys,
+					dev->nr_pair_keys == 1 ? "" : "s");
+		return ret;
+	}
 	if (ret == -EACCES) {
 		farswap_donor_pr_err_ratelimited(donor, " failed authentication: its proof does not match this device's key\n");
 		farswap_donor_set_error(donor, "donor %s failed authentication (wrong key)",
 					donor->name);
 		return ret;
 	}
-	if (ret) {
+	if (ret < 0) {
 		farswap_donor_set_error(donor, "cannot compute HMAC-SHA256 (%d)",
 					ret);
 		return ret;
 	}
+	if (dev->nr_pair_keys)
+		donor->pinned_key = ret;
 	/*
 	 * The donor proved the key.  Set before the proof goes out: the
 	 * donor may send notices as soon as it has checked it.
@@ -1125,6 +1155,7 @@ struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
 	donor->dev = dev;
 	donor->index = index;
 	donor->addr = *addr;
+	donor->pinned_key = -1;
 	farswap_donor_format_name(donor);
 	mutex_init(&donor->lock);
 	spin_lock_init(&donor->state_lock);

@@ -424,6 +424,18 @@ static int farswap_reserve(struct farswap_dev *dev,
 	return 0;
 }
 
+/* The pair keys go with their transforms, which hold the keys' pads. */
+static void farswap_dev_clear_pair_keys(struct farswap_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_pair_keys; i++)
+		farswap_auth_key_clear(&dev->pair_keys[i]);
+	kfree(dev->pair_keys);
+	dev->pair_keys = NULL;
+	dev->nr_pair_keys = 0;
+}
+
 /* Stop everything and free the device; works on a half-made one too. */
 static void farswap_dev_destroy(struct farswap_dev *dev)
 {
@@ -481,6 +493,7 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 	memzero_explicit(&dev->tag_key, sizeof(dev->tag_key));
 	memzero_explicit(&dev->seal_key, sizeof(dev->seal_key));
 	farswap_auth_key_clear(&dev->auth_key);
+	farswap_dev_clear_pair_keys(dev);
 	kfree(dev->bounce);
 	kfree(dev);
 }
@@ -751,6 +764,74 @@ static void farswap_attach_pause(struct farswap_dev *dev)
 	msleep(ms);
 }
 
+/*
+ * The pair key of this host's key and the donor key @desc names (auth.h),
+ * into @pair, prepared.  The donor key itself is not kept.
+ */
+static int farswap_dev_pair_key(struct farswap_dev *dev, const char *desc,
+				struct farswap_auth_key *pair,
+				struct farswap_reason *why)
+{
+	struct farswap_auth_key donor_key;
+	int ret;
+
+	ret = farswap_auth_key_lookup(desc, &donor_key, why->msg,
+				      sizeof(why->msg));
+	if (ret)
+		return ret;
+	ret = farswap_auth_pair_key(&donor_key, &dev->auth_key, pair);
+	farswap_auth_key_clear(&donor_key);
+	if (!ret)
+		ret = farswap_auth_key_prepare(pair);
+	if (ret) {
+		farswap_auth_key_clear(pair);
+		farswap_reason_set(why, "cannot derive the pair key of donor_key '%s' (%d)",
+				   desc, ret);
+	}
+	return ret;
+}
+
+/*
+ * key= and donor_key=: the host's secret and, for each donor key, the
+ * pair key a pinned donor must prove.  Their HMAC transforms are made
+ * here, once: handshakes run under memalloc_noio.
+ */
+static int farswap_dev_load_keys(struct farswap_dev *dev,
+				 const struct farswap_attach_args *a,
+				 struct farswap_reason *why)
+{
+	unsigned int i;
+	int ret;
+
+	if (!a->key_desc[0])
+		return 0;
+	ret = farswap_auth_key_lookup(a->key_desc, &dev->auth_key, why->msg,
+				      sizeof(why->msg));
+	if (ret)
+		return ret;
+	ret = farswap_auth_key_prepare(&dev->auth_key);
+	if (ret) {
+		farswap_reason_set(why, "cannot set up HMAC-SHA256 (%d)", ret);
+		return ret;
+	}
+	if (!a->nr_donor_keys)
+		return 0;
+	dev->pair_keys = kcalloc(a->nr_donor_keys, sizeof(*dev->pair_keys),
+				 GFP_KERNEL);
+	if (!dev->pair_keys) {
+		farswap_reason_set(why, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < a->nr_donor_keys; i++) {
+		ret = farswap_dev_pair_key(dev, a->donor_key_desc[i],
+					   &dev->pair_keys[i], why);
+		if (ret)
+			return ret;	/* the keys made so far: at destroy */
+		dev->nr_pair_keys = i + 1;
+	}
+	return 0;
+}
+
 /**
  * farswap_dev_attach - create /dev/farswapN on the given donors
  * @a: parsed attach arguments
@@ -789,22 +870,14 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 	if (!a->key_desc[0])
 		farswap_dev_pr_warn(dev, "attaching without authentication (insecure_no_auth): anyone answering at a donor's address gets this host's pages\n");
 	/*
-	 * The secret, from the keyrings of the process that attaches: now,
+	 * The secrets, from the keyrings of the process that attaches: now,
 	 * not in a worker, which would see other keyrings.
 	 */
-	if (a->key_desc[0]) {
-		ret = farswap_auth_key_lookup(a->key_desc, &dev->auth_key,
-					      why->msg, sizeof(why->msg));
-		if (ret)
-			goto out_destroy;
-		/* Here, once: handshakes run under memalloc_noio. */
-		ret = farswap_auth_key_prepare(&dev->auth_key);
-		if (ret) {
-			farswap_reason_set(why, "cannot set up HMAC-SHA256 (%d)",
-					   ret);
-			goto out_destroy;
-		}
-	}
+	ret = farswap_dev_load_keys(dev, a, why);
+	if (ret)
+		goto out_destroy;
+	if (a->key_desc[0] && !a->nr_donor_keys)
+		farswap_dev_pr_warn(dev, "donors not pinned (no donor_key=): any holder of this host's key could answer as a donor\n");
 
 	ret = farswap_alloc_workqueues(dev);
 	if (!ret)

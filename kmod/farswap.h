@@ -248,6 +248,11 @@ struct farswap_donor {
 	u64 session;
 	/* it proved the device's key, or none is needed (READ_ONCE) */
 	bool proven;
+	/*
+	 * Which of the device's pinned donor keys (pair_keys) this session
+	 * proved, -1: none pinned.  Under donor->lock, shown in stat.
+	 */
+	int pinned_key;
 	u8 version;
 	u32 features;			/* FARSWAP_FEAT_* both sides support */
 	u64 slab_size;
@@ -499,6 +504,13 @@ struct farswap_dev {
 	 * wiped at detach; len 0: donors are not authenticated.
 	 */
 	struct farswap_auth_key auth_key;
+	/*
+	 * donor_key=: one pair key (auth.h) per donor key the device pins;
+	 * a donor must prove one of them (FARSWAP_FEAT_PINNED).  NULL, 0:
+	 * donors prove auth_key itself.
+	 */
+	struct farswap_auth_key *pair_keys;
+	unsigned int nr_pair_keys;
 	u64 *tags;
 	u32 *versions;
 	/*

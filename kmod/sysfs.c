@@ -301,14 +301,19 @@ static ssize_t encrypt_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 }
 static DEVICE_ATTR_RO(encrypt);
 
-/* How donors are authenticated: the algorithm, never the key or its name. */
+/*
+ * How donors are authenticated: the algorithm and how many donor keys
+ * are pinned, never a key or its name.
+ */
 static ssize_t auth_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			 char *buf)
 {
 	struct farswap_dev *dev = farswap_dev_of(d);
 
-	return sysfs_emit(buf, "auth=%s\n",
-			  dev->auth_key.len ? "hmac-sha256" : "none");
+	if (!dev->auth_key.len)
+		return sysfs_emit(buf, "auth=none\n");
+	return sysfs_emit(buf, "auth=hmac-sha256 pinned=%u\n",
+			  dev->nr_pair_keys);
 }
 static DEVICE_ATTR_RO(auth);
 

@@ -281,8 +281,12 @@ static const char *attach_host_id(const char *given, const char *file,
  * the attach (the device keeps its own copy).  Returns the key's serial.
  */
 #define KEY_FILE_DESC "farswap:key-file"
+/* --donor-key-file's: "farswap:donor-key-file-N", N from 0. */
+#define DONOR_KEY_FILE_DESC "farswap:donor-key-file-"
+/* As the module's FARSWAP_DONOR_KEYS_MAX. */
+#define DONOR_KEYS_MAX 8
 
-static long key_file_load(const char *path)
+static long key_file_load(const char *path, const char *desc)
 {
 	uint8_t secret[FARSWAP_AUTH_KEY_MAX];
 	struct passwd *pw;
@@ -300,7 +304,7 @@ static long key_file_load(const char *path)
 	}
 	if (ret)
 		die("%s", err);
-	id = syscall(SYS_add_key, "logon", KEY_FILE_DESC, secret, len,
+	id = syscall(SYS_add_key, "logon", desc, secret, len,
 		     KEY_SPEC_PROCESS_KEYRING);
 	explicit_bzero(secret, sizeof(secret));
 	if (id < 0)
@@ -514,6 +518,8 @@ static const struct attach_key {
 	{ "read-policy", 'p', "read_policy", NULL },
 	/* The key's name only: the kernel reads the secret. */
 	{ "key", 'k', "key", NULL },
+	/* A donor key to pin (its name too); given once for each. */
+	{ "donor-key", 'P', "donor_key", NULL },
 	/* No key, on purpose: the module refuses a keyless attach without. */
 	{ "insecure-no-auth", 'U', "insecure_no_auth", "1" },
 };
@@ -625,12 +631,18 @@ static bool attach_may_pass(int err)
 static int cmd_attach(const struct ctl_command *cmd, int argc,
 		      char **argv)
 {
-	/* The table's options, then --name, the host id's two, --key-file and --help. */
-	struct option opts[NR_ATTACH_KEYS + 6] = { };
+	/*
+	 * The table's options, then --name, the host id's two, --key-file,
+	 * --donor-key-file and --help.
+	 */
+	struct option opts[NR_ATTACH_KEYS + 7] = { };
 	char shortopts[3 * NR_ATTACH_KEYS + 16] = "";
 	static char base[MAX_CMD];
 	const char *name = NULL, *given_id = NULL, *id_file = NULL;
 	const char *key_file = NULL;
+	const char *donor_key_file[DONOR_KEYS_MAX];
+	long donor_key_id[DONOR_KEYS_MAX];
+	unsigned int nr_donor_key_files = 0, nr_donor_keys = 0;
 	bool have_key = false, no_auth = false;
 	long key_id = -1;
 	const char *host_id;
@@ -655,8 +667,10 @@ static int cmd_attach(const struct ctl_command *cmd, int argc,
 				     'F' };
 	opts[i++] = (struct option){ "key-file", required_argument, NULL,
 				     'K' };
+	opts[i++] = (struct option){ "donor-key-file", required_argument,
+				     NULL, 'Q' };
 	opts[i] = (struct option){ "help", no_argument, NULL, 'h' };
-	memcpy(shortopts + n, "n:I:F:K:h", 10);
+	memcpy(shortopts + n, "n:I:F:K:Q:h", 12);
 
 	while ((c = command_getopt(cmd, argc, argv, shortopts, opts)) != -1) {
 		if (c == 'n') {
@@ -675,6 +689,17 @@ static int cmd_attach(const struct ctl_command *cmd, int argc,
 			key_file = optarg;
 			continue;
 		}
+		if (c == 'Q') {
+			if (nr_donor_key_files + nr_donor_keys >= DONOR_KEYS_MAX)
+				usage_error("attach: at most %u donor keys (--donor-key-file, --donor-key)",
+					    DONOR_KEYS_MAX);
+			donor_key_file[nr_donor_key_files++] = optarg;
+			continue;
+		}
+		if (c == 'P' &&
+		    nr_donor_key_files + nr_donor_keys++ >= DONOR_KEYS_MAX)
+			usage_error("attach: at most %u donor keys (--donor-key-file, --donor-key)",
+				    DONOR_KEYS_MAX);
 		k = attach_key_of(c);
 		if (!k)
 			continue;
@@ -691,11 +716,20 @@ static int cmd_attach(const struct ctl_command *cmd, int argc,
 		usage_error("attach: --key and --key-file are one or the other");
 	if (no_auth && (have_key || key_file))
 		usage_error("attach: --insecure-no-auth is for an attach without --key or --key-file");
+	if ((nr_donor_key_files || nr_donor_keys) && !have_key && !key_file)
+		usage_error("attach: a donor key is proven with this host's key: give --key-file or --key too");
 	/* Before the module: a bad host id or key file is said whether it loads or not. */
 	host_id = attach_host_id(given_id, id_file, id);
 	if (key_file) {
-		key_id = key_file_load(key_file);
+		key_id = key_file_load(key_file, KEY_FILE_DESC);
 		append(base, " key=%s", KEY_FILE_DESC);
+	}
+	for (i = 0; i < nr_donor_key_files; i++) {
+		char desc[64];
+
+		snprintf(desc, sizeof(desc), DONOR_KEY_FILE_DESC "%zu", i);
+		donor_key_id[i] = key_file_load(donor_key_file[i], desc);
+		append(base, " donor_key=%s", desc);
 	}
 	ensure_module();
 	fd = open_ctl_dev();
@@ -708,6 +742,8 @@ static int cmd_attach(const struct ctl_command *cmd, int argc,
 	/* The device copied the secret at attach: the key is done with. */
 	if (key_id >= 0)
 		syscall(SYS_keyctl, KEYCTL_INVALIDATE, key_id);
+	for (i = 0; i < nr_donor_key_files; i++)
+		syscall(SYS_keyctl, KEYCTL_INVALIDATE, donor_key_id[i]);
 	if (err && attach_may_pass(err)) {
 		fprintf(stderr, "%s: attach failed: %s (%s); try again later\n",
 			prog, reason, strerror(err));
@@ -1201,6 +1237,7 @@ static const struct ctl_command commands[] = {
 			 "[--integrity siphash|crc32c|off | --encrypt]\n"
 			 "[--replicas N] [--read-policy fastest|round-robin]\n"
 			 "[--key-file FILE | --key PREFIX:NAME | --insecure-no-auth]\n"
+			 "[--donor-key-file FILE ... | --donor-key PREFIX:NAME ...]\n"
 			 "[--host-id UUID | --hostid-file FILE]",
 		.help = "attach creates /dev/farswapN, swapping to the donors' memory (farswapd\n"
 			"runs there), and prints its name; then: mkswap /dev/farswapN; swapon it.\n"
@@ -1216,6 +1253,10 @@ static const struct ctl_command commands[] = {
 			"Without either the module refuses the attach: anyone answering at a\n"
 			"donor's address would get this host's pages.  --insecure-no-auth\n"
 			"attaches without, on purpose (logged as a warning).\n"
+			"--donor-key-file FILE (up to 8, with --donor-key) pins the donors: each\n"
+			"must prove one of these donor keys (its farswapd donor-key-file) together\n"
+			"with this host's key, so no other holder of this host's key can answer as\n"
+			"a donor.  Without, the device says its donors are not pinned.\n"
 			"Donors that do not answer are left behind and reconnected in the\n"
 			"background (status shows them reconnecting, and why) if one answers; attach\n"
 			"fails when none does (exit status 75, EX_TEMPFAIL: try again later), or\n"

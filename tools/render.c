@@ -503,9 +503,14 @@ static void json_device(struct fsj *j, const struct fsh_device *dev)
 	json_file_u64(j, "io_timeout_ms", f[FSH_IO_TIMEOUT_MS], 1);
 	{
 		char auth[32];
+		uint64_t pinned;
 
 		fsj_string(j, "auth", auth_name(f[FSH_AUTH], auth,
 						sizeof(auth)));
+		if (f[FSH_AUTH] && fsh_kv_u64(f[FSH_AUTH], "pinned", &pinned))
+			fsj_u64(j, "pinned_donor_keys", pinned);
+		else
+			fsj_null(j, "pinned_donor_keys");
 	}
 	{
 		char policy[32];
@@ -1231,8 +1236,13 @@ static int text_device(FILE *out, const struct fsh_device *dev)
 
 		if (how && !strcmp(how, "none"))
 			fprintf(out, "  auth: none: donors are not authenticated (attached with insecure_no_auth): anyone answering at their addresses gets this host's pages\n");
+		else if (kv_num(auth, "pinned") > 0)
+			fprintf(out, "  auth: %s, donors pinned: each proves one of %llu donor key%s\n",
+				how ?: "?", kv_num(auth, "pinned"),
+				kv_num(auth, "pinned") == 1 ? "" : "s");
 		else
-			fprintf(out, "  auth: %s\n", how ?: "?");
+			fprintf(out, "  auth: %s, donors not pinned: any holder of this host's key could answer as a donor (--donor-key-file pins them)\n",
+				how ?: "?");
 	}
 	text_host_id(out, dev);
 	if (dev->latency) {

@@ -8,6 +8,8 @@
  * hand and fed to `openssl dgst -sha256 -hmac KEY` (the same answer the
  * daemon's unit test checks, so host and donor agree byte for byte).
  * Every field the MAC binds changes it when one of its bytes flips.
+ * The pair key of pinned donors is checked the same way, against
+ * Python's hmac (as the daemon's unit test checks it).
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
@@ -68,7 +70,7 @@ static int answer_with(const struct farswap_auth_key *key,
 
 	ret = farswap_auth_key_prepare(&k);
 	if (!ret)
-		ret = farswap_auth_answer(&k, host_nonce, chal, session,
+		ret = farswap_auth_answer(&k, 1, host_nonce, chal, session,
 					  host_id, donor_id, host_mac);
 	farswap_auth_key_clear(&k);
 	return ret;
@@ -312,6 +314,112 @@ static void key_option_test(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(err, "given twice"));
 }
 
+/* HMAC-SHA256(DKEY, "farswap pair v1" "\0" KEY), from Python's hmac. */
+#define DKEY "fedcba9876543210fedcba9876543210"
+static const u8 want_pair[32] = {
+	0x27, 0x37, 0x01, 0x33, 0x4a, 0xef, 0xea, 0x9b,
+	0xd7, 0x6d, 0x36, 0x35, 0x6d, 0x1f, 0x35, 0xf1,
+	0xfd, 0xc8, 0x6e, 0xba, 0xc3, 0x45, 0xaa, 0x1d,
+	0x51, 0xa8, 0xe1, 0xcb, 0x10, 0x06, 0x92, 0x0e,
+};
+
+static void pair_key_test(struct kunit *test)
+{
+	struct farswap_auth_key dk = { .len = 32 }, hk = { .len = 32 };
+	struct farswap_auth_key pair, none = { .len = 0 };
+
+	memcpy(dk.bytes, DKEY, 32);
+	memcpy(hk.bytes, KEY, 32);
+	KUNIT_ASSERT_EQ(test, farswap_auth_pair_key(&dk, &hk, &pair), 0);
+	KUNIT_EXPECT_EQ(test, pair.len, 32U);
+	KUNIT_EXPECT_NULL(test, pair.tfm);
+	KUNIT_EXPECT_MEMEQ(test, pair.bytes, want_pair, 32);
+	hk.bytes[31] ^= 1;
+	KUNIT_ASSERT_EQ(test, farswap_auth_pair_key(&dk, &hk, &pair), 0);
+	KUNIT_EXPECT_MEMNEQ(test, pair.bytes, want_pair, 32);
+	KUNIT_EXPECT_EQ(test, farswap_auth_pair_key(&none, &hk, &pair),
+			-ENOKEY);
+	KUNIT_EXPECT_EQ(test, pair.len, 0U);
+	KUNIT_EXPECT_EQ(test, farswap_auth_pair_key(&dk, &none, &pair),
+			-ENOKEY);
+}
+
+/*
+ * A pinning host tries each pair key it holds and answers with the one
+ * the donor proved; the host key alone, or a donor key it does not pin,
+ * proves nothing.
+ */
+static void pinned_answer_test(struct kunit *test)
+{
+	struct farswap_auth_key *keys;
+	struct farswap_auth_chal chal;
+	struct mac_in m, donor;
+	u8 proof[32], want[32];
+	int i;
+
+	keys = kunit_kcalloc(test, 3, sizeof(*keys), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	mac_in_init(&m);
+	/* Three pinned donors: pair keys of three donor keys with KEY. */
+	for (i = 0; i < 3; i++) {
+		struct farswap_auth_key dk = { .len = 32 };
+
+		memcpy(dk.bytes, DKEY, 32);
+		dk.bytes[0] += i;
+		KUNIT_ASSERT_EQ(test, farswap_auth_pair_key(&dk, &m.key,
+							    &keys[i]), 0);
+		KUNIT_ASSERT_EQ(test, farswap_auth_key_prepare(&keys[i]), 0);
+	}
+	/* The donor of the second key. */
+	donor = m;
+	donor.key = keys[1];
+	donor.key.tfm = NULL;
+	memset(&chal, 0, sizeof(chal));
+	memcpy(chal.donor_nonce, m.dn, sizeof(chal.donor_nonce));
+	KUNIT_ASSERT_EQ(test, mac_of(&donor, FARSWAP_AUTH_DONOR,
+				     chal.donor_mac), 0);
+	KUNIT_EXPECT_EQ(test, farswap_auth_answer(keys, 3, m.hn, &chal,
+						  m.session, m.hid, m.did,
+						  proof), 1);
+	KUNIT_ASSERT_EQ(test, mac_of(&donor, FARSWAP_AUTH_HOST, want), 0);
+	KUNIT_EXPECT_MEMEQ(test, proof, want, 32);
+	/* One pinned key fewer: that donor is refused. */
+	KUNIT_EXPECT_EQ(test, farswap_auth_answer(keys, 1, m.hn, &chal,
+						  m.session, m.hid, m.did,
+						  proof), -EACCES);
+	KUNIT_EXPECT_TRUE(test, farswap_is_zero(proof, sizeof(proof)));
+	/* A donor proving the host key alone (unpinned): refused. */
+	memcpy(chal.donor_mac, want_donor, 32);
+	KUNIT_EXPECT_EQ(test, farswap_auth_answer(keys, 3, m.hn, &chal,
+						  m.session, m.hid, m.did,
+						  proof), -EACCES);
+	for (i = 0; i < 3; i++)
+		farswap_auth_key_clear(&keys[i]);
+}
+
+static void donor_key_option_test(struct kunit *test)
+{
+	struct farswap_attach_args *a = kunit_kzalloc(test, sizeof(*a),
+						      GFP_KERNEL);
+	char err[FARSWAP_ERR_LEN] = "";
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ_MSG(test, parse(test, "donor=10.0.0.1 size=4G key=f:h donor_key=f:d1 donor_key=f:d2",
+					a, err), 0, "refused: %s", err);
+	KUNIT_EXPECT_EQ(test, a->nr_donor_keys, 2U);
+	KUNIT_EXPECT_STREQ(test, a->donor_key_desc[0], "f:d1");
+	KUNIT_EXPECT_STREQ(test, a->donor_key_desc[1], "f:d2");
+	KUNIT_EXPECT_EQ(test, parse(test, "donor=10.0.0.1 size=4G donor_key=f:d1",
+				    a, err), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(err, "without key="));
+	KUNIT_EXPECT_EQ(test, parse(test, "donor=10.0.0.1 size=4G key=f:h donor_key=d1",
+				    a, err), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(err, "bad donor_key"));
+	KUNIT_EXPECT_EQ(test, parse(test, "donor=10.0.0.1 size=4G key=f:h donor_key=a:1 donor_key=a:2 donor_key=a:3 donor_key=a:4 donor_key=a:5 donor_key=a:6 donor_key=a:7 donor_key=a:8 donor_key=a:9",
+				    a, err), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(err, "more than 8"));
+}
+
 static struct kunit_case farswap_auth_cases[] = {
 	KUNIT_CASE(known_answer_test),
 	KUNIT_CASE(flipped_byte_test),
@@ -322,6 +430,9 @@ static struct kunit_case farswap_auth_cases[] = {
 	KUNIT_CASE(key_desc_test),
 	KUNIT_CASE(key_missing_test),
 	KUNIT_CASE(key_option_test),
+	KUNIT_CASE(pair_key_test),
+	KUNIT_CASE(pinned_answer_test),
+	KUNIT_CASE(donor_key_option_test),
 	{}
 };
 

@@ -864,10 +864,195 @@ static void test_cap_keyed_on_proof(void **state)
 	remove_keys_dir();
 }
 
+/* The donor key of the pinning tests. */
+#define DKEY "fedcba9876543210fedcba9876543210"
+
+static void set_donor_key(struct fsd_donor *d, const char *secret)
+{
+	struct fsd_auth_key k = { .len = strlen(secret) };
+
+	memcpy(k.bytes, secret, k.len);
+	fsd_donor_set_donor_key(d, &k);
+}
+
+static struct fsd_auth_key pair_of(const char *donor, const char *host)
+{
+	struct fsd_auth_key dk = { .len = strlen(donor) };
+	struct fsd_auth_key hk = { .len = strlen(host) };
+	struct fsd_auth_key pair;
+
+	memcpy(dk.bytes, donor, dk.len);
+	memcpy(hk.bytes, host, hk.len);
+	assert_int_equal(fsd_auth_pair_key(&dk, &hk, &pair), 0);
+	return pair;
+}
+
+/* A control session of @host asking for @features on top of FEAT_AUTH. */
+static struct fsd_session *session_with(struct ctx *c, const char *host,
+					uint32_t features,
+					struct fsd_conn_decision *dec)
+{
+	struct farswap_conn_req req;
+	struct fsd_session *s;
+
+	farswap_conn_req_init(&req, FARSWAP_QT_CTRL, 0, 2, 0, 128);
+	req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH | features);
+	strncpy((char *)req.host_id, host, FARSWAP_ID_LEN);
+	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), dec, 0);
+	if (dec->status != FARSWAP_ST_OK)
+		return NULL;
+	s = fsd_session_new(&c->d, dec, "10.0.0.1:5000", 0);
+	if (s)
+		fsd_session_established(&c->d, s, 0);
+	return s;
+}
+
+static void mac_with(const struct fsd_auth_key *k,
+		     enum farswap_auth_role role, const struct fsd_session *s,
+		     const uint8_t *dnonce, const uint8_t *donor_id,
+		     uint8_t *mac)
+{
+	assert_int_equal(fsd_auth_mac(k, role, HNONCE, dnonce, s->token,
+				      s->host_id, donor_id, mac), 0);
+}
+
+/*
+ * Known answer, computed apart from this code (Python's hmac):
+ * HMAC-SHA256(DKEY, "farswap pair v1" "\0" KEY).
+ */
+static void test_pair_key_known_answer(void **state)
+{
+	static const uint8_t want[32] = {
+		0x27, 0x37, 0x01, 0x33, 0x4a, 0xef, 0xea, 0x9b,
+		0xd7, 0x6d, 0x36, 0x35, 0x6d, 0x1f, 0x35, 0xf1,
+		0xfd, 0xc8, 0x6e, 0xba, 0xc3, 0x45, 0xaa, 0x1d,
+		0x51, 0xa8, 0xe1, 0xcb, 0x10, 0x06, 0x92, 0x0e,
+	};
+	struct fsd_auth_key pair = pair_of(DKEY, KEY), none = { .len = 0 };
+	struct fsd_auth_key hk = { .len = 32 };
+
+	(void)state;
+	assert_int_equal(pair.len, 32);
+	assert_memory_equal(pair.bytes, want, 32);
+	/* Each key changes it; either missing makes none. */
+	pair = pair_of(DKEY, "0123456789abcdef0123456789abcdeF");
+	assert_memory_not_equal(pair.bytes, want, 32);
+	memcpy(hk.bytes, KEY, 32);
+	assert_int_equal(fsd_auth_pair_key(&none, &hk, &pair), -ENOKEY);
+	assert_int_equal(pair.len, 0);
+	assert_int_equal(fsd_auth_pair_key(&hk, &none, &pair), -ENOKEY);
+}
+
+/*
+ * A host that pins this donor: granted only with a donor key, then both
+ * MACs are under the pair key, and the host key alone proves nothing.
+ */
+static void test_pinned_host_proves_pair(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_auth_key pair = pair_of(DKEY, KEY), host = { .len = 32 };
+	const struct farswap_auth_chal *ch;
+	struct fsd_session *s;
+	uint8_t want[32], mac[32];
+
+	memcpy(host.bytes, KEY, 32);
+	set_donor_key(&c->d, DKEY);
+	s = session_with(c, "host-a", FARSWAP_FEAT_PINNED, &dec);
+	assert_non_null(s);
+	assert_true(s->features & FARSWAP_FEAT_PINNED);
+	ch = auth_req(c, s);
+	mac_with(&pair, FARSWAP_AUTH_DONOR, s, ch->donor_nonce,
+		 c->d.donor_id, want);
+	assert_memory_equal(ch->donor_mac, want, 32);
+	/* Under the host key alone, as an unpinned donor would: not it. */
+	mac_with(&host, FARSWAP_AUTH_DONOR, s, ch->donor_nonce,
+		 c->d.donor_id, want);
+	assert_memory_not_equal(ch->donor_mac, want, 32);
+	/* A host that proves the host key alone is refused... */
+	mac_with(&host, FARSWAP_AUTH_HOST, s, ch->donor_nonce, c->d.donor_id,
+		 mac);
+	assert_int_equal(proof(c, s, mac), -EACCES);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->auth_rep.status),
+			 FARSWAP_ST_DENIED);
+	/* ...one that proves the pair key is in. */
+	s = session_with(c, "host-b", FARSWAP_FEAT_PINNED, &dec);
+	assert_non_null(s);
+	ch = auth_req(c, s);
+	mac_with(&pair, FARSWAP_AUTH_HOST, s, ch->donor_nonce, c->d.donor_id,
+		 mac);
+	assert_int_equal(proof(c, s, mac), 0);
+	assert_int_equal(s->auth, FSD_AUTH_OK);
+	assert_int_equal(io_join(c, s), FARSWAP_ST_OK);
+	fsd_auth_key_clear(&c->d.donor_key);
+}
+
+/* Without a donor key the feature is not granted: the host refuses then. */
+static void test_pinned_host_no_donor_key(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s;
+
+	s = session_with(c, "host-a", FARSWAP_FEAT_PINNED, &dec);
+	assert_non_null(s);
+	assert_false(s->features & FARSWAP_FEAT_PINNED);
+	assert_true(s->features & FARSWAP_FEAT_AUTH);
+}
+
+/* A donor key does not change what an unpinning host proves. */
+static void test_unpinned_host_with_donor_key(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	const struct farswap_auth_chal *ch;
+	struct fsd_session *s;
+	uint8_t mac[32];
+
+	set_donor_key(&c->d, DKEY);
+	s = session_with(c, "host-a", 0, &dec);
+	assert_non_null(s);
+	assert_false(s->features & FARSWAP_FEAT_PINNED);
+	ch = auth_req(c, s);
+	host_mac(KEY, s, ch->donor_nonce, mac);
+	assert_int_equal(proof(c, s, mac), 0);
+	assert_int_equal(s->auth, FSD_AUTH_OK);
+	fsd_auth_key_clear(&c->d.donor_key);
+}
+
+/* donor-key-file needs a host's key to be proven with. */
+static void test_config_donor_key_alone(void **state)
+{
+	struct fsd_config cfg;
+	char err[512];
+
+	(void)state;
+	fsd_config_defaults(&cfg);
+	assert_int_equal(fsd_config_set(&cfg, "donor-key-file",
+					"/etc/farswap/donor.key", err,
+					sizeof(err)), 0);
+	assert_int_equal(fsd_config_check_auth(&cfg, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "donor-key-file without key-file"));
+	assert_int_equal(fsd_config_set(&cfg, "host-keys", "/etc/farswap/h",
+					err, sizeof(err)), 0);
+	assert_int_equal(fsd_config_check_auth(&cfg, err, sizeof(err)), 0);
+	assert_int_not_equal(fsd_config_set(&cfg, "donor-key-file", "rel",
+					    err, sizeof(err)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mac_known_answer),
+		cmocka_unit_test(test_pair_key_known_answer),
+		cmocka_unit_test_setup_teardown(test_pinned_host_proves_pair,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pinned_host_no_donor_key,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unpinned_host_with_donor_key,
+						setup, teardown),
+		cmocka_unit_test(test_config_donor_key_alone),
 		cmocka_unit_test(test_key_file),
 		cmocka_unit_test(test_config_needs_key_or_insecure),
 		cmocka_unit_test_setup_teardown(test_host_without_auth_refused,

@@ -948,7 +948,7 @@ static void test_key_table_round_trip(void **state)
 	assert_string_equal(first, second);
 	/* The printer keeps its order: the table's. */
 	assert_int_equal(strncmp(first, "listen 10.9.8.7:7000\n", 21), 0);
-	assert_non_null(strstr(first, "\nhost-keys none\ninsecure-no-auth yes\n"));
+	assert_non_null(strstr(first, "\nhost-keys none\ndonor-key-file none\ninsecure-no-auth yes\n"));
 	/* A short buffer gets the first bytes, terminated. */
 	fsd_config_print(&c, second, 10);
 	assert_string_equal(second, "listen 10");
@@ -1057,7 +1057,8 @@ static void test_key_table_reload(void **state)
 		{ "revoke-after", "8" },
 		{ "metrics-file", "/tmp/m" }, { "donor-id", "other" },
 		{ "failure-domain", "rackZ" }, { "key-file", "/k" },
-		{ "host-keys", "/hk" }, { "insecure-no-auth", "yes" },
+		{ "host-keys", "/hk" }, { "donor-key-file", "/dk" },
+		{ "insecure-no-auth", "yes" },
 	};
 	struct fsd_config cur, next, run;
 	char err[256], keys[256];
@@ -1066,7 +1067,7 @@ static void test_key_table_reload(void **state)
 	(void)state;
 	assert_int_equal(ARRAY_SIZE(next_vals), fsd_nr_keys);
 	fsd_config_restart_keys(keys, sizeof(keys));
-	assert_string_equal(keys, "listen, donate, slab-size, hugepages, stats-socket, resume-grace, key-file, host-keys and insecure-no-auth");
+	assert_string_equal(keys, "listen, donate, slab-size, hugepages, stats-socket, resume-grace, key-file, host-keys, donor-key-file and insecure-no-auth");
 	fsd_config_defaults(&cur);
 	/* Nothing changed: nothing to say. */
 	next = cur;

@@ -464,7 +464,7 @@ static void test_conn_ctrl(void **state)
 	assert_int_equal(le32_to_cpu(rep.slabs_free), NR);
 	/* No key: the donor does not offer authentication. */
 	assert_int_equal(le32_to_cpu(rep.features),
-			 FSD_FEATURES & ~FARSWAP_FEAT_AUTH);
+			 FSD_FEATURES & ~(FARSWAP_FEAT_AUTH | FARSWAP_FEAT_PINNED));
 	assert_memory_equal(rep.donor_id, "donor-1", 7);
 }
 

@@ -184,6 +184,22 @@ donors = a
 size = 1G
 key-file = /k
 [farswap0]' ":5: \[farswap0\] twice"
+echo 0 >"$tmp/answers"
+expect "donor-key-files pin the donors" run "$one
+donor-key-files = /etc/farswap/donors/a.key  /etc/farswap/donors/b.key" start
+grep -qx -- 'farswapctl attach --name farswap0 --size 64M --donor 10.0.0.2 --key-file /etc/farswap/key --donor-key-file /etc/farswap/donors/a.key --donor-key-file /etc/farswap/donors/b.key' "$tmp/log" &&
+	ok "donor-key-files: one --donor-key-file each" ||
+	not_ok "donor-key-files: one --donor-key-file each" "$(cat "$tmp/log")"
+refused "donor-key-files without key-file" '[farswap0]
+donors = a
+size = 1G
+insecure-no-auth = yes
+donor-key-files = /d.key' "has donor-key-files but no key-file"
+refused "a relative donor key file" '[farswap0]
+donors = a
+size = 1G
+key-file = /k
+donor-key-files = d.key' "donor-key-files are absolute paths: d.key"
 refused "no key-file, no insecure-no-auth" '[farswap0]
 donors = a
 size = 1G' "has no key-file: the donors would not be authenticated"

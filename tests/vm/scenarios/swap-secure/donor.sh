@@ -61,7 +61,35 @@ head -c 32 /dev/urandom | base64 -w0 >"$BED/host.key"
 install -m 0600 "$BED/host.key" "/run/hosts.d/$(cat "$BED/host_id")"
 bed_signal host-key
 
+# Pinned donors (host.sh, 5): two more farswapd here, each with a donor
+# key of its own; the first's is handed to the host.
+bed_wait host pin-ready 900
+"$FS_FARSWAPD" --gen-key /run/donor.key
+"$FS_FARSWAPD" --gen-key /run/impostor.key
+cp /run/donor.key "$BED/donor.key"
+pins=()
+for p in "7472 donor" "7473 impostor"; do
+	read -r port key <<<"$p"
+	"$FS_FARSWAPD" --config /dev/null --listen "$FARSWAP_ADDR:$port" \
+		--stats-socket none --host-keys /run/hosts.d \
+		--donor-key-file "/run/$key.key" --donate 32M --headroom 16M \
+		--slab-size 16M --handshake-timeout 20s >"$BED/$key-farswapd.log" 2>&1 &
+	pins+=($!)
+	bed_wait_rdma_listen "$port" 60 $!
+done
+bed_signal pinned-up
+
 bed_wait host done 900
+kill -TERM "${pins[@]}"
+wait "${pins[@]}" || bed_fail "a pinned farswapd exited non-zero on SIGTERM"
+grep -q "authenticated (hmac-sha256) with its own key, .*: host id proven; it pins this donor's key" "$BED/donor-farswapd.log" ||
+	bed_fail "the pinned donor's log does not say the host pinned it"
+grep -q "does not pin this donor's key" "$BED/impostor-farswapd.log" ||
+	bed_fail "the impersonator's log does not show the unpinned host"
+for f in donor impostor; do
+	! grep -qF "$(od -An -tx1 "/run/$f.key" | tr -d ' \n')" "$BED/$f-farswapd.log" ||
+		bed_fail "a donor key is in $f's log"
+done
 [ "$(counter auth_ok)" -gt 0 ] || bed_fail "no session authenticated"
 bed_result secure.donor.auth_ok "$(counter auth_ok)"
 ! grep -qF "$(od -An -tx1 "$FS_KEY_FILE" | tr -d ' \n')" "$BED/$FARSWAP_ROLE-farswapd.log" ||

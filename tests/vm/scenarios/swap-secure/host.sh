@@ -8,7 +8,10 @@
 # swap signature, and every page verifies.  3. farswap's own encryption
 # (--encrypt): with it the donor finds nothing of what the host wrote in
 # the memory it lends, and swap to it verifies every page; without it
-# (the control: the search works), it finds it all.
+# (the control: the search works), it finds it all.  4. A key of the
+# host's own.  5. Pinned donors: an impersonator holding the host's key
+# but not the donor key the host pins gets no session, nor does a donor
+# without a donor key; the pinned donor does.
 set -euo pipefail
 . "$FARSWAP_SRC/tests/vm/guest-lib.sh"
 . "$FARSWAP_SRC/tests/vm/farswap-lib.sh"
@@ -182,6 +185,45 @@ bed_log "with a key of its own: $dev"
 "$FS_CTL" status "$name" | bed_grep "host id: $(</etc/farswap/hostid)" ||
 	bed_fail "farswapctl status does not show the device's host id"
 "$FS_CTL" detach "$name"
+
+# 5. Pinned donors.  On the donor's machine: at port 7472 the donor this
+# host pins (its donor-key-file is $BED/donor.key, handed to this host as
+# an admin would), at 7473 an impersonator that holds this host's key
+# too (as any other donor of the pool does) but another donor key, and at
+# 7471 the donor without a donor key.  Pinned, only the first gets the
+# session; unpinned, the impersonator does too (what pinning closes).
+bed_signal pin-ready
+bed_wait donor pinned-up 300
+install -m 0600 "$BED/donor.key" /run/donor.key
+pinned() { "$FS_CTL" attach --key farswap:own --donor-key-file /run/donor.key "$@"; }
+for at in "$donor:7473 none of the 1 donor key this device pins" \
+	  "$donor:7471 no donor key to prove"; do
+	read -r addr why <<<"$at"
+	if out=$(pinned --donor "$addr" --size 64M 2>&1); then
+		bed_fail "a pinned attach to $addr succeeded: $out"
+	fi
+	grep -qF -- "$why" <<<"$out" || bed_fail "pinned attach to $addr: '$out' does not say '$why'"
+	bed_log "pinned attach to $addr refused: $out"
+done
+dev=$(pinned --donor "$donor:7472" --size 64M) || bed_fail "the pinned donor refused: $dev"
+name=${dev#/dev/}
+[ "$(</sys/block/"$name"/farswap/auth)" = "auth=hmac-sha256 pinned=1" ] ||
+	bed_fail "a pinned device's auth says '$(</sys/block/"$name"/farswap/auth)'"
+"$FS_CTL" status "$name" | bed_grep "donors pinned: each proves one of 1 donor key" ||
+	bed_fail "farswapctl status does not say the donors are pinned"
+head -c 16M /dev/urandom >/run/pinned-data
+dd if=/run/pinned-data of="$dev" bs=1M oflag=direct conv=fsync status=none
+cmp /run/pinned-data <(dd if="$dev" bs=1M count=16 iflag=direct status=none) ||
+	bed_fail "16 MiB written to the pinned donor did not read back"
+[ "$(fs_donor_field "$name" "$donor" writes)" -gt 0 ] || bed_fail "no write reached the pinned donor"
+"$FS_CTL" detach "$name"
+# Unpinned, the same host key lets the impersonator answer.
+dev=$(fs_attach --donor "$donor:7473" --size 64M --key farswap:own) ||
+	bed_fail "an unpinned attach to the impersonator failed: $dev"
+"$FS_CTL" status "${dev#/dev/}" | bed_grep "donors not pinned" ||
+	bed_fail "farswapctl status does not say the donors are not pinned"
+"$FS_CTL" detach "${dev#/dev/}"
+bed_log "pinned: the donor key's holder alone got the session; unpinned, the impersonator did too"
 rmmod farswap
 check_kernel_log
 bed_signal done
