@@ -61,6 +61,138 @@ int fsd_auth_pair_key(const struct fsd_auth_key *donor_key,
 	return 0;
 }
 
+int fsd_kx_public(const uint8_t priv[FARSWAP_KX_PUB_LEN],
+		  uint8_t pub[FARSWAP_KX_PUB_LEN])
+{
+	size_t len = FARSWAP_KX_PUB_LEN;
+	EVP_PKEY *key;
+	int ok;
+
+	key = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, priv,
+					   FARSWAP_KX_PUB_LEN);
+	if (!key)
+		return -EIO;
+	ok = EVP_PKEY_get_raw_public_key(key, pub, &len) == 1 &&
+	     len == FARSWAP_KX_PUB_LEN;
+	EVP_PKEY_free(key);
+	return ok ? 0 : -EIO;
+}
+
+int fsd_kx_shared(const uint8_t priv[FARSWAP_KX_PUB_LEN],
+		  const uint8_t peer_pub[FARSWAP_KX_PUB_LEN],
+		  uint8_t dh[FARSWAP_KX_PUB_LEN])
+{
+	EVP_PKEY *mine, *peer = NULL;
+	EVP_PKEY_CTX *ctx = NULL;
+	size_t len = FARSWAP_KX_PUB_LEN;
+	int ret = -EIO;
+
+	mine = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, priv,
+					    FARSWAP_KX_PUB_LEN);
+	if (mine)
+		peer = EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, NULL,
+						   peer_pub,
+						   FARSWAP_KX_PUB_LEN);
+	if (peer)
+		ctx = EVP_PKEY_CTX_new(mine, NULL);
+	/* OpenSSL refuses a low-order point itself (an all-zero result). */
+	if (ctx && EVP_PKEY_derive_init(ctx) == 1 &&
+	    EVP_PKEY_derive_set_peer(ctx, peer) == 1)
+		ret = EVP_PKEY_derive(ctx, dh, &len) == 1 &&
+		      len == FARSWAP_KX_PUB_LEN ? 0 : -EINVAL;
+	if (!ret && farswap_is_zero(dh, FARSWAP_KX_PUB_LEN))
+		ret = -EINVAL;
+	if (ret)
+		explicit_bzero(dh, FARSWAP_KX_PUB_LEN);
+	EVP_PKEY_CTX_free(ctx);
+	EVP_PKEY_free(peer);
+	EVP_PKEY_free(mine);
+	return ret;
+}
+
+/* HMAC-SHA256(@key, @a || @b) into @out; 0 or -EIO. */
+static int hmac2(const uint8_t *key, size_t keylen, const void *a,
+		 size_t alen, const void *b, size_t blen, uint8_t out[32])
+{
+	uint8_t in[sizeof(struct farswap_kx_transcript) + FARSWAP_MSG_MAX];
+	unsigned int len = 0;
+	unsigned char *ret;
+
+	if (alen + blen > sizeof(in))
+		return -EIO;
+	memcpy(in, a, alen);
+	if (blen)
+		memcpy(in + alen, b, blen);
+	ret = HMAC(EVP_sha256(), key, (int)keylen, in, alen + blen, out, &len);
+	explicit_bzero(in, sizeof(in));
+	return ret && len == 32 ? 0 : -EIO;
+}
+
+int fsd_kx_derive(const struct fsd_auth_key *k,
+		  const uint8_t dh[FARSWAP_KX_PUB_LEN],
+		  const struct farswap_kx_transcript *t,
+		  uint8_t donor_mac[FARSWAP_AUTH_MAC_LEN],
+		  uint8_t host_mac[FARSWAP_AUTH_MAC_LEN],
+		  uint8_t session_key[FARSWAP_KX_KEY_LEN])
+{
+	struct farswap_kx_transcript in = *t;
+	uint8_t prk[32];
+	int ret;
+
+	if (!k->len)
+		return -ENOKEY;
+	/* HKDF-Extract with the proven key as its salt. */
+	ret = hmac2(k->bytes, k->len, dh, FARSWAP_KX_PUB_LEN, NULL, 0, prk);
+	memset(in.label, 0, sizeof(in.label));
+	memcpy(in.label, FARSWAP_KX_LABEL_DONOR, strlen(FARSWAP_KX_LABEL_DONOR));
+	in.expand = 0;
+	if (!ret)
+		ret = hmac2(prk, sizeof(prk), &in, sizeof(in), NULL, 0,
+			    donor_mac);
+	memset(in.label, 0, sizeof(in.label));
+	memcpy(in.label, FARSWAP_KX_LABEL_HOST, strlen(FARSWAP_KX_LABEL_HOST));
+	if (!ret)
+		ret = hmac2(prk, sizeof(prk), &in, sizeof(in), NULL, 0,
+			    host_mac);
+	/* HKDF-Expand, one block: info is the transcript, 0x01 its end. */
+	memset(in.label, 0, sizeof(in.label));
+	memcpy(in.label, FARSWAP_KX_LABEL_SESSION,
+	       strlen(FARSWAP_KX_LABEL_SESSION));
+	in.expand = 1;
+	if (!ret)
+		ret = hmac2(prk, sizeof(prk), &in, sizeof(in), NULL, 0,
+			    session_key);
+	explicit_bzero(prk, sizeof(prk));
+	return ret;
+}
+
+int fsd_kx_tag(const uint8_t key[FARSWAP_KX_KEY_LEN], char dir, uint64_t seq,
+	       const void *msg, size_t len, uint8_t tag[FARSWAP_KX_TAG_LEN])
+{
+	struct farswap_kx_tag_input in;
+	uint8_t mac[32];
+	int ret;
+
+	farswap_kx_tag_input_init(&in, dir, seq);
+	ret = hmac2(key, FARSWAP_KX_KEY_LEN, &in, sizeof(in), msg, len, mac);
+	memcpy(tag, mac, FARSWAP_KX_TAG_LEN);
+	return ret;
+}
+
+int fsd_kx_join_tag(const uint8_t key[FARSWAP_KX_KEY_LEN], uint64_t session,
+		    const uint8_t *host_id,
+		    uint8_t tag[FARSWAP_KX_JOIN_TAG_LEN])
+{
+	struct farswap_kx_join_input in;
+	uint8_t mac[32];
+	int ret;
+
+	farswap_kx_join_input_init(&in, session, host_id);
+	ret = hmac2(key, FARSWAP_KX_KEY_LEN, &in, sizeof(in), NULL, 0, mac);
+	memcpy(tag, mac, FARSWAP_KX_JOIN_TAG_LEN);
+	return ret;
+}
+
 bool fsd_auth_mac_equal(const uint8_t *a, const uint8_t *b)
 {
 	return CRYPTO_memcmp(a, b, FARSWAP_AUTH_MAC_LEN) == 0;

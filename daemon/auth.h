@@ -69,6 +69,37 @@ int fsd_auth_pair_key(const struct fsd_auth_key *donor_key,
 		      const struct fsd_auth_key *host_key,
 		      struct fsd_auth_key *pair);
 
+/*
+ * Session keys (include/farswap_proto.h, "Session keys").
+ *
+ * fsd_kx_public(): the X25519 public key of the private key @priv (32
+ * random bytes, clamped by X25519 itself).
+ * fsd_kx_shared(): X25519(@priv, @peer_pub); -EINVAL for a peer key of
+ * low order (an all-zero result).
+ * fsd_kx_derive(): from the key @k both prove, @dh and the transcript
+ * @t (its label and expand ignored): both MACs and the session key.
+ * fsd_kx_tag(): a tagged message's tag, of @len bytes of @msg sent by
+ * @dir ('H' or 'D') after @seq others.
+ * fsd_kx_join_tag(): an I/O QP's join_tag.
+ * Each returns 0, or -EIO when libcrypto fails.
+ */
+int fsd_kx_public(const uint8_t priv[FARSWAP_KX_PUB_LEN],
+		  uint8_t pub[FARSWAP_KX_PUB_LEN]);
+int fsd_kx_shared(const uint8_t priv[FARSWAP_KX_PUB_LEN],
+		  const uint8_t peer_pub[FARSWAP_KX_PUB_LEN],
+		  uint8_t dh[FARSWAP_KX_PUB_LEN]);
+int fsd_kx_derive(const struct fsd_auth_key *k,
+		  const uint8_t dh[FARSWAP_KX_PUB_LEN],
+		  const struct farswap_kx_transcript *t,
+		  uint8_t donor_mac[FARSWAP_AUTH_MAC_LEN],
+		  uint8_t host_mac[FARSWAP_AUTH_MAC_LEN],
+		  uint8_t session_key[FARSWAP_KX_KEY_LEN]);
+int fsd_kx_tag(const uint8_t key[FARSWAP_KX_KEY_LEN], char dir, uint64_t seq,
+	       const void *msg, size_t len, uint8_t tag[FARSWAP_KX_TAG_LEN]);
+int fsd_kx_join_tag(const uint8_t key[FARSWAP_KX_KEY_LEN], uint64_t session,
+		    const uint8_t *host_id,
+		    uint8_t tag[FARSWAP_KX_JOIN_TAG_LEN]);
+
 /* Forget the secret (explicit_bzero). */
 void fsd_auth_key_clear(struct fsd_auth_key *key);
 

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "donor.h"
 #include "donor_internal.h"
 #include "handshake.h"
@@ -59,15 +61,22 @@ const char *fsd_msg_problem(const void *buf, size_t len, unsigned int version,
  * session was closed because of it (a malformed message, a message only
  * a donor sends, a reply that could not be posted).
  */
+static int handle_tagged(struct fsd_donor *d, struct fsd_session *s,
+			 const void *buf, size_t len, uint64_t now_ms);
+static int handle_checked(struct fsd_donor *d, struct fsd_session *s,
+			  union farswap_msg *mp, uint64_t now_ms);
+
 int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 		   size_t len, uint64_t now_ms)
 {
-	union farswap_msg m, r;
+	union farswap_msg m;
 	char why[128];
 
 	/* A refused session only waits for its reply to leave. */
 	if (s->closing || s->refused)
 		return -ESHUTDOWN;
+	if (s->tagged)
+		return handle_tagged(d, s, buf, len, now_ms);
 	if (farswap_msg_check(buf, len, s->version) != FARSWAP_ST_OK) {
 		d->cnt.bad_msgs++;
 		fsd_session_close(d, s, FSD_LOG_WARN, "bad message: %s",
@@ -79,9 +88,61 @@ int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 	memcpy(&m, buf, len);
 	s->msgs_in++;
 	s->last_active = now_ms;
+	return handle_checked(d, s, &m, now_ms);
+}
+
+/*
+ * A message of a tagged session (FARSWAP_FEAT_KX): its tag must be the
+ * one the session key gives the next message from the host, or the
+ * session ends; then it is handled as any other.
+ */
+static int handle_tagged(struct fsd_donor *d, struct fsd_session *s,
+			 const void *buf, size_t len, uint64_t now_ms)
+{
+	uint8_t want[FARSWAP_KX_TAG_LEN];
+	union farswap_msg m;
+	char why[128];
+	size_t body;
+
+	if (farswap_msg_check_tagged(buf, len, s->version) != FARSWAP_ST_OK) {
+		d->cnt.bad_msgs++;
+		fsd_session_close(d, s, FSD_LOG_WARN, "bad message: %s",
+				  len > FARSWAP_KX_TAG_LEN ?
+				  fsd_msg_problem(buf, len - FARSWAP_KX_TAG_LEN,
+						  s->version, why, sizeof(why)) :
+				  "shorter than a tag");
+		return -EPROTO;
+	}
+	body = len - FARSWAP_KX_TAG_LEN;
+	if (fsd_kx_tag(s->kx_key, 'H', s->rx_seq, buf, body, want) ||
+	    CRYPTO_memcmp(want, (const uint8_t *)buf + body,
+			  FARSWAP_KX_TAG_LEN)) {
+		d->cnt.bad_msgs++;
+		d->cnt.bad_tags++;
+		fsd_session_close(d, s, FSD_LOG_WARN,
+				  "bad message: %s with a wrong tag (changed, replayed or out of order on the way): closing the session",
+				  farswap_msg_type_str(((const struct farswap_msg_hdr *)buf)->type));
+		return -EPROTO;
+	}
+	s->rx_seq++;
+	memset(&m, 0, sizeof(m));
+	memcpy(&m, buf, body);
+	s->msgs_in++;
+	s->last_active = now_ms;
+	return handle_checked(d, s, &m, now_ms);
+}
+
+/* A message that passed its checks (and its tag, if tagged). */
+static int handle_checked(struct fsd_donor *d, struct fsd_session *s,
+			  union farswap_msg *mp, uint64_t now_ms)
+{
+	union farswap_msg m = *mp, r;
+
 	switch (m.hdr.type) {
 	case FARSWAP_MSG_AUTH_REQ:
 		return fsd_handle_auth_req(d, s, &m, now_ms);
+	case FARSWAP_MSG_AUTH_KX_REQ:
+		return fsd_handle_auth_kx_req(d, s, &m, now_ms);
 	case FARSWAP_MSG_AUTH_PROOF:
 		return fsd_handle_auth_proof(d, s, &m, now_ms);
 	case FARSWAP_MSG_SLAB_ALLOC_REQ:

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "config.h"
 #include "donor.h"
 #include "donor_internal.h"
@@ -402,6 +404,25 @@ static void decide_ctrl(struct fsd_donor *d, struct fsd_conn_decision *dec)
 	}
 }
 
+/*
+ * An I/O QP of a session with a session key proves it (join_tag); one
+ * without has nothing to prove, and sends zeros.
+ */
+static bool join_tag_ok(const struct fsd_session *s,
+			const struct farswap_conn_req *req)
+{
+	uint8_t want[FARSWAP_KX_JOIN_TAG_LEN];
+	bool ok;
+
+	if (!(s->features & FARSWAP_FEAT_KX))
+		return FARSWAP_RESERVED_ZERO(req->join_tag);
+	if (fsd_kx_join_tag(s->kx_key, s->token, s->host_id, want))
+		return false;
+	ok = !CRYPTO_memcmp(want, req->join_tag, sizeof(want));
+	explicit_bzero(want, sizeof(want));
+	return ok;
+}
+
 static void decide_io(struct fsd_donor *d, struct fsd_conn_decision *dec)
 {
 	const struct farswap_conn_req *req = &dec->req;
@@ -434,6 +455,10 @@ static void decide_io(struct fsd_donor *d, struct fsd_conn_decision *dec)
 	} else if (s->io_attached & (1ull << (qid - 1))) {
 		refuse(dec, FARSWAP_ST_INVALID, FSD_REFUSED_IO,
 		       "I/O queue id already connected");
+	} else if (!join_tag_ok(s, req)) {
+		d->cnt.join_refused++;
+		refuse(dec, FARSWAP_ST_DENIED, FSD_REFUSED_AUTH,
+		       "I/O queue with a wrong join tag (not the session key's)");
 	} else {
 		dec->session = s;
 	}
@@ -588,8 +613,9 @@ struct fsd_session *fsd_session_new(struct fsd_donor *d,
 		s->auth = FSD_AUTH_WAIT_REQ;
 	} else {
 		s->auth = FSD_AUTH_NONE;
-		s->features &= ~FARSWAP_FEAT_AUTH;
+		s->features &= ~(FARSWAP_FEAT_AUTH | FARSWAP_FEAT_KX);
 	}
+	s->host_features = le32_to_cpu(dec->req.features);
 	/* Granted only when there is a donor key to prove (handshake.c). */
 	if (s->auth == FSD_AUTH_NONE || !d->donor_key.len)
 		s->features &= ~FARSWAP_FEAT_PINNED;
@@ -833,6 +859,8 @@ void fsd_session_free(struct fsd_donor *d, struct fsd_session *s)
 		abort();
 	fsd_session_drop_slabs(d, s);
 	fsd_auth_key_clear(&s->key);
+	explicit_bzero(s->kx_key, sizeof(s->kx_key));
+	explicit_bzero(s->kx_host_mac, sizeof(s->kx_host_mac));
 	for (pp = &d->sessions; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
 			*pp = s->next;
@@ -846,7 +874,22 @@ void fsd_session_free(struct fsd_donor *d, struct fsd_session *s)
 int fsd_send_msg(struct fsd_donor *d, struct fsd_session *s,
 		 const union farswap_msg *m, unsigned int flags)
 {
-	int ret = d->ops->send(d, s, m, flags);
+	size_t len = le16_to_cpu(m->hdr.length);
+	union farswap_msg t;
+	int ret = 0;
+
+	/* Tagged (FARSWAP_FEAT_KX): the tag goes after the body. */
+	if (s->tagged) {
+		t = *m;
+		ret = fsd_kx_tag(s->kx_key, 'D', s->tx_seq, &t, len,
+				 t.raw + len);
+		m = &t;
+		len += FARSWAP_KX_TAG_LEN;
+	}
+	if (!ret)
+		ret = d->ops->send(d, s, m, len, flags);
+	else
+		ret = -EIO;
 
 	if (ret) {
 		fsd_session_close(d, s, FSD_LOG_WARN, "cannot send %s: %s",
@@ -855,6 +898,8 @@ int fsd_send_msg(struct fsd_donor *d, struct fsd_session *s,
 		return ret;
 	}
 	s->msgs_out++;
+	if (s->tagged)
+		s->tx_seq++;
 	return 0;
 }
 

@@ -41,7 +41,7 @@
  */
 #define FSD_FEATURES (FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH | \
 		      FARSWAP_FEAT_INFO | FARSWAP_FEAT_AUTH | FARSWAP_FEAT_REVOKE | \
-		      FARSWAP_FEAT_RESUME | FARSWAP_FEAT_PINNED)
+		      FARSWAP_FEAT_RESUME | FARSWAP_FEAT_PINNED | FARSWAP_FEAT_KX)
 /*
  * Features a host must have: it takes keepalive probes (an unsolicited
  * STATS_REP), so a dead host's slabs come back in bounded time, and it
@@ -158,6 +158,18 @@ struct fsd_session {
 	struct fsd_auth_key key;
 	enum fsd_proof proof;		/* what @key is (proven once auth is OK) */
 	char key_name[FSD_HOST_KEY_NAME_MAX + 1];	/* its file in host-keys */
+	/*
+	 * FARSWAP_FEAT_KX: the features the host's conn_req announced (the
+	 * transcript binds them), the proof its AUTH_PROOF must carry, the
+	 * session key, and, once tagged, how many tagged messages each
+	 * side sent.
+	 */
+	uint32_t host_features;
+	uint8_t kx_host_mac[FARSWAP_AUTH_MAC_LEN];
+	uint8_t kx_key[FARSWAP_KX_KEY_LEN];
+	bool tagged;
+	uint64_t tx_seq;
+	uint64_t rx_seq;
 	void *rdma;			/* verbs.c's state */
 };
 
@@ -189,9 +201,10 @@ struct fsd_ops {
 	int (*slab_release)(struct fsd_donor *d, struct fsd_slab *slab);
 	/* Allocate and pin memory for a released slab; sets mem. */
 	int (*slab_populate)(struct fsd_donor *d, struct fsd_slab *slab);
-	/* Post one control message on @s's control QP. */
+	/* Post one control message of @len bytes on @s's control QP. */
 	int (*send)(struct fsd_donor *d, struct fsd_session *s,
-		    const union farswap_msg *msg, unsigned int flags);
+		    const union farswap_msg *msg, size_t len,
+		    unsigned int flags);
 	/* Begin tearing down @s's connections (the session is closing). */
 	void (*close)(struct fsd_donor *d, struct fsd_session *s);
 	/* Fill @buf with random bytes. */
@@ -233,6 +246,10 @@ struct fsd_counters {
 	uint64_t resumed;		/* kept slabs taken back by their host */
 	uint64_t resume_refused;	/* SLAB_RESUME_REQ answered with no */
 	uint64_t kept_expired;		/* kept slabs nobody resumed in time */
+	uint64_t auth_kx;		/* of auth_ok: with a session key */
+	uint64_t auth_legacy;		/* of auth_ok: without (older hosts) */
+	uint64_t bad_tags;		/* tagged messages whose tag was wrong */
+	uint64_t join_refused;		/* I/O QPs with a wrong join_tag */
 };
 
 /*

@@ -275,9 +275,14 @@ bool fsd_session_key_current(struct fsd_donor *d, struct fsd_session *s,
  */
 static void log_proof(const struct fsd_donor *d, const struct fsd_session *s)
 {
-	const char *pin = s->features & FARSWAP_FEAT_PINNED ?
-		"; it pins this donor's key" :
-		d->donor_key.len ? "; it does not pin this donor's key" : "";
+	char pin[160];
+
+	snprintf(pin, sizeof(pin), "%s%s",
+		 s->features & FARSWAP_FEAT_PINNED ?
+			"; it pins this donor's key" :
+		 d->donor_key.len ? "; it does not pin this donor's key" : "",
+		 s->features & FARSWAP_FEAT_KX ? "; session key (x25519)" :
+			"; no session key (its farswap.ko predates them): its control messages are not tagged");
 
 	if (s->proof == FSD_PROOF_HOST_KEY)
 		pr_info("host %u (%s, %s): authenticated (hmac-sha256) with its own key, host-keys file %s/%s: host id proven%s",
@@ -290,28 +295,16 @@ static void log_proof(const struct fsd_donor *d, const struct fsd_session *s)
 			pin);
 }
 
-/* AUTH_REQ: answer the host's nonce with ours and the donor's MAC. */
-int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
-			const union farswap_msg *m, uint64_t now_ms)
+/*
+ * The secret the host of @s must prove, into s->key; or the session
+ * refused (AUTH_REP DENIED echoing @cookie) with -EACCES.
+ */
+static int take_host_key(struct fsd_donor *d, struct fsd_session *s,
+			 uint64_t cookie, uint64_t now_ms)
 {
-	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
 	struct host_key hk;
 	char why[256];
-	union farswap_msg r;
-	int ret;
 
-	if (s->auth == FSD_AUTH_NONE) {
-		/* No key here: nothing to prove, and the host asked anyway. */
-		auth_log(d, s, now_ms,
-			 "the host asks to authenticate, and this donor has no key-file");
-		return send_auth_rep(d, s, cookie, FARSWAP_ST_DENIED);
-	}
-	if (s->auth != FSD_AUTH_WAIT_REQ) {
-		d->cnt.bad_msgs++;
-		fsd_session_close(d, s, FSD_LOG_WARN,
-				  "bad message: AUTH_REQ out of turn");
-		return -EPROTO;
-	}
 	if (pick_host_key(d, s, &hk, why, sizeof(why)) ||
 	    session_secret(d, s, &hk, why, sizeof(why))) {
 		s->auth = FSD_AUTH_FAILED;
@@ -324,10 +317,111 @@ int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 	s->proof = hk.proof;
 	memcpy(s->key_name, hk.name, sizeof(s->key_name));
 	fsd_auth_key_clear(&hk.key);
-	memcpy(s->host_nonce, m->auth_req.host_nonce, FARSWAP_AUTH_NONCE_LEN);
+	return 0;
+}
+
+/* A fresh nonce of the donor's for @s, never all zero. */
+static int donor_nonce(struct fsd_donor *d, struct fsd_session *s)
+{
+	int ret;
+
 	do {
 		ret = d->ops->random(d, s->donor_nonce, FARSWAP_AUTH_NONCE_LEN);
 	} while (!ret && farswap_is_zero(s->donor_nonce, FARSWAP_AUTH_NONCE_LEN));
+	return ret;
+}
+
+/*
+ * AUTH_KX_REQ (FARSWAP_FEAT_KX): a key pair of our own for this session
+ * alone, the X25519 secret both now share, and from it and the proven key
+ * our MAC, the proof the host must send, and the session key.
+ */
+int fsd_handle_auth_kx_req(struct fsd_donor *d, struct fsd_session *s,
+			   const union farswap_msg *m, uint64_t now_ms)
+{
+	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
+	uint8_t priv[FARSWAP_KX_PUB_LEN], dh[FARSWAP_KX_PUB_LEN];
+	struct farswap_kx_transcript t;
+	union farswap_msg r;
+	int ret;
+
+	if (s->auth == FSD_AUTH_NONE) {
+		auth_log(d, s, now_ms,
+			 "the host asks to authenticate, and this donor has no key-file");
+		return send_auth_rep(d, s, cookie, FARSWAP_ST_DENIED);
+	}
+	if (s->auth != FSD_AUTH_WAIT_REQ || !(s->features & FARSWAP_FEAT_KX)) {
+		d->cnt.bad_msgs++;
+		fsd_session_close(d, s, FSD_LOG_WARN,
+				  "bad message: AUTH_KX_REQ out of turn");
+		return -EPROTO;
+	}
+	ret = take_host_key(d, s, cookie, now_ms);
+	if (ret)
+		return ret;
+	memcpy(s->host_nonce, m->kx_req.host_nonce, FARSWAP_AUTH_NONCE_LEN);
+	farswap_msg_init(&r, FARSWAP_MSG_AUTH_KX_CHAL, s->version, cookie);
+	ret = donor_nonce(d, s);
+	if (!ret)
+		ret = d->ops->random(d, priv, sizeof(priv));
+	if (!ret)
+		ret = fsd_kx_public(priv, r.kx_chal.donor_pub);
+	if (!ret)
+		ret = fsd_kx_shared(priv, m->kx_req.host_pub, dh);
+	explicit_bzero(priv, sizeof(priv));
+	if (ret == -EINVAL) {
+		s->auth = FSD_AUTH_FAILED;
+		d->cnt.auth_failed++;
+		auth_log(d, s, now_ms,
+			 "its X25519 public key is of low order (no shared secret)");
+		return refuse_session(d, s, cookie, FARSWAP_ST_DENIED,
+				      FSD_LOG_INFO, "a public key of low order");
+	}
+	memcpy(r.kx_chal.donor_nonce, s->donor_nonce, FARSWAP_AUTH_NONCE_LEN);
+	farswap_kx_transcript_init(&t, "", s->host_nonce, s->donor_nonce,
+				   m->kx_req.host_pub, r.kx_chal.donor_pub,
+				   s->token, s->host_id, d->donor_id,
+				   s->host_features, s->features, s->version);
+	if (!ret)
+		ret = fsd_kx_derive(&s->key, dh, &t, r.kx_chal.donor_mac,
+				    s->kx_host_mac, s->kx_key);
+	explicit_bzero(dh, sizeof(dh));
+	if (ret) {
+		fsd_session_close(d, s, FSD_LOG_ERR,
+				  "cannot compute the session key: %s",
+				  strerror(-ret));
+		return ret;
+	}
+	s->auth = FSD_AUTH_WAIT_PROOF;
+	return fsd_send_msg(d, s, &r, 0);
+}
+
+/* AUTH_REQ: answer the host's nonce with ours and the donor's MAC. */
+int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
+			const union farswap_msg *m, uint64_t now_ms)
+{
+	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
+	union farswap_msg r;
+	int ret;
+
+	if (s->auth == FSD_AUTH_NONE) {
+		/* No key here: nothing to prove, and the host asked anyway. */
+		auth_log(d, s, now_ms,
+			 "the host asks to authenticate, and this donor has no key-file");
+		return send_auth_rep(d, s, cookie, FARSWAP_ST_DENIED);
+	}
+	/* A host that announced session keys runs their handshake. */
+	if (s->auth != FSD_AUTH_WAIT_REQ || (s->features & FARSWAP_FEAT_KX)) {
+		d->cnt.bad_msgs++;
+		fsd_session_close(d, s, FSD_LOG_WARN,
+				  "bad message: AUTH_REQ out of turn");
+		return -EPROTO;
+	}
+	ret = take_host_key(d, s, cookie, now_ms);
+	if (ret)
+		return ret;
+	memcpy(s->host_nonce, m->auth_req.host_nonce, FARSWAP_AUTH_NONCE_LEN);
+	ret = donor_nonce(d, s);
 	farswap_msg_init(&r, FARSWAP_MSG_AUTH_CHAL, s->version, cookie);
 	memcpy(r.auth_chal.donor_nonce, s->donor_nonce, FARSWAP_AUTH_NONCE_LEN);
 	if (!ret)
@@ -358,9 +452,15 @@ int fsd_handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
 				  "bad message: AUTH_PROOF out of turn");
 		return -EPROTO;
 	}
-	ret = fsd_auth_mac(&s->key, FARSWAP_AUTH_HOST, s->host_nonce,
-			   s->donor_nonce, s->token, s->host_id, d->donor_id,
-			   want);
+	if (s->features & FARSWAP_FEAT_KX) {
+		memcpy(want, s->kx_host_mac, sizeof(want));
+		explicit_bzero(s->kx_host_mac, sizeof(s->kx_host_mac));
+		ret = 0;
+	} else {
+		ret = fsd_auth_mac(&s->key, FARSWAP_AUTH_HOST, s->host_nonce,
+				   s->donor_nonce, s->token, s->host_id,
+				   d->donor_id, want);
+	}
 	if (ret) {
 		fsd_session_close(d, s, FSD_LOG_ERR,
 				  "cannot check the authentication proof: %s",
@@ -395,6 +495,15 @@ int fsd_handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
 	d->cnt.auth_ok++;
 	log_proof(d, s);
 	ret = send_auth_rep(d, s, cookie, FARSWAP_ST_OK);
+	/* The AUTH_REP went out bare; every message after it is tagged. */
+	if (!ret && (s->features & FARSWAP_FEAT_KX)) {
+		s->tagged = true;
+		s->tx_seq = 0;
+		s->rx_seq = 0;
+		d->cnt.auth_kx++;
+	} else if (!ret) {
+		d->cnt.auth_legacy++;
+	}
 	/* Only a host that proved its id may have its old session probed. */
 	if (!ret)
 		fsd_probe_host(d, s->host_id, s, now_ms);

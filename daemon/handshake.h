@@ -12,6 +12,8 @@
 
 #include "donor.h"
 
+int fsd_handle_auth_kx_req(struct fsd_donor *d, struct fsd_session *s,
+			   const union farswap_msg *m, uint64_t now_ms);
 int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 			const union farswap_msg *m, uint64_t now_ms);
 int fsd_handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,

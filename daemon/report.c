@@ -87,6 +87,14 @@ static const struct {
 	N("kept_expired_slabs", kept_expired,
 	  "farswapd_kept_expired_slabs_total",
 	  "Slabs kept across a restart that no host resumed within resume-grace, freed."),
+	C(auth_kx, "farswapd_auth_kx_total",
+	  "Of the sessions authenticated, those with an X25519 session key (every later control message tagged)."),
+	C(auth_legacy, "farswapd_auth_legacy_total",
+	  "Of the sessions authenticated, those of hosts without session keys (an older farswap.ko)."),
+	C(bad_tags, "farswapd_bad_tags_total",
+	  "Control messages whose tag was wrong (changed, replayed or reordered on the way); each closes its session."),
+	C(join_refused, "farswapd_join_refused_total",
+	  "I/O queue pairs refused for a wrong join tag."),
 #undef N
 #undef C
 };
@@ -395,14 +403,18 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     " auth_timeouts=%" PRIu64 " revoke_notices=%" PRIu64
 	     " unauth_evicted=%" PRIu64 " unauth_evicted_per_address=%" PRIu64
 	     " resumed_slabs=%" PRIu64 " resume_refused=%" PRIu64
-	     " kept_expired_slabs=%" PRIu64 "\n",
+	     " kept_expired_slabs=%" PRIu64 " auth_kx=%" PRIu64
+	     " auth_legacy=%" PRIu64 " bad_tags=%" PRIu64
+	     " join_refused=%" PRIu64 "\n",
 	     d->cnt.handshake_timeouts, d->cnt.revoked, d->cnt.quarantined,
 	     d->cnt.alloc_capped, d->cnt.alloc_rate_limited,
 	     d->cnt.depth_clamped, d->cnt.closed_not_allowed,
 	     d->cnt.auth_ok, d->cnt.auth_failed, d->cnt.auth_denied_msgs,
 	     d->cnt.auth_timeouts, d->cnt.revoke_notices,
 	     d->cnt.unauth_evicted, d->cnt.unauth_evicted_per_address,
-	     d->cnt.resumed, d->cnt.resume_refused, d->cnt.kept_expired);
+	     d->cnt.resumed, d->cnt.resume_refused, d->cnt.kept_expired,
+	     d->cnt.auth_kx, d->cnt.auth_legacy, d->cnt.bad_tags,
+	     d->cnt.join_refused);
 	fsd_emit(&o, "drain %s\ndrain_slabs_left %u\ndrain_slabs_returned %" PRIu64
 	     "\ndrain_bytes_moved %" PRIu64 "\ndrain_refusals %" PRIu64 "\n",
 	     fsd_drain_state_str(fsd_drain_state(d)), p->nr_held,

@@ -653,12 +653,13 @@ static int verbs_slab_populate(struct fsd_donor *d, struct fsd_slab *slab)
 }
 
 static int verbs_send(struct fsd_donor *d, struct fsd_session *s,
-		      const union farswap_msg *msg, unsigned int flags)
+		      const union farswap_msg *msg, size_t len,
+		      unsigned int flags)
 {
 	struct fsd_rdma *r = s->rdma;
 	struct ibv_send_wr wr = { 0 }, *bad;
 	struct ibv_sge sge;
-	unsigned int i, len = le16_to_cpu(msg->hdr.length);
+	unsigned int i;
 	int ret;
 
 	(void)d;
@@ -669,7 +670,7 @@ static int verbs_send(struct fsd_donor *d, struct fsd_session *s,
 	i = (unsigned int)__builtin_ctzll(~r->send_busy);
 	memcpy(send_buf(r, i), msg, len);
 	sge.addr = (uintptr_t)send_buf(r, i);
-	sge.length = len;
+	sge.length = (uint32_t)len;
 	sge.lkey = r->buf_mr->lkey;
 	wr.wr_id = SEND_TAG | i;
 	wr.sg_list = &sge;

@@ -86,10 +86,16 @@
 #define FARSWAP_SLAB_SIZE_DEFAULT (1ull << 30)
 
 #define FARSWAP_CTRL_DEPTH	32	/* receives posted on the control QP */
-#define FARSWAP_MSG_MAX		64	/* bytes: every control message fits */
+/*
+ * Bytes: every control message fits, its tag included (FARSWAP_FEAT_KX).
+ * Without FARSWAP_FEAT_KX no message is over 64 bytes, the receive
+ * buffers of peers that predate it.
+ */
+#define FARSWAP_MSG_MAX		128
 #define FARSWAP_MAX_IO_QUEUES	64
 #define FARSWAP_ID_LEN		16	/* host and donor identities */
 #define FARSWAP_PRIVATE_DATA_MAX 56	/* rdma_connect/accept private data limit */
+#define FARSWAP_KX_JOIN_TAG_LEN	12	/* an I/O QP's join_tag (FARSWAP_FEAT_KX) */
 
 /*
  * Status and reason codes, carried in replies and in connection rejects.
@@ -128,6 +134,7 @@ enum farswap_qtype {
 #define FARSWAP_FEAT_REVOKE	(1u << 4)	/* host takes SLAB_REVOKE notices */
 #define FARSWAP_FEAT_RESUME	(1u << 5)	/* slabs outlive the donor's restart */
 #define FARSWAP_FEAT_PINNED	(1u << 6)	/* proofs under the pair key (AUTH_*) */
+#define FARSWAP_FEAT_KX		(1u << 7)	/* X25519, a session key, tags */
 #define FARSWAP_FEATURES_KNOWN	(FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH | \
 				 FARSWAP_FEAT_INFO | FARSWAP_FEAT_REVOKE | \
 				 FARSWAP_FEAT_RESUME)
@@ -158,7 +165,11 @@ struct farswap_conn_req {
 	__u8 host_id[FARSWAP_ID_LEN];	/* stable identity of the host */
 	__le64 session;		/* 0 for control; token from conn_rep for I/O */
 	__le32 queue_depth;	/* work requests the host may post on this QP */
-	__u8 reserved1[12];
+	/*
+	 * An I/O QP of a session with FARSWAP_FEAT_KX: its proof of the
+	 * session key (farswap_kx_join_input); otherwise zero.
+	 */
+	__u8 join_tag[FARSWAP_KX_JOIN_TAG_LEN];
 };
 _Static_assert(sizeof(struct farswap_conn_req) == FARSWAP_PRIVATE_DATA_MAX,
 	       "conn_req must fill rdma_connect private data exactly");
@@ -214,7 +225,9 @@ enum farswap_msg_type {
 	FARSWAP_MSG_SLAB_REVOKE		= 15,	/* donor -> host, unsolicited */
 	FARSWAP_MSG_SLAB_RESUME_REQ	= 16,	/* host -> donor */
 	FARSWAP_MSG_SLAB_RESUME_REP	= 17,	/* donor -> host */
-	FARSWAP_MSG_TYPE_MAX		= FARSWAP_MSG_SLAB_RESUME_REP,
+	FARSWAP_MSG_AUTH_KX_REQ		= 18,	/* host -> donor */
+	FARSWAP_MSG_AUTH_KX_CHAL	= 19,	/* donor -> host */
+	FARSWAP_MSG_TYPE_MAX		= FARSWAP_MSG_AUTH_KX_CHAL,
 };
 
 /*
@@ -514,6 +527,115 @@ struct farswap_auth_rep {
 _Static_assert(sizeof(struct farswap_auth_rep) == 32, "auth_rep size");
 
 /*
+ * Session keys (FARSWAP_FEAT_KX), after NVMe's DH-HMAC-CHAP with its DH
+ * part.  A host with a key announces it along with FARSWAP_FEAT_AUTH; a
+ * donor with a key grants it.  The handshake is then
+ *
+ *   host  -> donor  AUTH_KX_REQ   host_nonce, host_pub
+ *   donor -> host   AUTH_KX_CHAL  donor_nonce, donor_pub, donor_mac
+ *   host  -> donor  AUTH_PROOF    host_mac
+ *   donor -> host   AUTH_REP      as without
+ *
+ * where each pub is the X25519 public key of a key pair made for this
+ * handshake alone, and, with K the key both prove (the host key, or the
+ * pair key of "Pinned donors") and dh the X25519 shared secret (never all
+ * zero: a low-order point is refused):
+ *
+ *   prk        = HMAC-SHA256(K, dh)                   HKDF-Extract, salt K
+ *   donor_mac  = HMAC-SHA256(prk, transcript, label FARSWAP_KX_LABEL_DONOR)
+ *   host_mac   = HMAC-SHA256(prk, transcript, label FARSWAP_KX_LABEL_HOST)
+ *   session key = HMAC-SHA256(prk, transcript, label FARSWAP_KX_LABEL_SESSION
+ *                 || 0x01)                            HKDF-Expand, 32 bytes
+ *
+ * The transcript (struct farswap_kx_transcript) binds both nonces, both
+ * public keys, the session token, both identities, the negotiated version
+ * and both sides' feature bits: a relay that changes any of them (strips
+ * a feature, say) makes the MACs differ.  A passive observer sees no MAC
+ * it could check a guessed key against: each covers dh.
+ *
+ * From the message after AUTH_REP OK on, in both directions, every
+ * control message carries a tag after its body (hdr.length stays the
+ * body's size; the message is FARSWAP_KX_TAG_LEN bytes longer):
+ *
+ *   tag = HMAC-SHA256(session key, struct farswap_kx_tag_input || message)
+ *         truncated to FARSWAP_KX_TAG_LEN bytes
+ *
+ * with the direction and the count of tagged messages that side sent
+ * before (from 0): a message dropped, replayed, reordered or changed on
+ * the way fails its tag, and the receiver drops the session.  Each I/O QP
+ * joins with conn_req.join_tag (struct farswap_kx_join_input under the
+ * session key, truncated): the donor refuses an I/O QP whose tag is wrong
+ * (DENIED), and a qid joins once, so a join seen on the wire cannot be
+ * replayed.
+ *
+ * A donor serves a host that does not announce FARSWAP_FEAT_KX (an older
+ * farswap.ko) with the handshake above it (AUTH_REQ), and logs it; a host
+ * with a key refuses a donor that does not grant FARSWAP_FEAT_KX, so a
+ * relay cannot make it fall back.
+ */
+#define FARSWAP_KX_PUB_LEN	32	/* X25519 */
+#define FARSWAP_KX_KEY_LEN	32	/* the session key */
+#define FARSWAP_KX_TAG_LEN	16	/* a control message's tag */
+#define FARSWAP_KX_LABEL_DONOR	"farswap donor v2"	/* 16 bytes */
+#define FARSWAP_KX_LABEL_HOST	"farswap host v2"	/* 15 + one zero */
+#define FARSWAP_KX_LABEL_SESSION "farswap sess v2"	/* 15 + one zero */
+#define FARSWAP_KX_LABEL_JOIN	"farswap join v2"	/* 15 + one zero */
+
+/* What each MAC and the session key cover, 168 bytes. */
+struct farswap_kx_transcript {
+	__u8 label[FARSWAP_AUTH_LABEL_LEN];
+	__u8 host_nonce[FARSWAP_AUTH_NONCE_LEN];
+	__u8 donor_nonce[FARSWAP_AUTH_NONCE_LEN];
+	__u8 host_pub[FARSWAP_KX_PUB_LEN];
+	__u8 donor_pub[FARSWAP_KX_PUB_LEN];
+	__le64 session;		/* the token of the conn_rep */
+	__u8 host_id[FARSWAP_ID_LEN];
+	__u8 donor_id[FARSWAP_ID_LEN];
+	__le32 host_features;	/* the control QP's conn_req */
+	__le32 donor_features;	/* its conn_rep */
+	__u8 version;		/* negotiated */
+	__u8 reserved[3];
+	__u8 expand;		/* 0x01 for the session key, else 0 */
+	__u8 reserved2[3];
+};
+_Static_assert(sizeof(struct farswap_kx_transcript) == 168,
+	       "kx_transcript size");
+
+/* Ahead of each tagged message in its tag's input. */
+struct farswap_kx_tag_input {
+	__u8 dir;		/* 'H': host to donor, 'D': donor to host */
+	__u8 reserved[7];
+	__le64 seq;		/* tagged messages this side sent before */
+};
+_Static_assert(sizeof(struct farswap_kx_tag_input) == 16, "kx_tag_input");
+
+/* An I/O QP's join_tag covers these 40 bytes. */
+struct farswap_kx_join_input {
+	__u8 label[FARSWAP_AUTH_LABEL_LEN];
+	__le64 session;
+	__u8 host_id[FARSWAP_ID_LEN];
+};
+_Static_assert(sizeof(struct farswap_kx_join_input) == 40, "kx_join_input");
+
+/* AUTH_KX_REQ: the host's nonce and public key. */
+struct farswap_auth_kx_req {
+	struct farswap_msg_hdr hdr;
+	__u8 host_nonce[FARSWAP_AUTH_NONCE_LEN];
+	__u8 host_pub[FARSWAP_KX_PUB_LEN];
+};
+_Static_assert(sizeof(struct farswap_auth_kx_req) == 64, "auth_kx_req size");
+
+/* AUTH_KX_CHAL: the donor's nonce, public key and proof. */
+struct farswap_auth_kx_chal {
+	struct farswap_msg_hdr hdr;
+	__u8 donor_nonce[FARSWAP_AUTH_NONCE_LEN];
+	__u8 donor_pub[FARSWAP_KX_PUB_LEN];
+	__u8 donor_mac[FARSWAP_AUTH_MAC_LEN];
+};
+_Static_assert(sizeof(struct farswap_auth_kx_chal) == 96,
+	       "auth_kx_chal size");
+
+/*
  * INFO_REQ: the host asks what the donor is, once per session, right after
  * the control QP is established and before it places anything there.
  * Sent only to a donor that announced FARSWAP_FEAT_INFO.
@@ -556,6 +678,8 @@ union farswap_msg {
 	struct farswap_slab_revoke slab_revoke;
 	struct farswap_slab_resume_req resume_req;
 	struct farswap_slab_resume_rep resume_rep;
+	struct farswap_auth_kx_req kx_req;
+	struct farswap_auth_kx_chal kx_chal;
 	__u8 raw[FARSWAP_MSG_MAX];
 };
 _Static_assert(sizeof(union farswap_msg) == FARSWAP_MSG_MAX, "msg max");
@@ -629,6 +753,10 @@ static inline const char *farswap_msg_type_str(unsigned int type)
 		return "SLAB_RESUME_REQ";
 	case FARSWAP_MSG_SLAB_RESUME_REP:
 		return "SLAB_RESUME_REP";
+	case FARSWAP_MSG_AUTH_KX_REQ:
+		return "AUTH_KX_REQ";
+	case FARSWAP_MSG_AUTH_KX_CHAL:
+		return "AUTH_KX_CHAL";
 	default:
 		return "unknown";
 	}
@@ -672,6 +800,10 @@ static inline __u32 farswap_msg_size(unsigned int type)
 		return sizeof(struct farswap_slab_resume_req);
 	case FARSWAP_MSG_SLAB_RESUME_REP:
 		return sizeof(struct farswap_slab_resume_rep);
+	case FARSWAP_MSG_AUTH_KX_REQ:
+		return sizeof(struct farswap_auth_kx_req);
+	case FARSWAP_MSG_AUTH_KX_CHAL:
+		return sizeof(struct farswap_auth_kx_chal);
 	default:
 		return 0;
 	}
@@ -833,6 +965,12 @@ static inline int farswap_body_ok(const union farswap_msg *m)
 		return !FARSWAP_RESERVED_ZERO(m->auth_req.host_nonce);
 	case FARSWAP_MSG_AUTH_CHAL:
 		return !FARSWAP_RESERVED_ZERO(m->auth_chal.donor_nonce);
+	case FARSWAP_MSG_AUTH_KX_REQ:
+		return !FARSWAP_RESERVED_ZERO(m->kx_req.host_nonce) &&
+		       !FARSWAP_RESERVED_ZERO(m->kx_req.host_pub);
+	case FARSWAP_MSG_AUTH_KX_CHAL:
+		return !FARSWAP_RESERVED_ZERO(m->kx_chal.donor_nonce) &&
+		       !FARSWAP_RESERVED_ZERO(m->kx_chal.donor_pub);
 	case FARSWAP_MSG_AUTH_PROOF:
 		return 1;
 	case FARSWAP_MSG_AUTH_REP:
@@ -911,6 +1049,65 @@ static inline int farswap_msg_check(const void *buf, size_t len,
 }
 
 /*
+ * A control message of a session whose messages carry tags
+ * (FARSWAP_FEAT_KX): farswap_msg_check() of its first @len -
+ * FARSWAP_KX_TAG_LEN bytes; the caller checks the tag after them.
+ */
+static inline int farswap_msg_check_tagged(const void *buf, size_t len,
+					   unsigned int version)
+{
+	if (len < sizeof(struct farswap_msg_hdr) + FARSWAP_KX_TAG_LEN ||
+	    len > FARSWAP_MSG_MAX)
+		return FARSWAP_ST_INVALID;
+	return farswap_msg_check(buf, len - FARSWAP_KX_TAG_LEN, version);
+}
+
+/*
+ * Lay out a transcript of the handshake with @label (FARSWAP_KX_LABEL_*),
+ * and expand 0 (the session key's sets it to 1).  Both sides build the
+ * same 168 bytes from the same handshake.
+ */
+static inline void
+farswap_kx_transcript_init(struct farswap_kx_transcript *t, const char *label,
+			   const __u8 *host_nonce, const __u8 *donor_nonce,
+			   const __u8 *host_pub, const __u8 *donor_pub,
+			   __u64 session, const __u8 *host_id,
+			   const __u8 *donor_id, __u32 host_features,
+			   __u32 donor_features, unsigned int version)
+{
+	memset(t, 0, sizeof(*t));
+	memcpy(t->label, label, strlen(label));
+	memcpy(t->host_nonce, host_nonce, FARSWAP_AUTH_NONCE_LEN);
+	memcpy(t->donor_nonce, donor_nonce, FARSWAP_AUTH_NONCE_LEN);
+	memcpy(t->host_pub, host_pub, FARSWAP_KX_PUB_LEN);
+	memcpy(t->donor_pub, donor_pub, FARSWAP_KX_PUB_LEN);
+	t->session = cpu_to_le64(session);
+	memcpy(t->host_id, host_id, FARSWAP_ID_LEN);
+	memcpy(t->donor_id, donor_id, FARSWAP_ID_LEN);
+	t->host_features = cpu_to_le32(host_features);
+	t->donor_features = cpu_to_le32(donor_features);
+	t->version = (__u8)version;
+}
+
+static inline void farswap_kx_join_input_init(struct farswap_kx_join_input *j,
+					      __u64 session,
+					      const __u8 *host_id)
+{
+	memset(j, 0, sizeof(*j));
+	memcpy(j->label, FARSWAP_KX_LABEL_JOIN, strlen(FARSWAP_KX_LABEL_JOIN));
+	j->session = cpu_to_le64(session);
+	memcpy(j->host_id, host_id, FARSWAP_ID_LEN);
+}
+
+static inline void farswap_kx_tag_input_init(struct farswap_kx_tag_input *t,
+					     char dir, __u64 seq)
+{
+	memset(t, 0, sizeof(*t));
+	t->dir = (__u8)dir;
+	t->seq = cpu_to_le64(seq);
+}
+
+/*
  * Pick the highest version in both [host_min, host_max] and the local
  * [FARSWAP_VERSION_MIN, FARSWAP_VERSION_MAX]; 0 if there is none.
  */
@@ -960,8 +1157,10 @@ static inline int farswap_conn_req_check(const void *buf, size_t len)
 		return FARSWAP_ST_INVALID;
 	if (le32_to_cpu(r->magic) != FARSWAP_MAGIC)
 		return FARSWAP_ST_INVALID;
-	if (!FARSWAP_RESERVED_ZERO(r->reserved0) ||
-	    !FARSWAP_RESERVED_ZERO(r->reserved1))
+	if (!FARSWAP_RESERVED_ZERO(r->reserved0))
+		return FARSWAP_ST_INVALID;
+	/* Only an I/O QP has a session to prove. */
+	if (r->qtype == FARSWAP_QT_CTRL && !FARSWAP_RESERVED_ZERO(r->join_tag))
 		return FARSWAP_ST_INVALID;
 	nr = le16_to_cpu(r->nr_io_queues);
 	qid = le16_to_cpu(r->qid);

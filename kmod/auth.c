@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host authentication: HMAC-SHA256 with the kernel crypto API, the key
- * from the kernel keyring (see auth.h).
+ * Host authentication: X25519 (lib/crypto's curve25519) and HMAC-SHA256
+ * (the kernel crypto API), the keys from the kernel keyring (see auth.h).
  */
 #include <crypto/algapi.h>
+#include <crypto/curve25519.h>
 #include <crypto/hash.h>
 #include <keys/user-type.h>
 #include <linux/ctype.h>
@@ -14,91 +15,16 @@
 
 #include "auth.h"
 
-/**
- * farswap_auth_mac - the MAC of one side of the handshake
- * @key: the shared secret
- * @role: whose MAC: the donor's (AUTH_CHAL) or the host's (AUTH_PROOF)
- * @host_nonce: the host's nonce (AUTH_REQ)
- * @donor_nonce: the donor's nonce (AUTH_CHAL)
- * @session: the session token of the donor's conn_rep
- * @host_id: the host's identity, as sent in the conn_req
- * @donor_id: the donor's identity, as sent in the conn_rep
- * @mac: the result
- *
- * HMAC-SHA256(@key, struct farswap_auth_mac_input), with the transform
- * farswap_auth_key_prepare() made.  Allocates nothing.
- *
- * Return: 0, -ENOKEY without a prepared key, or the crypto API's error.
- */
-int farswap_auth_mac(const struct farswap_auth_key *key,
-		     enum farswap_auth_role role, const u8 *host_nonce,
-		     const u8 *donor_nonce, u64 session, const u8 *host_id,
-		     const u8 *donor_id, u8 mac[FARSWAP_AUTH_MAC_LEN])
-{
-	struct farswap_auth_mac_input in;
-
-	if (!key->len || !key->tfm)
-		return -ENOKEY;
-	farswap_auth_mac_input_init(&in, role, host_nonce, donor_nonce,
-				    session, host_id, donor_id);
-	return crypto_shash_tfm_digest(key->tfm, (const u8 *)&in, sizeof(in),
-				       mac);
-}
-
 /* Constant time: how many bytes match says nothing. */
 bool farswap_auth_mac_equal(const u8 *a, const u8 *b)
 {
 	return !crypto_memneq(a, b, FARSWAP_AUTH_MAC_LEN);
 }
 
-/**
- * farswap_auth_answer - check the donor's proof, and make ours
- * @keys: the secrets the donor may prove: the device's key alone, or the
- *        pair keys of the donors it pins (FARSWAP_FEAT_PINNED)
- * @nr_keys: how many, at least one
- * @host_nonce: the nonce this host sent in AUTH_REQ
- * @chal: the donor's AUTH_CHAL
- * @session: the session token of the donor's conn_rep
- * @host_id: this host's identity
- * @donor_id: the donor's, from its conn_rep
- * @host_mac: receives the AUTH_PROOF MAC, only when the donor's is right
- *
- * Every key is tried, a match or not, so the time taken says nothing of
- * which one matched.
- *
- * Return: the index in @keys of the key the donor proved, and @host_mac
- * made with it; -EACCES when the donor's MAC matches none (it holds none
- * of them: @host_mac is left zero, so nothing is ever sent to it); or the
- * crypto API's error.
- */
-int farswap_auth_answer(const struct farswap_auth_key *keys,
-			unsigned int nr_keys, const u8 *host_nonce,
-			const struct farswap_auth_chal *chal, u64 session,
-			const u8 *host_id, const u8 *donor_id,
-			u8 host_mac[FARSWAP_AUTH_MAC_LEN])
+/* As farswap_auth_mac_equal(), for a control message's tag. */
+bool farswap_auth_tag_equal(const u8 *a, const u8 *b)
 {
-	u8 want[FARSWAP_AUTH_MAC_LEN];
-	int found = -EACCES, ret = 0;
-	unsigned int i;
-
-	memset(host_mac, 0, FARSWAP_AUTH_MAC_LEN);
-	for (i = 0; i < nr_keys && !ret; i++) {
-		ret = farswap_auth_mac(&keys[i], FARSWAP_AUTH_DONOR,
-				       host_nonce, chal->donor_nonce, session,
-				       host_id, donor_id, want);
-		if (!ret && farswap_auth_mac_equal(want, chal->donor_mac) &&
-		    found < 0)
-			found = i;
-	}
-	memzero_explicit(want, sizeof(want));
-	if (ret)
-		return ret;
-	if (found < 0)
-		return found;
-	ret = farswap_auth_mac(&keys[found], FARSWAP_AUTH_HOST, host_nonce,
-			       chal->donor_nonce, session, host_id, donor_id,
-			       host_mac);
-	return ret ?: found;
+	return !crypto_memneq(a, b, FARSWAP_KX_TAG_LEN);
 }
 
 /**
@@ -148,6 +74,156 @@ int farswap_auth_pair_key(const struct farswap_auth_key *donor_key,
 	}
 	pair->len = FARSWAP_AUTH_MAC_LEN;
 	return 0;
+}
+
+/* HMAC-SHA256 of one transcript variant under @tfm's key (a prk). */
+static int farswap_kx_mac(struct crypto_shash *tfm,
+			  const struct farswap_kx_transcript *base,
+			  const char *label, u8 expand, u8 out[32])
+{
+	struct farswap_kx_transcript t = *base;
+
+	memset(t.label, 0, sizeof(t.label));
+	memcpy(t.label, label, strlen(label));
+	t.expand = expand;
+	return crypto_shash_tfm_digest(tfm, (const u8 *)&t, sizeof(t), out);
+}
+
+/* Key @tfm with the prk of @key and @dh (HKDF-Extract, salt @key). */
+static int farswap_kx_extract(const struct farswap_auth_key *key,
+			      struct crypto_shash *tfm,
+			      const u8 dh[CURVE25519_KEY_SIZE])
+{
+	u8 prk[32];
+	int ret;
+
+	if (!key->len || !key->tfm)
+		return -ENOKEY;
+	ret = crypto_shash_tfm_digest(key->tfm, dh, CURVE25519_KEY_SIZE, prk);
+	if (!ret)
+		ret = crypto_shash_setkey(tfm, prk, sizeof(prk));
+	memzero_explicit(prk, sizeof(prk));
+	return ret;
+}
+
+/**
+ * farswap_kx_keypair - a key pair for one handshake
+ * @priv: receives the private key (wipe it when the handshake is done)
+ * @pub: receives its X25519 public key
+ *
+ * Return: 0, or -EINVAL in the (never seen) case of a degenerate key.
+ */
+int farswap_kx_keypair(u8 priv[FARSWAP_KX_PUB_LEN], u8 pub[FARSWAP_KX_PUB_LEN])
+{
+	curve25519_generate_secret(priv);
+	return curve25519_generate_public(pub, priv) ? 0 : -EINVAL;
+}
+
+/**
+ * farswap_kx_answer - check the donor's AUTH_KX_CHAL, make our proof
+ * @keys: the secrets the donor may prove (as farswap_auth_answer())
+ * @nr_keys: how many, at least one
+ * @tfm: an HMAC-SHA256 transform of this donor's own: keyed with the
+ *       session key on success
+ * @priv: this handshake's private key
+ * @t: the transcript (its label and expand are set here)
+ * @donor_mac: the donor's MAC, from its AUTH_KX_CHAL
+ * @host_mac: receives the AUTH_PROOF MAC, only when the donor's is right
+ *
+ * See "Session keys" in farswap_proto.h.  The X25519 secret is computed
+ * once; each key is tried with it, all of them whichever matches.  At
+ * handshake time (process context): nothing is allocated.
+ *
+ * Return: the index of the key the donor proved, with @tfm keyed with the
+ * session key; -EACCES when it proved none (@host_mac zero), -EINVAL when
+ * the donor's public key is of low order, or the crypto API's error.
+ */
+int farswap_kx_answer(const struct farswap_auth_key *keys,
+		      unsigned int nr_keys, struct crypto_shash *tfm,
+		      const u8 priv[FARSWAP_KX_PUB_LEN],
+		      const struct farswap_kx_transcript *t,
+		      const u8 donor_mac[FARSWAP_AUTH_MAC_LEN],
+		      u8 host_mac[FARSWAP_AUTH_MAC_LEN])
+{
+	u8 dh[CURVE25519_KEY_SIZE], want[32], session_key[32];
+	int found = -EACCES, ret = 0;
+	unsigned int i;
+
+	memset(host_mac, 0, FARSWAP_AUTH_MAC_LEN);
+	if (!curve25519(dh, priv, t->donor_pub))
+		return -EINVAL;
+	for (i = 0; i < nr_keys && !ret; i++) {
+		ret = farswap_kx_extract(&keys[i], tfm, dh) ?:
+		      farswap_kx_mac(tfm, t, FARSWAP_KX_LABEL_DONOR, 0, want);
+		if (!ret && farswap_auth_mac_equal(want, donor_mac) &&
+		    found < 0)
+			found = i;
+	}
+	if (!ret && found >= 0)
+		ret = farswap_kx_extract(&keys[found], tfm, dh) ?:
+		      farswap_kx_mac(tfm, t, FARSWAP_KX_LABEL_HOST, 0,
+				     host_mac) ?:
+		      farswap_kx_mac(tfm, t, FARSWAP_KX_LABEL_SESSION, 1,
+				     session_key) ?:
+		      crypto_shash_setkey(tfm, session_key,
+					  sizeof(session_key));
+	memzero_explicit(dh, sizeof(dh));
+	memzero_explicit(want, sizeof(want));
+	memzero_explicit(session_key, sizeof(session_key));
+	if (ret) {
+		memset(host_mac, 0, FARSWAP_AUTH_MAC_LEN);
+		return ret;
+	}
+	return found;
+}
+
+/**
+ * farswap_kx_tag - the tag of a control message (FARSWAP_FEAT_KX)
+ * @tfm: keyed with the session key (farswap_kx_answer())
+ * @dir: 'H' for a message this host sends, 'D' for one from the donor
+ * @seq: tagged messages that side sent before it
+ * @msg: the message, @len bytes without its tag
+ * @len: its length
+ * @tag: receives the tag
+ *
+ * Any context: the hash state is on the stack.
+ *
+ * Return: 0, or the crypto API's error.
+ */
+int farswap_kx_tag(struct crypto_shash *tfm, char dir, u64 seq,
+		   const void *msg, size_t len, u8 tag[FARSWAP_KX_TAG_LEN])
+{
+	struct farswap_kx_tag_input in;
+	u8 mac[32];
+	int ret;
+
+	SHASH_DESC_ON_STACK(desc, tfm);
+
+	desc->tfm = tfm;
+	farswap_kx_tag_input_init(&in, dir, seq);
+	ret = crypto_shash_init(desc) ?:
+	      crypto_shash_update(desc, (const u8 *)&in, sizeof(in)) ?:
+	      crypto_shash_update(desc, msg, len) ?:
+	      crypto_shash_final(desc, mac);
+	shash_desc_zero(desc);
+	memcpy(tag, mac, FARSWAP_KX_TAG_LEN);
+	memzero_explicit(mac, sizeof(mac));
+	return ret;
+}
+
+/* An I/O QP's join_tag under the session key @tfm holds. */
+int farswap_kx_join_tag(struct crypto_shash *tfm, u64 session,
+			const u8 *host_id, u8 tag[FARSWAP_KX_JOIN_TAG_LEN])
+{
+	struct farswap_kx_join_input in;
+	u8 mac[32];
+	int ret;
+
+	farswap_kx_join_input_init(&in, session, host_id);
+	ret = crypto_shash_tfm_digest(tfm, (const u8 *)&in, sizeof(in), mac);
+	memcpy(tag, mac, FARSWAP_KX_JOIN_TAG_LEN);
+	memzero_explicit(mac, sizeof(mac));
+	return ret;
 }
 
 /* A fresh nonce, never all zero (the protocol refuses those). */

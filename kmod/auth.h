@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Host authentication: the host's half of the HMAC challenge-response of
- * include/farswap_proto.h ("Authentication").  The secret comes from the
+ * Host authentication: the host's half of the handshake of
+ * include/farswap_proto.h ("Authentication", "Pinned donors", "Session
+ * keys"): an X25519 exchange, MACs under a key derived from it and the
+ * secret both prove, a session key, the tags of control messages and the
+ * join tags of I/O queue pairs.  The secrets come from the
  * kernel keyring, a key of type logon (userspace cannot read it back),
  * named at attach with key=DESCRIPTION, as NVMe in-band authentication
  * keeps its secrets.  It is copied into the device and wiped at detach;
@@ -35,19 +38,22 @@ struct farswap_auth_key {
 	struct crypto_shash *tfm;
 };
 
-int farswap_auth_mac(const struct farswap_auth_key *key,
-		     enum farswap_auth_role role, const u8 *host_nonce,
-		     const u8 *donor_nonce, u64 session, const u8 *host_id,
-		     const u8 *donor_id, u8 mac[FARSWAP_AUTH_MAC_LEN]);
 bool farswap_auth_mac_equal(const u8 *a, const u8 *b);
-int farswap_auth_answer(const struct farswap_auth_key *keys,
-			unsigned int nr_keys, const u8 *host_nonce,
-			const struct farswap_auth_chal *chal, u64 session,
-			const u8 *host_id, const u8 *donor_id,
-			u8 host_mac[FARSWAP_AUTH_MAC_LEN]);
+bool farswap_auth_tag_equal(const u8 *a, const u8 *b);
 int farswap_auth_pair_key(const struct farswap_auth_key *donor_key,
 			  const struct farswap_auth_key *host_key,
 			  struct farswap_auth_key *pair);
+int farswap_kx_keypair(u8 priv[FARSWAP_KX_PUB_LEN], u8 pub[FARSWAP_KX_PUB_LEN]);
+int farswap_kx_answer(const struct farswap_auth_key *keys,
+		      unsigned int nr_keys, struct crypto_shash *tfm,
+		      const u8 priv[FARSWAP_KX_PUB_LEN],
+		      const struct farswap_kx_transcript *t,
+		      const u8 donor_mac[FARSWAP_AUTH_MAC_LEN],
+		      u8 host_mac[FARSWAP_AUTH_MAC_LEN]);
+int farswap_kx_tag(struct crypto_shash *tfm, char dir, u64 seq,
+		   const void *msg, size_t len, u8 tag[FARSWAP_KX_TAG_LEN]);
+int farswap_kx_join_tag(struct crypto_shash *tfm, u64 session,
+			const u8 *host_id, u8 tag[FARSWAP_KX_JOIN_TAG_LEN]);
 bool farswap_key_desc_valid(const char *desc);
 int farswap_auth_key_lookup(const char *desc, struct farswap_auth_key *key,
 			    char *err, size_t errlen);

@@ -10,6 +10,7 @@
  * reconnects after a delay.  The donor frees a session's slabs when it
  * ends, so a new session never holds old data.
  */
+#include <crypto/hash.h>
 #include <linux/delay.h>
 #include <linux/inet.h>
 #include <linux/jiffies.h>
@@ -393,6 +394,21 @@ static int farswap_cm_route_resolved(struct farswap_queue *q)
 	/* Only with donor keys: the donor then proves its own key too. */
 	if (donor->dev->nr_pair_keys)
 		req.features |= cpu_to_le32(FARSWAP_FEAT_PINNED);
+	/* With a key, always a session key: never a handshake without. */
+	if (donor->dev->auth_key.len)
+		req.features |= cpu_to_le32(FARSWAP_FEAT_KX);
+	if (!q->qid)
+		donor->req_features = le32_to_cpu(req.features);
+	/* An I/O QP proves the session key it joins with. */
+	if (q->qid && donor->kx) {
+		ret = farswap_kx_join_tag(donor->kx_tfm, donor->session,
+					  donor->dev->host_id, req.join_tag);
+		if (ret) {
+			farswap_donor_set_error(donor, "cannot compute the join tag (%d)",
+						ret);
+			return ret;
+		}
+	}
 
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
@@ -435,10 +451,11 @@ static int farswap_cm_established(struct farswap_queue *q,
 	if (!q->qid) {
 		donor->session = le64_to_cpu(rep->session);
 		donor->version = rep->version;
-		/* FEAT_AUTH and _PINNED are asked for only with keys: not in KNOWN. */
-		donor->features = le32_to_cpu(rep->features) &
+		/* FEAT_AUTH, _PINNED, _KX: asked for only with keys, not in KNOWN. */
+		donor->rep_features = le32_to_cpu(rep->features);
+		donor->features = donor->rep_features &
 				  (FARSWAP_FEATURES_KNOWN | FARSWAP_FEAT_AUTH |
-				   FARSWAP_FEAT_PINNED);
+				   FARSWAP_FEAT_PINNED | FARSWAP_FEAT_KX);
 		donor->slab_size = le64_to_cpu(rep->slab_size);
 		donor->slabs_total = le32_to_cpu(rep->slabs_total);
 		WRITE_ONCE(donor->slabs_free, le32_to_cpu(rep->slabs_free));
@@ -695,17 +712,21 @@ static int farswap_auth_step(struct farswap_donor *donor,
 }
 
 /*
- * Mutual authentication (farswap_proto.h): the donor proves it holds the
- * device's key, then this host does, before any other control message
- * and before any I/O queue pair.  A failure fails the connect like a
- * rejected one: attach fails, or the reconnect backs off.
+ * Mutual authentication with a session key (farswap_proto.h, "Session
+ * keys"): the donor proves it holds the device's key (or, pinned, a pair
+ * key), then this host does, over an X25519 exchange made for this
+ * session alone, before any other control message and before any I/O
+ * queue pair.  From then on every control message is tagged.  A failure
+ * fails the connect like a rejected one: attach fails, or the reconnect
+ * backs off.
  */
 static int farswap_donor_authenticate(struct farswap_donor *donor)
 {
 	struct farswap_dev *dev = donor->dev;
 	const struct farswap_auth_key *keys = &dev->auth_key;
 	unsigned int nr_keys = 1;
-	u8 host_nonce[FARSWAP_AUTH_NONCE_LEN];
+	u8 host_nonce[FARSWAP_AUTH_NONCE_LEN], priv[FARSWAP_KX_PUB_LEN];
+	struct farswap_kx_transcript t;
 	union farswap_msg req, rep;
 	int ret;
 
@@ -715,6 +736,13 @@ static int farswap_donor_authenticate(struct farswap_donor *donor)
 	if (!(donor->features & FARSWAP_FEAT_AUTH)) {
 		farswap_donor_pr_err_ratelimited(donor, " failed authentication: it does not authenticate hosts (farswapd without key-file), and this device has a key\n");
 		farswap_donor_set_error(donor, "donor %s failed authentication: it does not offer it",
+					donor->name);
+		return -EACCES;
+	}
+	/* Never the handshake without: a relay could strip the bit. */
+	if (!(donor->features & FARSWAP_FEAT_KX)) {
+		farswap_donor_pr_err_ratelimited(donor, " failed authentication: it offers no session key (farswapd older than this module)\n");
+		farswap_donor_set_error(donor, "donor %s failed authentication: it offers no session key (an older farswapd: upgrade it)",
 					donor->name);
 		return -EACCES;
 	}
@@ -733,45 +761,69 @@ static int farswap_donor_authenticate(struct farswap_donor *donor)
 		nr_keys = dev->nr_pair_keys;
 	}
 	farswap_auth_nonce(host_nonce);
-	farswap_msg_init(&req, FARSWAP_MSG_AUTH_REQ, donor->version, 0);
-	memcpy(req.auth_req.host_nonce, host_nonce, sizeof(host_nonce));
-	ret = farswap_auth_step(donor, &req, &rep, FARSWAP_MSG_AUTH_CHAL);
+	farswap_msg_init(&req, FARSWAP_MSG_AUTH_KX_REQ, donor->version, 0);
+	memcpy(req.kx_req.host_nonce, host_nonce, sizeof(host_nonce));
+	ret = farswap_kx_keypair(priv, req.kx_req.host_pub);
+	if (!ret)
+		ret = farswap_auth_step(donor, &req, &rep,
+					FARSWAP_MSG_AUTH_KX_CHAL);
 	if (ret)
-		return ret;
+		goto out;
 
+	farswap_kx_transcript_init(&t, "", host_nonce, rep.kx_chal.donor_nonce,
+				   req.kx_req.host_pub, rep.kx_chal.donor_pub,
+				   donor->session, dev->host_id,
+				   donor->donor_id, donor->req_features,
+				   donor->rep_features, donor->version);
 	farswap_msg_init(&req, FARSWAP_MSG_AUTH_PROOF, donor->version, 0);
-	ret = farswap_auth_answer(keys, nr_keys, host_nonce, &rep.auth_chal,
-				  donor->session, dev->host_id,
-				  donor->donor_id, req.auth_proof.host_mac);
+	ret = farswap_kx_answer(keys, nr_keys, donor->kx_tfm, priv, &t,
+				rep.kx_chal.donor_mac, req.auth_proof.host_mac);
 	if (ret == -EACCES && dev->nr_pair_keys) {
 		farswap_donor_pr_err_ratelimited(donor, " failed authentication: it proves none of the donor keys this device pins\n");
 		farswap_donor_set_error(donor, "donor %s failed authentication: it proves none of the %u donor key%s this device pins (another donor, or one whose donor-key-file or host key differs)",
 					donor->name, dev->nr_pair_keys,
 					dev->nr_pair_keys == 1 ? "" : "s");
-		return ret;
+		goto out;
 	}
 	if (ret == -EACCES) {
 		farswap_donor_pr_err_ratelimited(donor, " failed authentication: its proof does not match this device's key\n");
 		farswap_donor_set_error(donor, "donor %s failed authentication (wrong key)",
 					donor->name);
-		return ret;
+		goto out;
+	}
+	if (ret == -EINVAL) {
+		farswap_donor_pr_err_ratelimited(donor, " failed authentication: its X25519 public key is of low order\n");
+		farswap_donor_set_error(donor, "donor %s failed authentication: a public key of low order (no shared secret)",
+					donor->name);
+		ret = -EACCES;
+		goto out;
 	}
 	if (ret < 0) {
-		farswap_donor_set_error(donor, "cannot compute HMAC-SHA256 (%d)",
+		farswap_donor_set_error(donor, "cannot compute the session key (%d)",
 					ret);
-		return ret;
+		goto out;
 	}
 	if (dev->nr_pair_keys)
 		donor->pinned_key = ret;
 	/*
-	 * The donor proved the key.  Set before the proof goes out: the
-	 * donor may send notices as soon as it has checked it.
+	 * The donor proved the key, and kx_tfm holds the session key.  Set
+	 * before the proof goes out: the donor may send notices, tagged, as
+	 * soon as it has checked it.
 	 */
+	donor->kx = true;
 	WRITE_ONCE(donor->proven, true);
 	ret = farswap_auth_step(donor, &req, &rep, FARSWAP_MSG_AUTH_REP);
-	memzero_explicit(&req, sizeof(req));
 	if (ret == -EACCES)
 		farswap_donor_pr_err_ratelimited(donor, " denied this host's proof: host and donor hold different keys\n");
+	if (!ret) {
+		/* The AUTH_REP came bare; all after it in both ways is tagged. */
+		spin_lock_irq(&donor->tag_lock);
+		donor->tx_tagged = true;
+		spin_unlock_irq(&donor->tag_lock);
+	}
+out:
+	memzero_explicit(priv, sizeof(priv));
+	memzero_explicit(&req, sizeof(req));
 	return ret;
 }
 
@@ -787,6 +839,14 @@ static int farswap_donor_connect(struct farswap_donor *donor)
 	donor->attempt_failed = false;
 	spin_unlock_irq(&donor->state_lock);
 	donor->session = 0;
+	/* A new session: no session key, no tags until its handshake. */
+	donor->kx = false;
+	donor->rx_tagged = false;
+	donor->rx_seq = 0;
+	spin_lock_irq(&donor->tag_lock);
+	donor->tx_tagged = false;
+	donor->tx_seq = 0;
+	spin_unlock_irq(&donor->tag_lock);
 	/*
 	 * Without a key there is nothing to prove, and a donor may send a
 	 * notice as soon as the control QP is up.
@@ -1151,6 +1211,14 @@ struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
 				   sizeof(union farswap_msg), GFP_KERNEL);
 	if (!donor->ioq || !donor->ctrl_bufs)
 		goto out_free;
+	/* Here, not in a handshake, which runs under memalloc_noio. */
+	if (dev->auth_key.len) {
+		donor->kx_tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+		if (IS_ERR(donor->kx_tfm)) {
+			donor->kx_tfm = NULL;
+			goto out_free;
+		}
+	}
 
 	donor->dev = dev;
 	donor->index = index;
@@ -1184,6 +1252,7 @@ struct farswap_donor *farswap_donor_create(struct farswap_dev *dev,
 	}
 	sema_init(&donor->call_sem, FARSWAP_CTRL_CALLS);
 	spin_lock_init(&donor->call_lock);
+	spin_lock_init(&donor->tag_lock);
 	spin_lock_init(&donor->reclaim_lock);
 	INIT_KFIFO(donor->reclaim);
 	INIT_WORK(&donor->reclaim_work, farswap_reclaim_work);
@@ -1241,6 +1310,8 @@ void farswap_donor_cancel_work(struct farswap_donor *donor)
 void farswap_donor_destroy(struct farswap_donor *donor)
 {
 	/* Its session ended in farswap_donor_stop(); nothing is left. */
+	if (donor->kx_tfm)
+		crypto_free_shash(donor->kx_tfm);	/* the session key too */
 	kfree(donor->ctrl_bufs);
 	kfree(donor->ioq);
 	kfree(donor);

@@ -173,12 +173,35 @@ static void farswap_ctrl_dispatch(struct farswap_donor *donor,
 	}
 }
 
+/*
+ * A received message of a tagged session: FARSWAP_ST_OK with its tag the
+ * next the donor's session key gives, FARSWAP_ST_DENIED for a wrong tag,
+ * or farswap_msg_check_tagged()'s refusal.
+ */
+static int farswap_ctrl_check_tag(struct farswap_donor *donor,
+				  const union farswap_msg *buf, u32 len)
+{
+	u8 want[FARSWAP_KX_TAG_LEN];
+	int st;
+
+	st = farswap_msg_check_tagged(buf, len, donor->version);
+	if (st != FARSWAP_ST_OK)
+		return st;
+	len -= FARSWAP_KX_TAG_LEN;
+	if (farswap_kx_tag(donor->kx_tfm, 'D', donor->rx_seq, buf, len, want) ||
+	    !farswap_auth_tag_equal(want, buf->raw + len))
+		return FARSWAP_ST_DENIED;
+	donor->rx_seq++;
+	return FARSWAP_ST_OK;
+}
+
 void farswap_ctrl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct farswap_ctrl_recv *recv =
 		container_of(wc->wr_cqe, struct farswap_ctrl_recv, cqe);
 	struct farswap_donor *donor = recv->donor;
 	union farswap_msg msg;
+	bool tagged;
 	int st;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
@@ -189,9 +212,16 @@ void farswap_ctrl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ib_dma_sync_single_for_cpu(donor->ibdev, recv->dma, FARSWAP_MSG_MAX,
 				   DMA_FROM_DEVICE);
-	st = farswap_msg_check(recv->buf, wc->byte_len, donor->version);
+	tagged = donor->rx_tagged;
+	st = tagged ? farswap_ctrl_check_tag(donor, recv->buf, wc->byte_len) :
+		      farswap_msg_check(recv->buf, wc->byte_len,
+					donor->version);
 	if (st == FARSWAP_ST_OK)
-		memcpy(&msg, recv->buf, wc->byte_len);
+		memcpy(&msg, recv->buf, wc->byte_len -
+		       (tagged ? FARSWAP_KX_TAG_LEN : 0));
+	else if (st == FARSWAP_ST_DENIED)
+		farswap_donor_pr_err(donor, " sent a control message (type %u) with a wrong tag (changed, replayed or out of order on the way); dropping the connection\n",
+				     recv->buf->hdr.type);
 	else
 		farswap_donor_pr_err(donor, " sent a malformed control message (type %u, %u bytes: %s); dropping the connection\n",
 				     wc->byte_len ? recv->buf->hdr.type : 0,
@@ -208,9 +238,19 @@ void farswap_ctrl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (st != FARSWAP_ST_OK) {
-		farswap_donor_error(donor, "malformed control message");
+		farswap_donor_error(donor, st == FARSWAP_ST_DENIED ?
+				    "control message with a wrong tag" :
+				    "malformed control message");
 		return;
 	}
+	/*
+	 * The AUTH_REP that ends a handshake with a session key comes bare;
+	 * every message after it is tagged.
+	 */
+	if (!tagged && READ_ONCE(donor->kx) &&
+	    msg.hdr.type == FARSWAP_MSG_AUTH_REP &&
+	    le16_to_cpu(msg.auth_rep.status) == FARSWAP_ST_OK)
+		donor->rx_tagged = true;
 	farswap_ctrl_dispatch(donor, &msg);
 }
 
@@ -339,7 +379,7 @@ int farswap_ctrl_xfer(struct farswap_donor *donor,
 	struct farswap_ctrl_inflight *call;
 	struct ib_send_wr wr = {};
 	struct ib_sge sge;
-	unsigned long flags;
+	unsigned long flags, tflags;
 	int i, ret = 0;
 
 	i = farswap_ctrl_get_call(donor);
@@ -368,7 +408,14 @@ int farswap_ctrl_xfer(struct farswap_donor *donor,
 	}
 	if (gen)
 		*gen = READ_ONCE(donor->gen);
+	/* The tags' count follows the posts' order: one lock over both. */
+	spin_lock_irqsave(&donor->tag_lock, tflags);
 	memcpy(call->buf, msg, len);
+	if (donor->tx_tagged) {
+		ret = farswap_kx_tag(donor->kx_tfm, 'H', donor->tx_seq,
+				     call->buf, len, call->buf->raw + len);
+		len += FARSWAP_KX_TAG_LEN;
+	}
 	ib_dma_sync_single_for_device(donor->ibdev, call->dma, len,
 				      DMA_TO_DEVICE);
 	sge.addr = call->dma;
@@ -379,7 +426,11 @@ int farswap_ctrl_xfer(struct farswap_donor *donor,
 	wr.send_flags = IB_SEND_SIGNALED;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	ret = ib_post_send(donor->ctrl.qp, &wr, NULL);
+	if (!ret)
+		ret = ib_post_send(donor->ctrl.qp, &wr, NULL);
+	if (!ret && donor->tx_tagged)
+		donor->tx_seq++;
+	spin_unlock_irqrestore(&donor->tag_lock, tflags);
 	rcu_read_unlock();
 	if (ret) {
 		farswap_ctrl_put_call(donor, i);

@@ -253,6 +253,25 @@ struct farswap_donor {
 	 * proved, -1: none pinned.  Under donor->lock, shown in stat.
 	 */
 	int pinned_key;
+	/*
+	 * Session keys (FARSWAP_FEAT_KX, auth.h).  kx_tfm is this donor's
+	 * HMAC-SHA256 transform, made with it when the device has a key,
+	 * keyed with each session's key by its handshake.  The features of
+	 * the control QP's conn_req and conn_rep, as sent (the transcript
+	 * binds them).  Once the handshake is done every control message
+	 * is tagged: tx_tagged and tx_seq under tag_lock, which keeps the
+	 * tags' order the posts' order; rx_tagged and rx_seq in receive
+	 * completions alone.  All reset by each connect.
+	 */
+	struct crypto_shash *kx_tfm;
+	u32 req_features;
+	u32 rep_features;
+	bool kx;
+	bool tx_tagged;
+	bool rx_tagged;
+	u64 tx_seq;
+	u64 rx_seq;
+	spinlock_t tag_lock;
 	u8 version;
 	u32 features;			/* FARSWAP_FEAT_* both sides support */
 	u64 slab_size;

@@ -1,87 +1,222 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite farswap_auth: the host's half of authentication
- * (kmod/auth.c) and its attach option (key= in kmod/args.c).
+ * (kmod/auth.c) and its attach options (key= and donor_key= in
+ * kmod/args.c).
  *
- * The MAC is checked against a known answer computed apart from this
- * code: the 88 bytes of struct farswap_auth_mac_input written out by
- * hand and fed to `openssl dgst -sha256 -hmac KEY` (the same answer the
- * daemon's unit test checks, so host and donor agree byte for byte).
- * Every field the MAC binds changes it when one of its bytes flips.
- * The pair key of pinned donors is checked the same way, against
- * Python's hmac (as the daemon's unit test checks it).
+ * The handshake with a session key is checked against a known answer
+ * computed apart from this code, by farswapd's implementation (OpenSSL's
+ * X25519 and HMAC; tests/unit/test_auth.c checks the same numbers): the
+ * public keys, the donor's and the host's MACs, the session key through
+ * a message tag and a join tag.  The pair key of pinned donors is
+ * checked against Python's hmac.
  */
+#include <crypto/hash.h>
 #include <kunit/test.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+
+#include <crypto/curve25519.h>
 
 #include "args.h"
 #include "auth.h"
 
 #define KEY "0123456789abcdef0123456789abcdef"
 
-struct mac_in {
-	struct farswap_auth_key key;
-	u8 hn[FARSWAP_AUTH_NONCE_LEN];
-	u8 dn[FARSWAP_AUTH_NONCE_LEN];
-	u64 session;
-	u8 hid[FARSWAP_ID_LEN];
-	u8 did[FARSWAP_ID_LEN];
+/* The known answer (farswapd's OpenSSL side, tests/unit/test_auth.c). */
+static const u8 kx_host_pub[32] = {
+	0x79, 0xa6, 0x31, 0xee, 0xde, 0x1b, 0xf9, 0xc9, 0x8f, 0x12, 0x03, 0x2c,
+	0xde, 0xad, 0xd0, 0xe7, 0xa0, 0x79, 0x39, 0x8f, 0xc7, 0x86, 0xb8, 0x8c,
+	0xc8, 0x46, 0xec, 0x89, 0xaf, 0x85, 0xa5, 0x1a,
+};
+static const u8 kx_donor_pub[32] = {
+	0x49, 0x3e, 0x82, 0xfc, 0x74, 0x46, 0x4a, 0x59, 0x26, 0x88, 0x17, 0x62,
+	0x3d, 0x20, 0x53, 0xc5, 0xeb, 0x8e, 0x2c, 0xc4, 0xa9, 0x88, 0xb4, 0xfe,
+	0xe1, 0x79, 0xec, 0x6b, 0x01, 0x0d, 0x53, 0x1d,
+};
+static const u8 kx_donor_mac[32] = {
+	0xcb, 0x67, 0x25, 0xab, 0x72, 0x21, 0x12, 0x38, 0x34, 0x75, 0x56, 0x43,
+	0x09, 0x8e, 0x9c, 0x38, 0x5e, 0xe5, 0xda, 0x88, 0x6c, 0x56, 0x16, 0x89,
+	0x66, 0x04, 0xa1, 0x96, 0x8d, 0x3c, 0xe4, 0x11,
+};
+static const u8 kx_host_mac[32] = {
+	0x0d, 0x0d, 0xef, 0x86, 0xa1, 0xb2, 0x2c, 0xc2, 0xf2, 0xac, 0x6a, 0x10,
+	0x08, 0x5e, 0x94, 0x39, 0xf3, 0x77, 0x57, 0x6f, 0xb1, 0xf5, 0x74, 0xf4,
+	0xcf, 0x11, 0x88, 0xee, 0xac, 0xc9, 0xda, 0x0b,
+};
+/* A STATS_REQ of cookie 7, the donor's fourth tagged message. */
+static const u8 kx_tag[16] = {
+	0x4a, 0x2d, 0xbc, 0x8a, 0xea, 0x1f, 0x9b, 0x91, 0xbd, 0xe1, 0x13, 0x7d,
+	0xed, 0xbd, 0x42, 0x14,
+};
+static const u8 kx_join[12] = {
+	0x1e, 0xcf, 0xaa, 0x6a, 0xf8, 0x42, 0x80, 0xe2, 0xa0, 0x42, 0x4b, 0x4a,
 };
 
-static void mac_in_init(struct mac_in *m)
+#define KX_SESSION 0x0123456789abcdefULL
+
+/* The vector's inputs: private keys 0x40.. (host), nonces 0.. and 16... */
+struct kx_case {
+	struct farswap_auth_key key;
+	u8 priv[32];
+	u8 pub[32];
+	struct farswap_kx_transcript t;
+	struct crypto_shash *tfm;
+};
+
+static void kx_case_init(struct kunit *test, struct kx_case *c)
 {
+	u8 hn[16], dn[16], hid[16] = "host-a", did[16] = "donor-1";
 	unsigned int i;
 
-	memset(m, 0, sizeof(*m));
-	memcpy(m->key.bytes, KEY, 32);
-	m->key.len = 32;
-	for (i = 0; i < FARSWAP_AUTH_NONCE_LEN; i++) {
-		m->hn[i] = i;
-		m->dn[i] = 16 + i;
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < 32; i++)
+		c->priv[i] = 0x40 + i;
+	for (i = 0; i < 16; i++) {
+		hn[i] = i;
+		dn[i] = 16 + i;
 	}
-	m->session = 0x0123456789abcdefULL;
-	memcpy(m->hid, "host-a", 6);
-	memcpy(m->did, "donor-1", 7);
+	memcpy(c->key.bytes, KEY, 32);
+	c->key.len = 32;
+	KUNIT_ASSERT_EQ(test, farswap_auth_key_prepare(&c->key), 0);
+	KUNIT_ASSERT_TRUE(test, curve25519_generate_public(c->pub, c->priv));
+	farswap_kx_transcript_init(&c->t, "", hn, dn, c->pub, kx_donor_pub,
+				   KX_SESSION, hid, did, 0x1f7, 0xbf, 1);
+	c->tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->tfm));
 }
 
-/* @key's bytes, prepared as attach prepares them. */
-static int mac_of(const struct mac_in *m, enum farswap_auth_role role,
-		  u8 *mac)
+static void kx_case_exit(struct kx_case *c)
 {
-	struct farswap_auth_key k = m->key;
-	int ret;
-
-	ret = farswap_auth_key_prepare(&k);
-	if (!ret)
-		ret = farswap_auth_mac(&k, role, m->hn, m->dn, m->session,
-				       m->hid, m->did, mac);
-	farswap_auth_key_clear(&k);
-	return ret;
+	crypto_free_shash(c->tfm);
+	farswap_auth_key_clear(&c->key);
 }
 
-static int answer_with(const struct farswap_auth_key *key,
-		       const u8 *host_nonce,
-		       const struct farswap_auth_chal *chal, u64 session,
-		       const u8 *host_id, const u8 *donor_id, u8 *host_mac)
+/*
+ * The host's side of the vector: its public key, the donor's MAC
+ * accepted, its own proof, and the session key through the tags it
+ * gives.
+ */
+static void kx_known_answer_test(struct kunit *test)
 {
-	struct farswap_auth_key k = *key;
-	int ret;
+	union farswap_msg m;
+	struct kx_case c;
+	u8 mac[32], tag[16], join[12];
 
-	ret = farswap_auth_key_prepare(&k);
-	if (!ret)
-		ret = farswap_auth_answer(&k, 1, host_nonce, chal, session,
-					  host_id, donor_id, host_mac);
-	farswap_auth_key_clear(&k);
-	return ret;
+	kx_case_init(test, &c);
+	KUNIT_EXPECT_MEMEQ(test, c.pub, kx_host_pub, 32);
+	KUNIT_ASSERT_EQ(test, farswap_kx_answer(&c.key, 1, c.tfm, c.priv, &c.t,
+						kx_donor_mac, mac), 0);
+	KUNIT_EXPECT_MEMEQ(test, mac, kx_host_mac, 32);
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, 1, 7);
+	KUNIT_ASSERT_EQ(test, farswap_kx_tag(c.tfm, 'D', 3, &m,
+				farswap_msg_size(FARSWAP_MSG_STATS_REQ), tag), 0);
+	KUNIT_EXPECT_MEMEQ(test, tag, kx_tag, 16);
+	KUNIT_EXPECT_TRUE(test, farswap_auth_tag_equal(tag, kx_tag));
+	/* The other direction, the next count, one byte more: all differ. */
+	farswap_kx_tag(c.tfm, 'H', 3, &m, farswap_msg_size(m.hdr.type), tag);
+	KUNIT_EXPECT_FALSE(test, farswap_auth_tag_equal(tag, kx_tag));
+	farswap_kx_tag(c.tfm, 'D', 4, &m, farswap_msg_size(m.hdr.type), tag);
+	KUNIT_EXPECT_FALSE(test, farswap_auth_tag_equal(tag, kx_tag));
+	m.hdr.cookie = cpu_to_le64(8);
+	farswap_kx_tag(c.tfm, 'D', 3, &m, farswap_msg_size(m.hdr.type), tag);
+	KUNIT_EXPECT_FALSE(test, farswap_auth_tag_equal(tag, kx_tag));
+	KUNIT_ASSERT_EQ(test, farswap_kx_join_tag(c.tfm, KX_SESSION,
+						  (const u8 *)"host-a\0\0\0\0\0\0\0\0\0",
+						  join), 0);
+	KUNIT_EXPECT_MEMEQ(test, join, kx_join, 12);
+	kx_case_exit(&c);
 }
 
-static const u8 want_donor[32] = {
-	0xe7, 0x89, 0x91, 0xed, 0xa5, 0xa6, 0xd6, 0xb1,
-	0x4e, 0x64, 0x92, 0x70, 0xa4, 0xa5, 0xa3, 0x43,
-	0x64, 0x1a, 0x75, 0xbf, 0x88, 0xf2, 0x41, 0xe8,
-	0x7d, 0xbe, 0x74, 0x77, 0xd4, 0x51, 0xab, 0x4a,
-};
+/*
+ * Every byte of the transcript the donor's MAC covers: a relay that
+ * changes a feature bit, a nonce or a public key on the way makes it
+ * fail.
+ */
+static void kx_transcript_bound_test(struct kunit *test)
+{
+	struct kx_case c;
+	u8 mac[32];
+	size_t i;
+
+	kx_case_init(test, &c);
+	for (i = FARSWAP_AUTH_LABEL_LEN; i < offsetof(struct farswap_kx_transcript,
+						       reserved); i++) {
+		struct farswap_kx_transcript t = c.t;
+
+		((u8 *)&t)[i] ^= 0x01;
+		KUNIT_EXPECT_EQ_MSG(test, farswap_kx_answer(&c.key, 1, c.tfm,
+							    c.priv, &t,
+							    kx_donor_mac, mac),
+				    -EACCES,
+				    "byte %zu of the transcript is not bound", i);
+		KUNIT_EXPECT_TRUE(test, farswap_is_zero(mac, sizeof(mac)));
+	}
+	kx_case_exit(&c);
+}
+
+/* A wrong key, or a donor's public key of low order: refused. */
+static void kx_refused_test(struct kunit *test)
+{
+	struct farswap_kx_transcript t;
+	struct kx_case c;
+	u8 mac[32];
+
+	kx_case_init(test, &c);
+	t = c.t;
+	farswap_auth_key_clear(&c.key);
+	memcpy(c.key.bytes, KEY, 32);
+	c.key.bytes[31] ^= 1;
+	c.key.len = 32;
+	KUNIT_ASSERT_EQ(test, farswap_auth_key_prepare(&c.key), 0);
+	KUNIT_EXPECT_EQ(test, farswap_kx_answer(&c.key, 1, c.tfm, c.priv, &t,
+						kx_donor_mac, mac), -EACCES);
+	KUNIT_EXPECT_TRUE(test, farswap_is_zero(mac, sizeof(mac)));
+	/* The point of order 1 (all zero): no shared secret. */
+	memset(t.donor_pub, 0, sizeof(t.donor_pub));
+	KUNIT_EXPECT_EQ(test, farswap_kx_answer(&c.key, 1, c.tfm, c.priv, &t,
+						kx_donor_mac, mac), -EINVAL);
+	/* A key never prepared proves nothing. */
+	t = c.t;
+	farswap_auth_key_clear(&c.key);
+	memcpy(c.key.bytes, KEY, 32);
+	c.key.len = 32;
+	KUNIT_EXPECT_EQ(test, farswap_kx_answer(&c.key, 1, c.tfm, c.priv, &t,
+						kx_donor_mac, mac), -ENOKEY);
+	kx_case_exit(&c);
+}
+
+/* Key pairs: fresh, and the public key is the private key's. */
+static void kx_keypair_test(struct kunit *test)
+{
+	u8 a[32], b[32], pa[32], pb[32], check[32];
+
+	KUNIT_ASSERT_EQ(test, farswap_kx_keypair(a, pa), 0);
+	KUNIT_ASSERT_EQ(test, farswap_kx_keypair(b, pb), 0);
+	KUNIT_EXPECT_NE(test, memcmp(a, b, 32), 0);
+	KUNIT_ASSERT_TRUE(test, curve25519_generate_public(check, a));
+	KUNIT_EXPECT_MEMEQ(test, check, pa, 32);
+}
+
+/*
+ * The key is prepared once (attach) and serves every handshake after;
+ * clearing it frees the transform and wipes the bytes.
+ */
+static void prepared_key_test(struct kunit *test)
+{
+	struct farswap_auth_key k = { .len = 32 };
+
+	memcpy(k.bytes, KEY, 32);
+	KUNIT_ASSERT_EQ(test, farswap_auth_key_prepare(&k), 0);
+	KUNIT_ASSERT_NOT_NULL(test, k.tfm);
+	farswap_auth_key_clear(&k);
+	KUNIT_EXPECT_NULL(test, k.tfm);
+	KUNIT_EXPECT_EQ(test, k.len, 0U);
+	KUNIT_EXPECT_TRUE(test, farswap_is_zero(k.bytes, sizeof(k.bytes)));
+	/* No key: nothing to prepare. */
+	KUNIT_EXPECT_EQ(test, farswap_auth_key_prepare(&k), 0);
+	KUNIT_EXPECT_NULL(test, k.tfm);
+}
 
 static const u8 want_host[32] = {
 	0x87, 0xb5, 0xd5, 0xf4, 0xdd, 0x80, 0xfd, 0xfd,
@@ -89,151 +224,6 @@ static const u8 want_host[32] = {
 	0x05, 0xaf, 0x00, 0x29, 0xf0, 0x04, 0xa3, 0x0a,
 	0xeb, 0x5e, 0x9b, 0x05, 0x99, 0x5e, 0x36, 0x47,
 };
-
-static void known_answer_test(struct kunit *test)
-{
-	struct mac_in m;
-	u8 mac[32];
-
-	mac_in_init(&m);
-	KUNIT_ASSERT_EQ(test, mac_of(&m, FARSWAP_AUTH_DONOR, mac), 0);
-	KUNIT_EXPECT_MEMEQ(test, mac, want_donor, 32);
-	KUNIT_EXPECT_TRUE(test, farswap_auth_mac_equal(mac, want_donor));
-	KUNIT_ASSERT_EQ(test, mac_of(&m, FARSWAP_AUTH_HOST, mac), 0);
-	KUNIT_EXPECT_MEMEQ(test, mac, want_host, 32);
-	/* The labels keep one side's MAC from passing for the other's. */
-	KUNIT_EXPECT_FALSE(test, farswap_auth_mac_equal(mac, want_donor));
-	m.key.len = 0;
-	KUNIT_EXPECT_EQ(test, mac_of(&m, FARSWAP_AUTH_HOST, mac), -ENOKEY);
-}
-
-/* The bytes of struct mac_in each MAC binds, by field. */
-static const struct {
-	const char *name;
-	size_t off, len;
-} bound[] = {
-	{ "key", offsetof(struct mac_in, key.bytes), 32 },
-	{ "host nonce", offsetof(struct mac_in, hn), FARSWAP_AUTH_NONCE_LEN },
-	{ "donor nonce", offsetof(struct mac_in, dn), FARSWAP_AUTH_NONCE_LEN },
-	{ "session", offsetof(struct mac_in, session), sizeof(u64) },
-	{ "host_id", offsetof(struct mac_in, hid), FARSWAP_ID_LEN },
-	{ "donor_id", offsetof(struct mac_in, did), FARSWAP_ID_LEN },
-};
-
-static void flipped_byte_test(struct kunit *test)
-{
-	enum farswap_auth_role role;
-	struct mac_in m;
-	unsigned int f;
-	size_t b;
-	u8 mac[32];
-
-	for (role = FARSWAP_AUTH_DONOR; role <= FARSWAP_AUTH_HOST; role++) {
-		const u8 *want = role == FARSWAP_AUTH_DONOR ? want_donor :
-							      want_host;
-
-		for (f = 0; f < ARRAY_SIZE(bound); f++) {
-			for (b = 0; b < bound[f].len; b++) {
-				mac_in_init(&m);
-				((u8 *)&m)[bound[f].off + b] ^= 0x01;
-				KUNIT_ASSERT_EQ(test, mac_of(&m, role, mac), 0);
-				KUNIT_EXPECT_FALSE_MSG(test,
-						       farswap_auth_mac_equal(mac, want),
-						       "%s MAC unchanged by a flip in %s byte %zu",
-						       role == FARSWAP_AUTH_DONOR ?
-						       "donor" : "host",
-						       bound[f].name, b);
-			}
-		}
-	}
-	/* A longer key (same first bytes) is another key. */
-	mac_in_init(&m);
-	m.key.bytes[32] = 'x';
-	m.key.len = 33;
-	KUNIT_ASSERT_EQ(test, mac_of(&m, FARSWAP_AUTH_HOST, mac), 0);
-	KUNIT_EXPECT_FALSE(test, farswap_auth_mac_equal(mac, want_host));
-}
-
-/*
- * The host's side of the handshake: a right challenge is answered with
- * the host's MAC, a wrong one (another key, another session, the host's
- * own label) gets no answer at all.
- */
-static void answer_test(struct kunit *test)
-{
-	struct farswap_auth_chal chal;
-	struct mac_in m, other;
-	u8 proof[32];
-
-	mac_in_init(&m);
-	memset(&chal, 0, sizeof(chal));
-	memcpy(chal.donor_nonce, m.dn, sizeof(chal.donor_nonce));
-	memcpy(chal.donor_mac, want_donor, 32);
-	KUNIT_ASSERT_EQ(test, answer_with(&m.key, m.hn, &chal,
-					  m.session, m.hid, m.did,
-					  proof), 0);
-	KUNIT_EXPECT_MEMEQ(test, proof, want_host, 32);
-
-	/* A donor with another key. */
-	other = m;
-	other.key.bytes[0] ^= 1;
-	KUNIT_ASSERT_EQ(test, mac_of(&other, FARSWAP_AUTH_DONOR,
-				     chal.donor_mac), 0);
-	KUNIT_EXPECT_EQ(test, answer_with(&m.key, m.hn, &chal,
-					  m.session, m.hid, m.did,
-					  proof), -EACCES);
-	KUNIT_EXPECT_TRUE(test, farswap_is_zero(proof, sizeof(proof)));
-
-	/* The right key, but another session's challenge. */
-	memcpy(chal.donor_mac, want_donor, 32);
-	KUNIT_EXPECT_EQ(test, answer_with(&m.key, m.hn, &chal,
-					  m.session + 1, m.hid, m.did,
-					  proof), -EACCES);
-
-	/* A donor echoing the host's own MAC proves nothing. */
-	memcpy(chal.donor_mac, want_host, 32);
-	KUNIT_EXPECT_EQ(test, answer_with(&m.key, m.hn, &chal,
-					  m.session, m.hid, m.did,
-					  proof), -EACCES);
-}
-
-/*
- * The key is prepared once (attach) and serves every handshake after:
- * a MAC without a prepared transform is refused rather than allocating
- * one (the reconnect path runs under memalloc_noio), and clearing the
- * key frees the transform.
- */
-static void prepared_key_test(struct kunit *test)
-{
-	struct mac_in m;
-	u8 mac[32];
-	int i;
-
-	mac_in_init(&m);
-	KUNIT_EXPECT_EQ(test, farswap_auth_mac(&m.key, FARSWAP_AUTH_HOST, m.hn,
-					       m.dn, m.session, m.hid, m.did,
-					       mac), -ENOKEY);
-	KUNIT_ASSERT_EQ(test, farswap_auth_key_prepare(&m.key), 0);
-	KUNIT_ASSERT_NOT_NULL(test, m.key.tfm);
-	for (i = 0; i < 3; i++) {
-		KUNIT_ASSERT_EQ(test, farswap_auth_mac(&m.key, FARSWAP_AUTH_DONOR,
-						       m.hn, m.dn, m.session,
-						       m.hid, m.did, mac), 0);
-		KUNIT_EXPECT_MEMEQ(test, mac, want_donor, 32);
-		KUNIT_ASSERT_EQ(test, farswap_auth_mac(&m.key, FARSWAP_AUTH_HOST,
-						       m.hn, m.dn, m.session,
-						       m.hid, m.did, mac), 0);
-		KUNIT_EXPECT_MEMEQ(test, mac, want_host, 32);
-	}
-	farswap_auth_key_clear(&m.key);
-	KUNIT_EXPECT_NULL(test, m.key.tfm);
-	KUNIT_EXPECT_EQ(test, m.key.len, 0U);
-	KUNIT_EXPECT_TRUE(test, farswap_is_zero(m.key.bytes,
-						sizeof(m.key.bytes)));
-	/* No key: nothing to prepare, nothing to compute. */
-	KUNIT_EXPECT_EQ(test, farswap_auth_key_prepare(&m.key), 0);
-	KUNIT_EXPECT_NULL(test, m.key.tfm);
-}
 
 static void mac_equal_test(struct kunit *test)
 {
@@ -344,6 +334,33 @@ static void pair_key_test(struct kunit *test)
 			-ENOKEY);
 }
 
+/* The donor's MAC of the vector's transcript under @key (test only). */
+static void donor_mac_with(struct kunit *test, const struct farswap_auth_key *key,
+			   const struct kx_case *c, u8 mac[32])
+{
+	static const u8 donor_priv[32] = {
+		0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87,
+		0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,
+		0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97,
+		0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,
+	};
+	struct farswap_kx_transcript t = c->t;
+	struct crypto_shash *tfm;
+	u8 dh[32], prk[32];
+
+	KUNIT_ASSERT_TRUE(test, curve25519(dh, donor_priv, c->pub));
+	tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(tfm));
+	KUNIT_ASSERT_EQ(test, crypto_shash_setkey(tfm, key->bytes, key->len), 0);
+	KUNIT_ASSERT_EQ(test, crypto_shash_tfm_digest(tfm, dh, 32, prk), 0);
+	KUNIT_ASSERT_EQ(test, crypto_shash_setkey(tfm, prk, 32), 0);
+	memset(t.label, 0, sizeof(t.label));
+	memcpy(t.label, FARSWAP_KX_LABEL_DONOR, 16);
+	KUNIT_ASSERT_EQ(test, crypto_shash_tfm_digest(tfm, (u8 *)&t, sizeof(t),
+						      mac), 0);
+	crypto_free_shash(tfm);
+}
+
 /*
  * A pinning host tries each pair key it holds and answers with the one
  * the donor proved; the host key alone, or a donor key it does not pin,
@@ -352,49 +369,37 @@ static void pair_key_test(struct kunit *test)
 static void pinned_answer_test(struct kunit *test)
 {
 	struct farswap_auth_key *keys;
-	struct farswap_auth_chal chal;
-	struct mac_in m, donor;
-	u8 proof[32], want[32];
+	struct kx_case c;
+	u8 dmac[32], proof[32];
 	int i;
 
+	kx_case_init(test, &c);
 	keys = kunit_kcalloc(test, 3, sizeof(*keys), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, keys);
-	mac_in_init(&m);
-	/* Three pinned donors: pair keys of three donor keys with KEY. */
 	for (i = 0; i < 3; i++) {
 		struct farswap_auth_key dk = { .len = 32 };
 
 		memcpy(dk.bytes, DKEY, 32);
 		dk.bytes[0] += i;
-		KUNIT_ASSERT_EQ(test, farswap_auth_pair_key(&dk, &m.key,
+		KUNIT_ASSERT_EQ(test, farswap_auth_pair_key(&dk, &c.key,
 							    &keys[i]), 0);
 		KUNIT_ASSERT_EQ(test, farswap_auth_key_prepare(&keys[i]), 0);
 	}
-	/* The donor of the second key. */
-	donor = m;
-	donor.key = keys[1];
-	donor.key.tfm = NULL;
-	memset(&chal, 0, sizeof(chal));
-	memcpy(chal.donor_nonce, m.dn, sizeof(chal.donor_nonce));
-	KUNIT_ASSERT_EQ(test, mac_of(&donor, FARSWAP_AUTH_DONOR,
-				     chal.donor_mac), 0);
-	KUNIT_EXPECT_EQ(test, farswap_auth_answer(keys, 3, m.hn, &chal,
-						  m.session, m.hid, m.did,
-						  proof), 1);
-	KUNIT_ASSERT_EQ(test, mac_of(&donor, FARSWAP_AUTH_HOST, want), 0);
-	KUNIT_EXPECT_MEMEQ(test, proof, want, 32);
-	/* One pinned key fewer: that donor is refused. */
-	KUNIT_EXPECT_EQ(test, farswap_auth_answer(keys, 1, m.hn, &chal,
-						  m.session, m.hid, m.did,
-						  proof), -EACCES);
+	/* The vector's donor, proving the second donor key's pair key. */
+	donor_mac_with(test, &keys[1], &c, dmac);
+	KUNIT_EXPECT_EQ(test, farswap_kx_answer(keys, 3, c.tfm, c.priv, &c.t,
+						dmac, proof), 1);
+	KUNIT_EXPECT_FALSE(test, farswap_is_zero(proof, sizeof(proof)));
+	/* One pinned key fewer: refused. */
+	KUNIT_EXPECT_EQ(test, farswap_kx_answer(keys, 1, c.tfm, c.priv, &c.t,
+						dmac, proof), -EACCES);
 	KUNIT_EXPECT_TRUE(test, farswap_is_zero(proof, sizeof(proof)));
-	/* A donor proving the host key alone (unpinned): refused. */
-	memcpy(chal.donor_mac, want_donor, 32);
-	KUNIT_EXPECT_EQ(test, farswap_auth_answer(keys, 3, m.hn, &chal,
-						  m.session, m.hid, m.did,
-						  proof), -EACCES);
+	/* The host key alone (an unpinned donor's proof): refused. */
+	KUNIT_EXPECT_EQ(test, farswap_kx_answer(keys, 3, c.tfm, c.priv, &c.t,
+						kx_donor_mac, proof), -EACCES);
 	for (i = 0; i < 3; i++)
 		farswap_auth_key_clear(&keys[i]);
+	kx_case_exit(&c);
 }
 
 static void donor_key_option_test(struct kunit *test)
@@ -421,9 +426,10 @@ static void donor_key_option_test(struct kunit *test)
 }
 
 static struct kunit_case farswap_auth_cases[] = {
-	KUNIT_CASE(known_answer_test),
-	KUNIT_CASE(flipped_byte_test),
-	KUNIT_CASE(answer_test),
+	KUNIT_CASE(kx_known_answer_test),
+	KUNIT_CASE(kx_transcript_bound_test),
+	KUNIT_CASE(kx_refused_test),
+	KUNIT_CASE(kx_keypair_test),
 	KUNIT_CASE(prepared_key_test),
 	KUNIT_CASE(mac_equal_test),
 	KUNIT_CASE(nonce_test),

@@ -679,7 +679,7 @@ static void conn_req_malformed_test(struct kunit *test)
 {
 	static const struct span reserved[] = {
 		FIELD(farswap_conn_req, reserved0),
-		FIELD(farswap_conn_req, reserved1),
+		FIELD(farswap_conn_req, join_tag),
 	};
 	const struct conn_req_case *c = &conn_req_cases[0];
 	struct {

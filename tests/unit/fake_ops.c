@@ -113,7 +113,7 @@ static int fake_populate(struct fsd_donor *d, struct fsd_slab *slab)
 }
 
 static int fake_send(struct fsd_donor *d, struct fsd_session *s,
-		     const union farswap_msg *m, unsigned int flags)
+		     const union farswap_msg *m, size_t len, unsigned int flags)
 {
 	struct fake *f = F(d);
 	unsigned int i;
@@ -121,9 +121,11 @@ static int fake_send(struct fsd_donor *d, struct fsd_session *s,
 	if (f->fail_send)
 		return -ENOBUFS;
 	/* Whatever the donor sends must pass the host's own check. */
-	if (farswap_msg_check(m, le16_to_cpu(m->hdr.length), s->version) !=
-	    FARSWAP_ST_OK)
+	if ((len == le16_to_cpu(m->hdr.length) ?
+	     farswap_msg_check(m, len, s->version) :
+	     farswap_msg_check_tagged(m, len, s->version)) != FARSWAP_ST_OK)
 		abort();
+	f->sent_len[f->nr_sent % FAKE_SENT_MAX] = len;
 	i = f->nr_sent % FAKE_SENT_MAX;
 	f->sent[i] = *m;
 	f->sent_to[i] = s;

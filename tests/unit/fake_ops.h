@@ -23,6 +23,7 @@ struct fake {
 	struct fsd_session *sent_to[FAKE_SENT_MAX];
 	union farswap_msg sent[FAKE_SENT_MAX];
 	unsigned int sent_flags[FAKE_SENT_MAX];
+	size_t sent_len[FAKE_SENT_MAX];		/* a tagged one's is longer */
 	uint64_t rand_state;
 	uint32_t next_rkey;
 };

@@ -1041,6 +1041,333 @@ static void test_config_donor_key_alone(void **state)
 					    err, sizeof(err)), 0);
 }
 
+/* RFC 7748, 6.1: Alice's and Bob's keys and their shared secret. */
+static void test_x25519_rfc7748(void **state)
+{
+	static const uint8_t a_priv[32] = {
+		0x77, 0x07, 0x6d, 0x0a, 0x73, 0x18, 0xa5, 0x7d, 0x3c, 0x16, 0xc1,
+		0x72, 0x51, 0xb2, 0x66, 0x45, 0xdf, 0x4c, 0x2f, 0x87, 0xeb, 0xc0,
+		0x99, 0x2a, 0xb1, 0x77, 0xfb, 0xa5, 0x1d, 0xb9, 0x2c, 0x2a,
+	};
+	static const uint8_t a_pub[32] = {
+		0x85, 0x20, 0xf0, 0x09, 0x89, 0x30, 0xa7, 0x54, 0x74, 0x8b, 0x7d,
+		0xdc, 0xb4, 0x3e, 0xf7, 0x5a, 0x0d, 0xbf, 0x3a, 0x0d, 0x26, 0x38,
+		0x1a, 0xf4, 0xeb, 0xa4, 0xa9, 0x8e, 0xaa, 0x9b, 0x4e, 0x6a,
+	};
+	static const uint8_t b_pub[32] = {
+		0xde, 0x9e, 0xdb, 0x7d, 0x7b, 0x7d, 0xc1, 0xb4, 0xd3, 0x5b, 0x61,
+		0xc2, 0xec, 0xe4, 0x35, 0x37, 0x3f, 0x83, 0x43, 0xc8, 0x5b, 0x78,
+		0x67, 0x4d, 0xad, 0xfc, 0x7e, 0x14, 0x6f, 0x88, 0x2b, 0x4f,
+	};
+	static const uint8_t shared[32] = {
+		0x4a, 0x5d, 0x9d, 0x5b, 0xa4, 0xce, 0x2d, 0xe1, 0x72, 0x8e, 0x3b,
+		0xf4, 0x80, 0x35, 0x0f, 0x25, 0xe0, 0x7e, 0x21, 0xc9, 0x47, 0xd1,
+		0x9e, 0x33, 0x76, 0xf0, 0x9b, 0x3c, 0x1e, 0x16, 0x17, 0x42,
+	};
+	uint8_t pub[32], dh[32], zero[32] = { 0 };
+
+	(void)state;
+	assert_int_equal(fsd_kx_public(a_priv, pub), 0);
+	assert_memory_equal(pub, a_pub, 32);
+	assert_int_equal(fsd_kx_shared(a_priv, b_pub, dh), 0);
+	assert_memory_equal(dh, shared, 32);
+	/* A point of low order gives no shared secret. */
+	assert_int_equal(fsd_kx_shared(a_priv, zero, dh), -EINVAL);
+	assert_true(farswap_is_zero(dh, 32));
+}
+
+/*
+ * The session-key handshake's known answer, which the kernel's KUnit
+ * suite (tests/kunit/auth_test.c) checks farswap.ko against.
+ */
+static void test_kx_known_answer(void **state)
+{
+	static const uint8_t want_dmac[32] = {
+		0xcb, 0x67, 0x25, 0xab, 0x72, 0x21, 0x12, 0x38, 0x34, 0x75, 0x56,
+		0x43, 0x09, 0x8e, 0x9c, 0x38, 0x5e, 0xe5, 0xda, 0x88, 0x6c, 0x56,
+		0x16, 0x89, 0x66, 0x04, 0xa1, 0x96, 0x8d, 0x3c, 0xe4, 0x11,
+	};
+	static const uint8_t want_hmac[32] = {
+		0x0d, 0x0d, 0xef, 0x86, 0xa1, 0xb2, 0x2c, 0xc2, 0xf2, 0xac, 0x6a,
+		0x10, 0x08, 0x5e, 0x94, 0x39, 0xf3, 0x77, 0x57, 0x6f, 0xb1, 0xf5,
+		0x74, 0xf4, 0xcf, 0x11, 0x88, 0xee, 0xac, 0xc9, 0xda, 0x0b,
+	};
+	static const uint8_t want_tag[16] = {
+		0x4a, 0x2d, 0xbc, 0x8a, 0xea, 0x1f, 0x9b, 0x91, 0xbd, 0xe1, 0x13,
+		0x7d, 0xed, 0xbd, 0x42, 0x14,
+	};
+	static const uint8_t want_join[12] = {
+		0x1e, 0xcf, 0xaa, 0x6a, 0xf8, 0x42, 0x80, 0xe2, 0xa0, 0x42, 0x4b,
+		0x4a,
+	};
+	uint8_t hpriv[32], dpriv[32], hpub[32], dpub[32], dh[32], dh2[32];
+	uint8_t hn[16], dn[16], hid[16] = "host-a", did[16] = "donor-1";
+	uint8_t dmac[32], hmac[32], sk[32], tag[16], join[12];
+	struct fsd_auth_key k = { .len = 32 };
+	struct farswap_kx_transcript t;
+	union farswap_msg m;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 32; i++) {
+		hpriv[i] = (uint8_t)(0x40 + i);
+		dpriv[i] = (uint8_t)(0x80 + i);
+	}
+	for (i = 0; i < 16; i++) {
+		hn[i] = (uint8_t)i;
+		dn[i] = (uint8_t)(16 + i);
+	}
+	memcpy(k.bytes, KEY, 32);
+	assert_int_equal(fsd_kx_public(hpriv, hpub), 0);
+	assert_int_equal(fsd_kx_public(dpriv, dpub), 0);
+	assert_int_equal(fsd_kx_shared(dpriv, hpub, dh), 0);
+	assert_int_equal(fsd_kx_shared(hpriv, dpub, dh2), 0);
+	assert_memory_equal(dh, dh2, 32);
+	farswap_kx_transcript_init(&t, "", hn, dn, hpub, dpub,
+				   0x0123456789abcdefull, hid, did, 0x1f7, 0xbf,
+				   1);
+	assert_int_equal(fsd_kx_derive(&k, dh, &t, dmac, hmac, sk), 0);
+	assert_memory_equal(dmac, want_dmac, 32);
+	assert_memory_equal(hmac, want_hmac, 32);
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, 1, 7);
+	assert_int_equal(fsd_kx_tag(sk, 'D', 3, &m,
+				    farswap_msg_size(FARSWAP_MSG_STATS_REQ),
+				    tag), 0);
+	assert_memory_equal(tag, want_tag, 16);
+	assert_int_equal(fsd_kx_join_tag(sk, 0x0123456789abcdefull, hid, join),
+			 0);
+	assert_memory_equal(join, want_join, 12);
+	/* The version and each side's features are bound. */
+	t.donor_features ^= cpu_to_le32(FARSWAP_FEAT_PINNED);
+	assert_int_equal(fsd_kx_derive(&k, dh, &t, dmac, hmac, sk), 0);
+	assert_memory_not_equal(dmac, want_dmac, 32);
+}
+
+/* The host's side of a session-key handshake, as farswap.ko runs it. */
+struct kx_host {
+	uint8_t priv[32];
+	uint8_t pub[32];
+	uint8_t nonce[16];
+	uint8_t key[32];	/* the session key */
+	uint64_t tx_seq;
+	uint64_t rx_seq;
+};
+
+/* A message as the host sends it once tagged: body, then its tag. */
+static int send_tagged(struct ctx *c, struct fsd_session *s,
+		       struct kx_host *h, union farswap_msg *m, uint64_t seq)
+{
+	size_t len = farswap_msg_size(m->hdr.type);
+
+	assert_int_equal(fsd_kx_tag(h->key, 'H', seq, m, len, m->raw + len),
+			 0);
+	return fsd_handle_msg(&c->d, s, m, len + FARSWAP_KX_TAG_LEN, 5);
+}
+
+/* The donor's last message, tagged: its tag checks out with @h's key. */
+static void assert_tagged_from_donor(struct ctx *c, struct kx_host *h)
+{
+	size_t i = (c->f.nr_sent - 1) % FAKE_SENT_MAX;
+	const union farswap_msg *m = &c->f.sent[i];
+	size_t len = farswap_msg_size(m->hdr.type);
+	uint8_t want[16];
+
+	assert_int_equal(c->f.sent_len[i], len + FARSWAP_KX_TAG_LEN);
+	assert_int_equal(fsd_kx_tag(h->key, 'D', h->rx_seq++, m, len, want), 0);
+	assert_memory_equal(want, m->raw + len, 16);
+}
+
+/*
+ * Up to AUTH_REP OK with a session key, @k the key the host proves;
+ * false when the donor's MAC did not check out (the host then stops).
+ */
+static bool kx_handshake(struct ctx *c, struct fsd_session *s,
+			 struct kx_host *h, const struct fsd_auth_key *k)
+{
+	const struct farswap_auth_kx_chal *ch;
+	struct farswap_kx_transcript t;
+	uint8_t dh[32], dmac[32], hmac[32];
+	union farswap_msg m;
+	int i;
+
+	memset(h, 0, sizeof(*h));
+	for (i = 0; i < 32; i++)
+		h->priv[i] = (uint8_t)(0x40 + i);
+	for (i = 0; i < 16; i++)
+		h->nonce[i] = (uint8_t)(i + 1);
+	assert_int_equal(fsd_kx_public(h->priv, h->pub), 0);
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_KX_REQ, 1, 0x301);
+	memcpy(m.kx_req.host_nonce, h->nonce, 16);
+	memcpy(m.kx_req.host_pub, h->pub, 32);
+	assert_int_equal(handle(c, s, &m, 1), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_AUTH_KX_CHAL);
+	assert_int_equal(le64_to_cpu(fake_last(&c->f)->hdr.cookie), 0x301);
+	ch = &fake_last(&c->f)->kx_chal;
+	assert_int_equal(fsd_kx_shared(h->priv, ch->donor_pub, dh), 0);
+	farswap_kx_transcript_init(&t, "", h->nonce, ch->donor_nonce, h->pub,
+				   ch->donor_pub, s->token, s->host_id,
+				   c->d.donor_id, s->host_features,
+				   s->features, s->version);
+	assert_int_equal(fsd_kx_derive(k, dh, &t, dmac, hmac, h->key), 0);
+	if (!fsd_auth_mac_equal(dmac, ch->donor_mac))
+		return false;
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_PROOF, 1, 0x302);
+	memcpy(m.auth_proof.host_mac, hmac, 32);
+	assert_int_equal(handle(c, s, &m, 2), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_AUTH_REP);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->auth_rep.status),
+			 FARSWAP_ST_OK);
+	/* The AUTH_REP itself went bare. */
+	assert_int_equal(c->f.sent_len[(c->f.nr_sent - 1) % FAKE_SENT_MAX],
+			 sizeof(struct farswap_auth_rep));
+	return true;
+}
+
+static int io_join_tag(struct ctx *c, struct fsd_session *s,
+		       const uint8_t *tag, unsigned int qid)
+{
+	struct farswap_conn_req req;
+	struct fsd_conn_decision dec;
+
+	farswap_conn_req_init(&req, FARSWAP_QT_IO, qid, 2, s->token, 128);
+	req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH | FARSWAP_FEAT_KX);
+	memcpy(req.host_id, s->host_id, FARSWAP_ID_LEN);
+	if (tag)
+		memcpy(req.join_tag, tag, FARSWAP_KX_JOIN_TAG_LEN);
+	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), &dec, 0);
+	if (dec.status == FARSWAP_ST_OK)
+		assert_int_equal(fsd_session_attach_io(s, qid, 0), 0);
+	return dec.status;
+}
+
+/*
+ * A host with a session key: its proof, then every message both ways
+ * tagged, I/O queues that prove the key; a message changed, replayed or
+ * bare after the handshake closes the session.
+ */
+static void test_kx_session(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_auth_key host = { .len = 32 };
+	struct fsd_session *s;
+	struct kx_host h;
+	uint8_t join[12];
+	union farswap_msg m, keep;
+
+	memcpy(host.bytes, KEY, 32);
+	s = session_with(c, "host-a", FARSWAP_FEAT_KX, &dec);
+	assert_non_null(s);
+	assert_true(s->features & FARSWAP_FEAT_KX);
+	assert_true(kx_handshake(c, s, &h, &host));
+	assert_int_equal(s->auth, FSD_AUTH_OK);
+	assert_true(s->tagged);
+	assert_int_equal(c->d.cnt.auth_kx, 1);
+	/* I/O queues: the join tag of the session key, and nothing else. */
+	assert_int_equal(io_join_tag(c, s, NULL, 1), FARSWAP_ST_DENIED);
+	memset(join, 0x5a, sizeof(join));
+	assert_int_equal(io_join_tag(c, s, join, 1), FARSWAP_ST_DENIED);
+	assert_int_equal(c->d.cnt.join_refused, 2);
+	assert_int_equal(fsd_kx_join_tag(h.key, s->token, s->host_id, join), 0);
+	assert_int_equal(io_join_tag(c, s, join, 1), FARSWAP_ST_OK);
+	/* The same join again (a replay): the qid is taken. */
+	assert_int_equal(io_join_tag(c, s, join, 1), FARSWAP_ST_INVALID);
+	/* Tagged both ways. */
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, 1, 9);
+	keep = m;
+	assert_int_equal(send_tagged(c, s, &h, &m, h.tx_seq++), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_STATS_REP);
+	assert_tagged_from_donor(c, &h);
+	m = keep;
+	assert_int_equal(send_tagged(c, s, &h, &m, h.tx_seq++), 0);
+	assert_tagged_from_donor(c, &h);
+	/* A replay of the first (its old count): the session ends. */
+	m = keep;
+	assert_int_equal(send_tagged(c, s, &h, &m, 0), -EPROTO);
+	assert_true(s->closing);
+	assert_int_equal(c->d.cnt.bad_tags, 1);
+}
+
+/* After the handshake a bare message, or a changed one, ends it. */
+static void test_kx_untagged_refused(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_auth_key host = { .len = 32 };
+	struct fsd_session *s;
+	struct kx_host h;
+	union farswap_msg m;
+
+	memcpy(host.bytes, KEY, 32);
+	s = session_with(c, "host-a", FARSWAP_FEAT_KX, &dec);
+	assert_true(kx_handshake(c, s, &h, &host));
+	farswap_msg_init(&m, FARSWAP_MSG_STATS_REQ, 1, 9);
+	assert_int_equal(handle(c, s, &m, 3), -EPROTO);
+	assert_true(s->closing);
+	/* Changed on the way: one bit of the body. */
+	s = session_with(c, "host-b", FARSWAP_FEAT_KX, &dec);
+	assert_true(kx_handshake(c, s, &h, &host));
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, 1, 9);
+	m.alloc_req.slab_size = cpu_to_le64(SLAB);
+	assert_int_equal(fsd_kx_tag(h.key, 'H', 0, &m,
+				    sizeof(m.alloc_req),
+				    m.raw + sizeof(m.alloc_req)), 0);
+	m.alloc_req.host_slab = cpu_to_le64(1);
+	assert_int_equal(fsd_handle_msg(&c->d, s, &m, sizeof(m.alloc_req) +
+					FARSWAP_KX_TAG_LEN, 4), -EPROTO);
+	assert_true(s->closing);
+	assert_int_equal(c->d.cnt.grants, 0);
+	assert_int_equal(c->d.cnt.bad_tags, 1);
+}
+
+/*
+ * A host with another key: the donor's MAC does not check out (the host
+ * stops there); one that sends the old AUTH_REQ after announcing session
+ * keys is out of turn.
+ */
+static void test_kx_wrong_key(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_auth_key other = { .len = 32 };
+	struct fsd_session *s;
+	struct kx_host h;
+	union farswap_msg m;
+
+	memcpy(other.bytes, KEY, 32);
+	other.bytes[0] ^= 1;
+	s = session_with(c, "host-a", FARSWAP_FEAT_KX, &dec);
+	assert_false(kx_handshake(c, s, &h, &other));
+	assert_false(s->tagged);
+	s = session_with(c, "host-b", FARSWAP_FEAT_KX, &dec);
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_REQ, 1, 0x101);
+	memcpy(m.auth_req.host_nonce, HNONCE, 16);
+	assert_int_equal(handle(c, s, &m, 1), -EPROTO);
+	assert_true(s->closing);
+}
+
+/* A pinned host with a session key proves the pair key. */
+static void test_kx_pinned(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_auth_key pair = pair_of(DKEY, KEY), host = { .len = 32 };
+	struct fsd_session *s;
+	struct kx_host h;
+
+	memcpy(host.bytes, KEY, 32);
+	set_donor_key(&c->d, DKEY);
+	s = session_with(c, "host-a", FARSWAP_FEAT_KX | FARSWAP_FEAT_PINNED,
+			 &dec);
+	assert_true(s->features & FARSWAP_FEAT_PINNED);
+	assert_false(kx_handshake(c, s, &h, &host));
+	s = session_with(c, "host-b", FARSWAP_FEAT_KX | FARSWAP_FEAT_PINNED,
+			 &dec);
+	assert_true(kx_handshake(c, s, &h, &pair));
+	assert_true(s->tagged);
+	fsd_auth_key_clear(&c->d.donor_key);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1053,6 +1380,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unpinned_host_with_donor_key,
 						setup, teardown),
 		cmocka_unit_test(test_config_donor_key_alone),
+		cmocka_unit_test(test_x25519_rfc7748),
+		cmocka_unit_test(test_kx_known_answer),
+		cmocka_unit_test_setup_teardown(test_kx_session, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kx_untagged_refused,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kx_wrong_key, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kx_pinned, setup,
+						teardown),
 		cmocka_unit_test(test_key_file),
 		cmocka_unit_test(test_config_needs_key_or_insecure),
 		cmocka_unit_test_setup_teardown(test_host_without_auth_refused,
