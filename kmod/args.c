@@ -536,6 +536,7 @@ static int farswap_apply_option(char *opt, unsigned int *seen,
 	case FARSWAP_OPT_INTEGRITY:
 	case FARSWAP_OPT_READ_POLICY:
 	case FARSWAP_OPT_KEY:
+	case FARSWAP_OPT_DONOR_KEY:
 	case FARSWAP_OPT_HOST_ID:
 		return farswap_apply_string(token, &args[0], a, err, errlen);
 	default:

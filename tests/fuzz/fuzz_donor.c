@@ -34,6 +34,14 @@
  *          another slab size.  The donor starts with slabs 3 and 7 kept
  *          for fuzz-a and 9 for fuzz-b (a restart), resumable for 60 s
  *
+ *   op 15: a host with a session key [1 byte] [32 private key bytes]:
+ *          a control connect announcing FARSWAP_FEAT_KX, its handshake
+ *          run as farswap.ko runs it (byte bit 0: with a wrong key), so
+ *          that its session ends tagged
+ *   op 16: tagged message [sess] [type] [bit 0: a wrong tag]
+ *          [body bytes...]: framed as op 6, tagged as its host would tag
+ *          its next message (or not quite, with bit 0)
+ *
  * Knobs (op 5) also make grants asynchronous (bit 5: answered by op 10)
  * and deregistration fail (bit 6: the slab is quarantined); bit 7 gives
  * the donor a key, so that new sessions must authenticate (AUTH_*).
@@ -317,6 +325,94 @@ static void connect_request(struct fsd_donor *d, struct fsd_conn_decision *dec,
 	}
 }
 
+/*
+ * op 15: connect as a host with a session key and run the handshake the
+ * way farswap.ko does, proving the donor's key-file (or a wrong key).
+ */
+static void kx_host(struct fsd_donor *d, struct fake *f, struct cursor *c,
+		    uint64_t now)
+{
+	struct fsd_auth_key k = { .len = 16 };
+	uint8_t priv[32], pub[32], dh[32], dmac[32], hmac[32], sk[32];
+	uint8_t how = next(c);
+	struct farswap_kx_transcript t;
+	struct fsd_conn_decision dec;
+	struct farswap_conn_req req;
+	struct fsd_session *s;
+	union farswap_msg m;
+
+	take(c, priv, sizeof(priv));
+	farswap_conn_req_init(&req, FARSWAP_QT_CTRL, 0, 2, 0, 64);
+	req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH | FARSWAP_FEAT_KX);
+	memcpy(req.host_id, "fuzz-kx", 7);
+	fsd_conn_decide(d, fake_peer(), &req, sizeof(req), &dec, now);
+	connect_request(d, &dec, now);
+	for (s = d->sessions; s; s = s->next)
+		if (dec.status == FARSWAP_ST_OK && !s->closing &&
+		    s->auth == FSD_AUTH_WAIT_REQ &&
+		    (s->features & FARSWAP_FEAT_KX))
+			break;
+	if (!s || fsd_kx_public(priv, pub))
+		return;
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_KX_REQ, s->version, 1);
+	memset(m.kx_req.host_nonce, 0x33, sizeof(m.kx_req.host_nonce));
+	memcpy(m.kx_req.host_pub, pub, sizeof(pub));
+	if (fsd_handle_msg(d, s, &m, sizeof(m.kx_req), now) ||
+	    fake_last(f)->hdr.type != FARSWAP_MSG_AUTH_KX_CHAL)
+		return;
+	m = *fake_last(f);
+	if (fsd_kx_shared(priv, m.kx_chal.donor_pub, dh))
+		return;
+	memcpy(k.bytes, how & 1 ? "fuzz-key-WRONG!!" : "fuzz-key-16bytes", 16);
+	farswap_kx_transcript_init(&t, "", (const uint8_t *)"3333333333333333",
+				   m.kx_chal.donor_nonce, pub,
+				   m.kx_chal.donor_pub, s->token, s->host_id,
+				   d->donor_id, s->host_features, s->features,
+				   s->version);
+	if (fsd_kx_derive(&k, dh, &t, dmac, hmac, sk))
+		abort();
+	/* A host checks the donor first: with a wrong key, it stops here. */
+	if (!fsd_auth_mac_equal(dmac, m.kx_chal.donor_mac)) {
+		if (!(how & 1))
+			abort();
+		return;
+	}
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_PROOF, s->version, 2);
+	memcpy(m.auth_proof.host_mac, hmac, sizeof(hmac));
+	fsd_handle_msg(d, s, &m, sizeof(m.auth_proof), now);
+	/* Right proof, room for it: tagged, under the key both derived. */
+	if (s->auth == FSD_AUTH_OK &&
+	    (!s->tagged || memcmp(s->kx_key, sk, sizeof(sk))))
+		abort();
+}
+
+/* op 16: a framed message tagged as the host of @s would tag its next. */
+static void tagged_msg(struct fsd_donor *d, struct cursor *c, uint64_t now)
+{
+	struct fsd_session *s = pick(d, next(c));
+	unsigned int type = next(c) % (FARSWAP_MSG_TYPE_MAX + 1);
+	uint8_t how = next(c), buf[FARSWAP_MSG_MAX];
+	union farswap_msg *m = (union farswap_msg *)buf;
+	size_t len;
+
+	take(c, buf, sizeof(buf));
+	if (!s || !s->tagged)
+		return;
+	len = farswap_msg_size(type);
+	if (!len)
+		len = 16;
+	if (len + FARSWAP_KX_TAG_LEN > sizeof(buf))
+		return;
+	m->hdr.magic = cpu_to_le32(FARSWAP_MAGIC);
+	m->hdr.version = (uint8_t)s->version;
+	m->hdr.type = (uint8_t)type;
+	m->hdr.length = cpu_to_le16((uint16_t)farswap_msg_size(type));
+	if (fsd_kx_tag(s->kx_key, 'H', s->rx_seq + (how & 1), buf, len,
+		       buf + len))
+		abort();
+	fsd_handle_msg(d, s, buf, len + FARSWAP_KX_TAG_LEN, now);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -340,7 +436,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake_session(&d, "fuzz-b", 4);
 
 	while (c.n && steps++ < 256) {
-		uint8_t buf[160], op = next(&c) % 15;
+		uint8_t buf[160], op = next(&c) % 17;
 		struct fsd_addr addr;
 		struct fsd_conn_decision dec;
 		struct fsd_session *s;
@@ -456,6 +552,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 14:
 			resume_req(&d, &c, now);
+			break;
+		case 15:
+			kx_host(&d, &f, &c, now);
+			break;
+		case 16:
+			tagged_msg(&d, &c, now);
 			break;
 		}
 		/* A drain never takes a slab by force. */

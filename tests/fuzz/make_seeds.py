@@ -110,6 +110,27 @@ seeds = {
                           tick(60) + bytes([8, 0, 0]) + tick(60, 0, 100),
 }
 
+def kx_host(wrong=False):
+    """op 15: a host with a session key runs its handshake."""
+    return bytes([15, 1 if wrong else 0]) + bytes(range(0x40, 0x60))
+
+
+def tagged(sess, t, wrong=False, body=b''):
+    """op 16: a framed message tagged as the host of @sess would."""
+    return bytes([16, sess, t, 1 if wrong else 0]) + body.ljust(112, b'\0')
+
+
+seeds.update({
+    # The donor takes a key (op 5, bit 7); a host with a session key
+    # comes in; tagged messages to whichever session, one wrongly tagged.
+    'kx_session': bytes([5, 128]) + kx_host() +
+                  b''.join(tagged(k, 7) for k in range(4)) +
+                  tagged(2, 1, body=struct.pack('<Q', SLAB)) +
+                  tagged(2, 7, wrong=True) + raw(2, stats_req()),
+    'kx_wrong_key': bytes([5, 128]) + kx_host(wrong=True) +
+                    tagged(2, 7),
+})
+
 seeds.update({
     # allowed-hosts 10.0.0.0/8: one host in, one out, one mapped IPv6 in.
     'acl_connects': limits(1, 0, 4, 0, 3) +

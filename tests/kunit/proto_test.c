@@ -585,7 +585,8 @@ static void status_and_type_names_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_INFO_REP, 14);
 	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_SLAB_REVOKE, 15);
 	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_SLAB_RESUME_REQ, 16);
-	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_TYPE_MAX, 17);
+	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_AUTH_KX_REQ, 18);
+	KUNIT_EXPECT_EQ(test, FARSWAP_MSG_TYPE_MAX, 19);
 	KUNIT_EXPECT_STREQ(test, farswap_msg_type_str(0), "unknown");
 	KUNIT_EXPECT_STREQ(test,
 			   farswap_msg_type_str(FARSWAP_MSG_TYPE_MAX + 1),

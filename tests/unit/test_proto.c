@@ -61,6 +61,8 @@ static const struct msg_case cases[] = {
 	  { R(farswap_slab_resume_req, reserved0) } },
 	{ FARSWAP_MSG_SLAB_RESUME_REP, 56,
 	  { R(farswap_slab_resume_rep, reserved0) } },
+	{ FARSWAP_MSG_AUTH_KX_REQ, 64, { { 0, 0 } } },
+	{ FARSWAP_MSG_AUTH_KX_CHAL, 96, { { 0, 0 } } },
 };
 
 /* A valid message of @type, the way a correct sender fills it. */
@@ -125,6 +127,15 @@ static void build(union farswap_msg *m, unsigned int type)
 		m->resume_rep.length = cpu_to_le64(4 << 20);
 		m->resume_rep.rkey = cpu_to_le32(0x4321);
 		m->resume_rep.resume = cpu_to_le64(0xfedcba9876543210ull);
+		break;
+	case FARSWAP_MSG_AUTH_KX_REQ:
+		memset(m->kx_req.host_nonce, 0xa5, FARSWAP_AUTH_NONCE_LEN);
+		memset(m->kx_req.host_pub, 0x09, FARSWAP_KX_PUB_LEN);
+		break;
+	case FARSWAP_MSG_AUTH_KX_CHAL:
+		memset(m->kx_chal.donor_nonce, 0x5a, FARSWAP_AUTH_NONCE_LEN);
+		memset(m->kx_chal.donor_pub, 0x09, FARSWAP_KX_PUB_LEN);
+		memset(m->kx_chal.donor_mac, 0x11, FARSWAP_AUTH_MAC_LEN);
 		break;
 	}
 }
@@ -350,7 +361,8 @@ static void test_status_strings(void **state)
 	assert_int_equal(FARSWAP_MSG_SLAB_REVOKE, 15);
 	assert_int_equal(FARSWAP_MSG_SLAB_RESUME_REQ, 16);
 	assert_int_equal(FARSWAP_MSG_SLAB_RESUME_REP, 17);
-	assert_int_equal(FARSWAP_MSG_TYPE_MAX, 17);
+	assert_int_equal(FARSWAP_MSG_AUTH_KX_CHAL, 19);
+	assert_int_equal(FARSWAP_MSG_TYPE_MAX, 19);
 	assert_string_equal(farswap_msg_type_str(FARSWAP_MSG_INFO_REP),
 			    "INFO_REP");
 }
@@ -511,9 +523,10 @@ static void test_conn_req_check(void **state)
 	r.reserved0 = 1;
 	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
 			 FARSWAP_ST_INVALID);
-	for (b = 0; b < sizeof(r.reserved1); b++) {
+	/* A control QP has no session to prove: its join tag is zero. */
+	for (b = 0; b < sizeof(r.join_tag); b++) {
 		conn_req(&r, FARSWAP_QT_CTRL, 0, 0);
-		r.reserved1[b] = 1;
+		r.join_tag[b] = 1;
 		assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
 				 FARSWAP_ST_INVALID);
 	}
@@ -593,6 +606,77 @@ static void test_conn_rej(void **state)
 	assert_int_equal(farswap_conn_rej_reason(&r, sizeof(r)), -1);
 }
 
+/*
+ * Session keys: a zero nonce or public key is refused; a tagged message
+ * is its body's check plus FARSWAP_KX_TAG_LEN bytes; the transcript's
+ * fields at their offsets; a control QP carries no join tag, an I/O QP
+ * may.
+ */
+static void test_kx_fields(void **state)
+{
+	struct farswap_kx_transcript t;
+	struct farswap_conn_req r;
+	union farswap_msg m;
+	uint8_t a[16], b[16], pa[32], pb[32], hid[16], did[16];
+
+	(void)state;
+	build(&m, FARSWAP_MSG_AUTH_KX_REQ);
+	assert_int_equal(farswap_msg_check(&m, 64, V), FARSWAP_ST_OK);
+	memset(m.kx_req.host_pub, 0, sizeof(m.kx_req.host_pub));
+	assert_int_equal(farswap_msg_check(&m, 64, V), FARSWAP_ST_INVALID);
+	build(&m, FARSWAP_MSG_AUTH_KX_CHAL);
+	memset(m.kx_chal.donor_nonce, 0, sizeof(m.kx_chal.donor_nonce));
+	assert_int_equal(farswap_msg_check(&m, 96, V), FARSWAP_ST_INVALID);
+	/* Over the 64 bytes peers without FARSWAP_FEAT_KX receive. */
+	assert_true(sizeof(struct farswap_auth_kx_chal) > 64);
+	assert_true(sizeof(union farswap_msg) >=
+		    sizeof(struct farswap_auth_kx_chal) + FARSWAP_KX_TAG_LEN);
+
+	build(&m, FARSWAP_MSG_STATS_REQ);
+	assert_int_equal(farswap_msg_check_tagged(&m, 16 + 16, V),
+			 FARSWAP_ST_OK);
+	assert_int_equal(farswap_msg_check_tagged(&m, 16 + 15, V),
+			 FARSWAP_ST_INVALID);
+	assert_int_equal(farswap_msg_check_tagged(&m, 16, V),
+			 FARSWAP_ST_INVALID);
+	assert_int_equal(farswap_msg_check_tagged(&m, FARSWAP_MSG_MAX + 1, V),
+			 FARSWAP_ST_INVALID);
+	build(&m, FARSWAP_MSG_AUTH_KX_CHAL);
+	assert_int_equal(farswap_msg_check_tagged(&m, 96 + 16, V),
+			 FARSWAP_ST_OK);
+
+	memset(a, 1, 16);
+	memset(b, 2, 16);
+	memset(pa, 3, 32);
+	memset(pb, 4, 32);
+	memset(hid, 5, 16);
+	memset(did, 6, 16);
+	memset(&t, 0xff, sizeof(t));
+	farswap_kx_transcript_init(&t, FARSWAP_KX_LABEL_HOST, a, b, pa, pb,
+				   0x0807060504030201ull, hid, did, 0x11223344,
+				   0x55667788, 1);
+	assert_memory_equal(t.label, "farswap host v2\0", 16);
+	assert_memory_equal((uint8_t *)&t + 16, a, 16);
+	assert_memory_equal((uint8_t *)&t + 32, b, 16);
+	assert_memory_equal((uint8_t *)&t + 48, pa, 32);
+	assert_memory_equal((uint8_t *)&t + 80, pb, 32);
+	assert_memory_equal((uint8_t *)&t + 112, "\1\2\3\4\5\6\7\10", 8);
+	assert_memory_equal((uint8_t *)&t + 120, hid, 16);
+	assert_memory_equal((uint8_t *)&t + 136, did, 16);
+	assert_memory_equal((uint8_t *)&t + 152, "\x44\x33\x22\x11", 4);
+	assert_memory_equal((uint8_t *)&t + 156, "\x88\x77\x66\x55", 4);
+	assert_int_equal(((uint8_t *)&t)[160], 1);
+	assert_true(farswap_is_zero((uint8_t *)&t + 161, 7));
+
+	conn_req(&r, FARSWAP_QT_CTRL, 0, 0);
+	r.join_tag[11] = 1;
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)),
+			 FARSWAP_ST_INVALID);
+	conn_req(&r, FARSWAP_QT_IO, 1, 7);
+	memset(r.join_tag, 0xee, sizeof(r.join_tag));
+	assert_int_equal(farswap_conn_req_check(&r, sizeof(r)), FARSWAP_ST_OK);
+}
+
 static void test_negotiate(void **state)
 {
 	(void)state;
@@ -623,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_conn_rej),
 		cmocka_unit_test(test_negotiate),
 		cmocka_unit_test(test_auth_fields),
+		cmocka_unit_test(test_kx_fields),
 	};
 
 	return cmocka_run_group_tests_name("proto", tests, NULL, NULL);
