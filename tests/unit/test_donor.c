@@ -464,7 +464,8 @@ static void test_conn_ctrl(void **state)
 	assert_int_equal(le32_to_cpu(rep.slabs_free), NR);
 	/* No key: the donor does not offer authentication. */
 	assert_int_equal(le32_to_cpu(rep.features),
-			 FSD_FEATURES & ~(FARSWAP_FEAT_AUTH | FARSWAP_FEAT_PINNED));
+			 FSD_FEATURES & ~(FARSWAP_FEAT_AUTH | FARSWAP_FEAT_PINNED |
+					  FARSWAP_FEAT_KX));
 	assert_memory_equal(rep.donor_id, "donor-1", 7);
 }
 
@@ -1875,7 +1876,7 @@ static void test_stats_text_new_fields(void **state)
 	counters = strstr(buf, "\ncounters sessions=2 rejects=0 bad_msgs=0 ");
 	assert_non_null(counters);
 	/* Old fields first and unchanged, new ones appended. */
-	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 refused_max_unauthenticated=0 refused_connect_rate=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0 revoke_notices=0 unauth_evicted=0 unauth_evicted_per_address=0 resumed_slabs=0 resume_refused=0 kept_expired_slabs=0\n"));
+	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 refused_max_unauthenticated=0 refused_connect_rate=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0 revoke_notices=0 unauth_evicted=0 unauth_evicted_per_address=0 resumed_slabs=0 resume_refused=0 kept_expired_slabs=0 auth_kx=0 auth_legacy=0 bad_tags=0 join_refused=0\n"));
 	assert_non_null(strstr(buf, "\nslabs_quarantined 0\n"));
 	assert_non_null(strstr(buf, "\nauth none\n"));
 	assert_non_null(strstr(buf, "io_queues 0/2 state up granting 0 draining no refused 0\n"));

@@ -87,9 +87,11 @@ static int mem_revoke(struct fsd_donor *d, struct fsd_slab *slab)
 }
 
 static int mem_send(struct fsd_donor *d, struct fsd_session *s,
-		    const union farswap_msg *m, unsigned int flags)
+		    const union farswap_msg *m, size_t len,
+		    unsigned int flags)
 {
 	(void)s;
+	(void)len;
 	(void)flags;
 	P(d)->last = *m;
 	return 0;
