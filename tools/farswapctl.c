@@ -1366,24 +1366,25 @@ static const struct ctl_command commands[] = {
 		.run = cmd_gen_key,
 		.summary = "make a key: to a new FILE (mode 0600), or print it",
 		.usage = "[FILE]",
-		.help = "gen-key makes a fresh key (32 random bytes) in the key file format\n"
-			"of attach --key-file, add-key and farswapd's key-file and host-keys:\n"
+		.help = "gen-key makes a fresh key (32 random bytes) in the format every key\n"
+			"file has (attach's and add-key's, farswapd's key-file and host-keys):\n"
 			"  FARSWAP-1:00:<base64 of the secret and its CRC-32>:\n"
 			"FILE is created, mode 0600; an existing FILE is never replaced (exit\n"
 			"status 1).  Without FILE the key goes to standard output.  Give the\n"
-			"host and its donors the same key (farswapd --gen-key makes one too).\n",
+			"host and its donors the same key (farswapd makes one too).\n",
 	},
 	{
 		.name = "add-key",
 		.run = cmd_add_key,
-		.summary = "put a key file's secret in a keyring, for attach --key",
+		.summary = "put a key file's secret in a keyring, as a logon key",
 		.usage = "PREFIX:NAME --key-file FILE [--keyring KEYRING]",
-		.help = "add-key reads and checks FILE as attach --key-file does, adds its\n"
+		.help = "add-key reads and checks FILE as attach reads its key file, adds its\n"
 			"secret (the 32 bytes the key decodes to) as the logon key PREFIX:NAME\n"
 			"to KEYRING (@u, the user keyring, by default; @s, @p, @t or a\n"
 			"keyring's serial number) and prints the key's serial number.  A logon\n"
-			"key cannot be read back by any process; attach --key PREFIX:NAME and\n"
-			"the module find it there.\n",
+			"key cannot be read back by any process; the module finds it there\n"
+			"when attach names it.  A key file made before keys had a format is\n"
+			"refused, as everywhere: make a new key (gen-key).\n",
 	},
 	{
 		.name = "status",
