@@ -182,8 +182,8 @@ int fs_key_parse(const char *text, size_t len,
 	n = base64_decode(field, flen, blob);
 	if (n < 0) {
 		snprintf(why, whylen,
-			 "bad base64 (%zu characters between the ':'s; a key has %u, A-Z a-z 0-9 + /)",
-			 flen, (unsigned int)FS_KEY_BASE64_LEN);
+			 "bad base64: a key is %u characters of A-Z a-z 0-9 + / between the ':'s (these %zu are not base64, or not as base64 writes it)",
+			 (unsigned int)FS_KEY_BASE64_LEN, flen);
 		goto out;
 	}
 	if (n != FS_KEY_BLOB_LEN) {

@@ -25,7 +25,7 @@ U=$top/tests/unit
 CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top/include -I$D -I$C -I$U"
 
 declare -A srcs=(
-	[donor]="$here/fuzz_donor.c $U/fake_ops.c $D/log.c $D/access.c $D/config.c $D/parse.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c $D/drain.c $D/keep.c $D/resume.c $C/keyfile.c -lcrypto"
+	[donor]="$here/fuzz_donor.c $U/fake_ops.c $D/log.c $D/access.c $D/config.c $D/parse.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c $D/drain.c $D/keep.c $D/resume.c $C/keyfile.c -lcrypto -lz"
 	[access]="$here/fuzz_access.c $D/access.c"
 	[ctl]="$here/fuzz_ctl.c $D/statsock.c $D/log.c"
 )
