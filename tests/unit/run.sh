@@ -2,7 +2,8 @@
 # Build and run the farswapd unit tests (cmocka), twice: plain, and under
 # AddressSanitizer + UndefinedBehaviorSanitizer; then the Python tools'
 # tests (test_*.py: tests/bench/tracebreak) and farswapctl's bash completion
-# (test_completion.sh) and farswap-swap's swap.conf (test_swap_conf.sh).
+# (test_completion.sh), its gen-key and add-key (test_genkey.sh) and
+# farswap-swap's swap.conf (test_swap_conf.sh).
 # Prints one line per case:
 #   PASS: unit/<suite>.<case>        FAIL: unit/<suite>.<case>: why
 # (unit-asan/... for the sanitizer build) and exits non-zero on any failure.
@@ -115,6 +116,7 @@ export FARSWAPCTL=$out/farswapctl
 if $CC $CFLAGS -DFARSWAP_VERSION='"unit"' -o "$FARSWAPCTL" $T/farswapctl.c \
 	$T/devstat.c $T/render.c $C/json.c $C/metrics.c $C/keyfile.c -lresolv -lcrypto -lz >"$out/build_farswapctl.log" 2>&1; then
 	run_tap unit completion "$here/test_completion.sh" "$out/test_completion.log" || failed=1
+	run_tap unit genkey "$here/test_genkey.sh" "$out/test_genkey.log" || failed=1
 else
 	echo "FAIL: unit/completion: farswapctl does not build: $(head -n1 "$out/build_farswapctl.log")"
 	failed=1
