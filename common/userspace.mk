@@ -27,6 +27,16 @@ CFLAGS += -DFARSWAP_VERSION='"$(FARSWAP_VERSION)"'
 COMMON_SRCS = json.c metrics.c keyfile.c
 vpath %.c ../common
 
+# What keyfile.c links: base64 from libcrypto (libssl-dev), the key's
+# CRC-32 from zlib (zlib1g-dev).
+PKG_CONFIG ?= pkg-config
+LDLIBS_CRYPTO := $(shell $(PKG_CONFIG) --libs libcrypto 2>/dev/null || echo -lcrypto)
+CFLAGS_CRYPTO := $(shell $(PKG_CONFIG) --cflags libcrypto 2>/dev/null)
+LDLIBS_ZLIB := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
+CFLAGS_ZLIB := $(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null)
+LDLIBS_KEYFILE = $(LDLIBS_CRYPTO) $(LDLIBS_ZLIB)
+keyfile.o: CFLAGS += $(CFLAGS_CRYPTO) $(CFLAGS_ZLIB)
+
 # $(call install_units,UNITS): each unit with @SBINDIR@ filled in.
 install_units = for u in $(1); do \
 		sed 's|@SBINDIR@|$(SBINDIR)|g' $$u > $(DESTDIR)$(UNITDIR)/$$u && \

@@ -206,8 +206,13 @@ void fsd_auth_key_clear(struct fsd_auth_key *key)
 int fsd_auth_load_key(const char *path, struct fsd_auth_key *key, char *err,
 		      size_t errlen)
 {
+	int ret;
+
 	fsd_auth_key_clear(key);
-	return fs_keyfile_read(path, key->bytes, &key->len, err, errlen);
+	ret = fs_keyfile_read(path, key->bytes, err, errlen);
+	if (!ret)
+		key->len = FARSWAP_AUTH_KEY_LEN;
+	return ret;
 }
 
 bool fsd_auth_host_key_name_ok(const char *name)

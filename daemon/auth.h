@@ -34,13 +34,11 @@ int fsd_auth_mac(const struct fsd_auth_key *key, enum farswap_auth_role role,
 bool fsd_auth_mac_equal(const uint8_t *a, const uint8_t *b);
 
 /*
- * Read the secret of @path into @key: the file's bytes, without trailing
- * newlines (so `printf %s "$(cat FILE)"` is the same secret, as given to
- * keyctl on the host), as common/keyfile.h reads it: refuses a file
- * others may read or its group may write, a symbolic link, a secret
- * shorter than FARSWAP_AUTH_KEY_MIN or longer than FARSWAP_AUTH_KEY_MAX
- * bytes.  Returns 0, or -errno with why in @err.
- * Never puts any byte of the secret in @err.
+ * Read the secret of @path into @key: the FARSWAP_AUTH_KEY_LEN bytes of
+ * the key file, as common/keyfile.h reads it for farswapctl too: refuses
+ * a file others may read or its group may write, a symbolic link, and
+ * anything but a well-formed key (the reason in @err).  Returns 0, or
+ * -errno with why in @err.  Never puts any byte of the secret in @err.
  */
 int fsd_auth_load_key(const char *path, struct fsd_auth_key *key, char *err,
 		      size_t errlen);

@@ -18,7 +18,7 @@
 enum {
 	OPT_STATS = 256, OPT_CHECK, OPT_VERSION, OPT_JSON, OPT_DRAIN,
 	OPT_UNDRAIN, OPT_WAIT, OPT_TIMEOUT, OPT_CHECK_AS,
-	OPT_UNLESS_RESTARTING, OPT_RESTART,
+	OPT_UNLESS_RESTARTING, OPT_RESTART, OPT_GEN_KEY,
 	OPT_KEY,	/* OPT_KEY + i: fsd_keys[i] */
 };
 
@@ -37,6 +37,7 @@ static const struct option other_opts[] = {
 	{ "check-as", required_argument, NULL, OPT_CHECK_AS },
 	{ "unless-restarting", no_argument, NULL, OPT_UNLESS_RESTARTING },
 	{ "restart", no_argument, NULL, OPT_RESTART },
+	{ "gen-key", no_argument, NULL, OPT_GEN_KEY },
 };
 
 #define NR_OTHER_OPTS (sizeof(other_opts) / sizeof(other_opts[0]))
@@ -48,6 +49,7 @@ static const char usage_head[] =
 	"       farswapd --drain [--wait [--timeout DUR]] [--unless-restarting]\n"
 	"       farswapd --undrain | --restart\n"
 	"       farswapd --check-config [--check-as USER] [OPTIONS]\n"
+	"       farswapd --gen-key [FILE]\n"
 	"\n"
 	"Donate this machine's idle DRAM to farswap hosts over RDMA.\n"
 	"\n";
@@ -77,6 +79,9 @@ static const char usage_tail[] =
 	"      --check-as USER          with --check-config: check the key files as\n"
 	"                               USER (the unit's User=; as root, farswap\n"
 	"                               when that user exists)\n"
+	"      --gen-key [FILE]         make a key (key-file, host-keys): to a new\n"
+	"                               FILE, mode 0600, never over an existing\n"
+	"                               one; without FILE, print it\n"
 	"      --version                print the protocol versions and exit\n"
 	"  -h, --help                   this text\n"
 	"\n"
@@ -210,6 +215,9 @@ int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
 		case OPT_RESTART:
 			a->action = FSD_ACT_RESTART;
 			continue;
+		case OPT_GEN_KEY:
+			a->action = FSD_ACT_GEN_KEY;
+			continue;
 		case ':':
 			snprintf(err, errlen, "option '%s' needs a value",
 				 argv[optind - 1]);
@@ -240,6 +248,9 @@ int fsd_parse_args(int argc, char **argv, struct fsd_args *a, char *err,
 		a->kv[a->nr].val = val;
 		a->nr++;
 	}
+	/* --gen-key's FILE is the one operand farswapd takes. */
+	if (a->action == FSD_ACT_GEN_KEY && optind < argc)
+		a->gen_key_path = argv[optind++];
 	if (optind < argc) {
 		snprintf(err, errlen, "unexpected argument '%s' (see --help)",
 			 argv[optind]);

@@ -680,8 +680,9 @@ const struct fsd_key fsd_keys[] = {
 		  "hosts put a chunk's replicas in distinct\n"
 		  "domains (default: the donor id)" },
 	{ .name = "key-file", .arg = "PATH", SECRET_PATH(key_file),
-	  .help = "secret shared with hosts (16 to 64 bytes, mode\n"
-		  "0600); hosts must authenticate with it" },
+	  .help = "secret shared with hosts (a key file, as\n"
+		  "--gen-key makes it, mode 0600); hosts must\n"
+		  "authenticate with it" },
 	{ .name = "host-keys", .arg = "DIR", SECRET_PATH(host_keys),
 	  .help = "a secret per host: DIR/HOST-ID (as the log\n"
 		  "names hosts, or the host's UUID), read at\n"

@@ -92,6 +92,7 @@ enum fsd_action {
 	FSD_ACT_DRAIN,		/* tell a running daemon to drain */
 	FSD_ACT_UNDRAIN,	/* ... to return to service */
 	FSD_ACT_RESTART,	/* ... to restart in place (SIGUSR2) */
+	FSD_ACT_GEN_KEY,	/* make a key file */
 };
 
 struct fsd_override {
@@ -108,6 +109,7 @@ struct fsd_args {
 	bool unless_restarting;		/* --drain: not if systemd restarts us */
 	uint32_t timeout_ms;		/* --drain --wait --timeout; 0: none */
 	const char *check_as;		/* --check-config --check-as USER */
+	const char *gen_key_path;	/* --gen-key FILE; NULL: stdout */
 	unsigned int nr;
 	struct fsd_override kv[FSD_MAX_OVERRIDES];
 };

@@ -33,6 +33,7 @@
 #include <systemd/sd-id128.h>
 
 #include "client.h"
+#include "keyfile.h"
 #include "log.h"
 #include "poolfd.h"
 #include "report.h"
@@ -1135,6 +1136,14 @@ int main(int argc, char **argv)
 		printf("farswapd %s, protocol versions %u..%u\n",
 		       FARSWAP_VERSION, FARSWAP_VERSION_MIN,
 		       FARSWAP_VERSION_MAX);
+		return 0;
+	case FSD_ACT_GEN_KEY:
+		/* No config needed: a key is made before farswapd is set up. */
+		if (fs_keyfile_generate(srv.args.gen_key_path, err,
+					sizeof(err))) {
+			fprintf(stderr, "farswapd: --gen-key: %s\n", err);
+			return 1;
+		}
 		return 0;
 	default:
 		break;

@@ -466,8 +466,14 @@ _Static_assert(sizeof(struct farswap_stats_rep) == 56, "stats_rep size");
  */
 #define FARSWAP_AUTH_NONCE_LEN	16
 #define FARSWAP_AUTH_MAC_LEN	32	/* HMAC-SHA256 */
-#define FARSWAP_AUTH_KEY_MIN	16	/* bytes of secret, at least */
-#define FARSWAP_AUTH_KEY_MAX	64	/* one SHA-256 block: used as is */
+/*
+ * The secret: 32 bytes, decoded from a key file (common/keyfile.h) by
+ * farswapctl and farswapd; the host's module takes it from a logon key
+ * of exactly that length.  _MAX sizes the buffers that hold it: one
+ * SHA-256 block, which HMAC uses as is.
+ */
+#define FARSWAP_AUTH_KEY_LEN	32
+#define FARSWAP_AUTH_KEY_MAX	64
 #define FARSWAP_AUTH_LABEL_LEN	16
 /* The labels, zero-padded to FARSWAP_AUTH_LABEL_LEN bytes. */
 #define FARSWAP_AUTH_LABEL_DONOR "farswap donor v1"	/* 16 bytes */

@@ -296,8 +296,9 @@ void farswap_auth_key_clear(struct farswap_auth_key *key)
  * Looks in the keyrings of the calling process (the one that writes the
  * attach command), as request_key(2) does.
  *
- * Return: 0, or -ENOKEY: missing, revoked, expired, or shorter than
- * FARSWAP_AUTH_KEY_MIN or longer than FARSWAP_AUTH_KEY_MAX bytes.
+ * Return: 0, or -ENOKEY: missing, revoked, expired, or not exactly
+ * FARSWAP_AUTH_KEY_LEN bytes (the decoded secret of a key file, as
+ * farswapctl add-key puts it there; not the file's text).
  */
 int farswap_auth_key_lookup(const char *desc, struct farswap_auth_key *key,
 			    char *err, size_t errlen)
@@ -320,12 +321,10 @@ int farswap_auth_key_lookup(const char *desc, struct farswap_auth_key *key,
 	if (!p) {
 		snprintf(err, errlen, "logon key '%s' was revoked", desc);
 		ret = -ENOKEY;
-	} else if (p->datalen < FARSWAP_AUTH_KEY_MIN ||
-		   p->datalen > FARSWAP_AUTH_KEY_MAX) {
+	} else if (p->datalen != FARSWAP_AUTH_KEY_LEN) {
 		snprintf(err, errlen,
-			 "logon key '%s' holds %u bytes; the secret must be %u to %u bytes",
-			 desc, p->datalen, FARSWAP_AUTH_KEY_MIN,
-			 FARSWAP_AUTH_KEY_MAX);
+			 "logon key '%s' holds %u bytes; the secret must be exactly %u (put a key file's secret there with farswapctl add-key)",
+			 desc, p->datalen, FARSWAP_AUTH_KEY_LEN);
 		ret = -ENOKEY;
 	} else {
 		memcpy(key->bytes, p->data, p->datalen);

@@ -14,7 +14,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # 6.1 and 6.12 versions are current get installed; the rest of the project
 # globs the installed versions and never names one.
 PACKAGES=(
-	build-essential bc flex bison libelf-dev libssl-dev kmod cpio xz-utils
+	build-essential bc flex bison libelf-dev libssl-dev zlib1g-dev kmod cpio xz-utils
 	git rsync python3 iproute2 iputils-ping procps util-linux
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	linux-image-amd64 linux-headers-amd64

@@ -272,13 +272,45 @@ static const char *attach_host_id(const char *given, const char *file,
 }
 
 /*
- * attach --key-file: the file's secret becomes a logon key (no process
- * can read it back) in this process's own keyring, where the module's
- * request_key() finds it: the attach is this process's write to the
- * control device.  Not the user or session keyring: a boot unit's
- * session keyring is its own and short-lived, root's user keyring is
- * shared by every root process, and the secret has no reason to outlive
- * the attach (the device keeps its own copy).  Returns the key's serial.
+ * The secret of the key file @path as a logon key @desc (no process can
+ * read it back) in @keyring: what the module's request_key() finds.
+ * Returns the key's serial; dies with the reason on a bad file.
+ */
+static long key_file_add(const char *path, const char *desc, long keyring,
+			 const char *keyring_name)
+{
+	uint8_t secret[FARSWAP_AUTH_KEY_LEN];
+	struct passwd *pw;
+	char err[512];
+	long id;
+	int ret;
+
+	ret = fs_keyfile_read(path, secret, err, sizeof(err));
+	if (ret == -EACCES) {
+		pw = getpwuid(geteuid());
+		die("%s (farswapctl runs as %s%s: run it as root, or as the file's owner)",
+		    err, pw ? "user " : "uid ",
+		    pw ? pw->pw_name : "?");
+	}
+	if (ret)
+		die("%s", err);
+	id = syscall(SYS_add_key, "logon", desc, secret, sizeof(secret),
+		     keyring);
+	explicit_bzero(secret, sizeof(secret));
+	if (id < 0)
+		die("cannot put the secret of %s in %s as logon key '%s': %s",
+		    path, keyring_name, desc, strerror(errno));
+	return id;
+}
+
+/*
+ * attach --key-file: the file's secret becomes a logon key in this
+ * process's own keyring, where the module's request_key() finds it: the
+ * attach is this process's write to the control device.  Not the user
+ * or session keyring: a boot unit's session keyring is its own and
+ * short-lived, root's user keyring is shared by every root process, and
+ * the secret has no reason to outlive the attach (the device keeps its
+ * own copy).  Returns the key's serial.
  */
 #define KEY_FILE_DESC "farswap:key-file"
 /* --donor-key-file's: "farswap:donor-key-file-N", N from 0. */
@@ -288,29 +320,8 @@ static const char *attach_host_id(const char *given, const char *file,
 
 static long key_file_load(const char *path, const char *desc)
 {
-	uint8_t secret[FARSWAP_AUTH_KEY_MAX];
-	struct passwd *pw;
-	char err[512];
-	size_t len;
-	long id;
-	int ret;
-
-	ret = fs_keyfile_read(path, secret, &len, err, sizeof(err));
-	if (ret == -EACCES) {
-		pw = getpwuid(geteuid());
-		die("%s (farswapctl runs as %s%s: run it as root, or as the file's owner)",
-		    err, pw ? "user " : "uid ",
-		    pw ? pw->pw_name : "?");
-	}
-	if (ret)
-		die("%s", err);
-	id = syscall(SYS_add_key, "logon", desc, secret, len,
-		     KEY_SPEC_PROCESS_KEYRING);
-	explicit_bzero(secret, sizeof(secret));
-	if (id < 0)
-		die("cannot put the secret of %s in this process's keyring: %s",
-		    path, strerror(errno));
-	return id;
+	return key_file_add(path, desc, KEY_SPEC_PROCESS_KEYRING,
+			    "this process's keyring");
 }
 
 /* Accept "farswap0" or "/dev/farswap0". */
@@ -1224,6 +1235,91 @@ static int cmd_list(const struct ctl_command *cmd, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * A keyring as keyctl(1) names it: @u, @s, @p, @t, or a key's serial
+ * number.  Returns the serial add_key(2) takes.
+ */
+static long keyring_of(const char *name)
+{
+	static const struct {
+		const char *name;
+		long serial;
+	} special[] = {
+		{ "@u", KEY_SPEC_USER_KEYRING },
+		{ "@s", KEY_SPEC_SESSION_KEYRING },
+		{ "@p", KEY_SPEC_PROCESS_KEYRING },
+		{ "@t", KEY_SPEC_THREAD_KEYRING },
+	};
+	unsigned long serial;
+	char *end;
+	size_t i;
+
+	for (i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		if (!strcmp(name, special[i].name))
+			return special[i].serial;
+	errno = 0;
+	serial = strtoul(name, &end, 10);
+	if (!isdigit((unsigned char)*name) || *end || errno || !serial ||
+	    serial > 0x7fffffff)
+		usage_error("add-key: --keyring '%s' is none of @u @s @p @t or a keyring's serial number",
+			    name);
+	return (long)serial;
+}
+
+/*
+ * add-key DESC --key-file FILE: the secret of FILE as the logon key DESC,
+ * for attach --key DESC (and the module parameters and scripts that name
+ * a key): the decoded 32 bytes, which is what the module takes, not the
+ * file's text as keyctl padd would put there.
+ */
+static int cmd_add_key(const struct ctl_command *cmd, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "key-file", required_argument, NULL, 'K' },
+		{ "keyring", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *key_file = NULL, *keyring_name = "@u", *desc;
+	char where[64];
+	long keyring, id;
+	int c;
+
+	while ((c = command_getopt(cmd, argc, argv, "K:r:h", opts)) != -1) {
+		if (c == 'K')
+			key_file = optarg;
+		else if (c == 'r')
+			keyring_name = optarg;
+	}
+	command_operands(cmd, argc, argv, 1, 1);
+	desc = argv[optind];
+	if (!key_file)
+		usage_error("add-key needs --key-file FILE (see '%s add-key --help')",
+			    prog);
+	/* The kernel refuses a logon key without its "prefix:". */
+	if (!strchr(desc, ':') || desc[0] == ':')
+		usage_error("add-key: '%s' is no logon key name: PREFIX:NAME, as farswap:pool",
+			    desc);
+	keyring = keyring_of(keyring_name);
+	snprintf(where, sizeof(where), "keyring %s", keyring_name);
+	id = key_file_add(key_file, desc, keyring, where);
+	printf("%ld\n", id);
+	return 0;
+}
+
+/* gen-key [FILE]: a fresh key, to a new FILE (mode 0600) or to stdout. */
+static int cmd_gen_key(const struct ctl_command *cmd, int argc, char **argv)
+{
+	char err[512];
+
+	while (command_getopt(cmd, argc, argv, help_shortopts, help_opts) != -1)
+		;
+	if (fs_keyfile_generate(command_operands(cmd, argc, argv, 0, 1) ?
+				argv[optind] : NULL, err, sizeof(err)))
+		die("gen-key: %s", err);
+	return 0;
+}
+
 static int cmd_help(const struct ctl_command *cmd, int argc, char **argv);
 
 static const struct ctl_command commands[] = {
@@ -1246,10 +1342,10 @@ static const struct ctl_command commands[] = {
 			"attach that never leaves the kernel): donors hold ciphertext only.\n"
 			"--key-file FILE authenticates the donors (and this host to them) with the\n"
 			"secret FILE holds, the donors' key-file (or this host's file in their\n"
-			"host-keys); FILE is root's (or yours), mode 0600.  The secret goes to the\n"
-			"kernel for this attach only.  --key instead names a logon key in your\n"
-			"keyrings holding it:\n"
-			"  keyctl add logon farswap:pool \"$(cat KEYFILE)\" @u\n"
+			"host-keys); FILE is root's (or yours), mode 0600, a key gen-key made.\n"
+			"The secret goes to the kernel for this attach only.  --key instead names\n"
+			"a logon key in your keyrings holding it:\n"
+			"  farswapctl add-key farswap:pool --key-file KEYFILE\n"
 			"Without either the module refuses the attach: anyone answering at a\n"
 			"donor's address would get this host's pages.  --insecure-no-auth\n"
 			"attaches without, on purpose (logged as a warning).\n"
@@ -1305,6 +1401,31 @@ static const struct ctl_command commands[] = {
 			"exist or has no SRV records, 75 (EX_TEMPFAIL) when no nameserver\n"
 			"answered or a target could not be resolved for now: try again later.\n"
 			"farswap-swap's donors-srv (farswap-swap.conf(5)) runs it.\n",
+	},
+	{
+		.name = "gen-key",
+		.run = cmd_gen_key,
+		.summary = "make a key: to a new FILE (mode 0600), or print it",
+		.usage = "[FILE]",
+		.help = "gen-key makes a fresh key (32 random bytes) in the format every key\n"
+			"file has (attach's and add-key's, farswapd's key-file and host-keys):\n"
+			"  FARSWAP-1:00:<base64 of the secret and its CRC-32>:\n"
+			"FILE is created, mode 0600; an existing FILE is never replaced (exit\n"
+			"status 1).  Without FILE the key goes to standard output.  Give the\n"
+			"host and its donors the same key (farswapd makes one too).\n",
+	},
+	{
+		.name = "add-key",
+		.run = cmd_add_key,
+		.summary = "put a key file's secret in a keyring, as a logon key",
+		.usage = "PREFIX:NAME --key-file FILE [--keyring KEYRING]",
+		.help = "add-key reads and checks FILE as attach reads its key file, adds its\n"
+			"secret (the 32 bytes the key decodes to) as the logon key PREFIX:NAME\n"
+			"to KEYRING (@u, the user keyring, by default; @s, @p, @t or a\n"
+			"keyring's serial number) and prints the key's serial number.  A logon\n"
+			"key cannot be read back by any process; the module finds it there\n"
+			"when attach names it.  A key file made before keys had a format is\n"
+			"refused, as everywhere: make a new key (gen-key).\n",
 	},
 	{
 		.name = "status",

@@ -313,6 +313,12 @@ else
 	else
 		fail deb-tools-depends "farswap-tools does not depend on keyutils (Depends: $depends)"
 	fi
+	# zlib (the key files' CRC-32), through shlibs:Depends.
+	if grep -qE '(^|[ ,])zlib1g([ ,(]|$)' <<<"$depends"; then
+		pass deb-tools-depends-zlib
+	else
+		fail deb-tools-depends-zlib "farswap-tools does not depend on zlib1g (Depends: $depends)"
+	fi
 
 	# README.md and daemon/README.md both, apart (dh_installdocs copies
 	# by name: one would write over the other).

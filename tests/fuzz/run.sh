@@ -7,10 +7,11 @@
 #                connect-request path (decision, limits, refusals)
 #   fuzz_access  the allowed-hosts parser and matcher
 #   fuzz_ctl     the stats socket's commands (farswapd --drain) and replies
+#   fuzz_keyfile the key file parser (common/keyfile.c)
 #
 #   FUZZ_SECONDS=50  fuzzing time in all (default 50 s: 3/4 for fuzz_donor,
-#                    1/6 for fuzz_access, the rest for fuzz_ctl; the whole
-#                    run is ~60 s)
+#                    1/6 for fuzz_access, the rest for fuzz_ctl and
+#                    fuzz_keyfile; the whole run is ~60 s)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,20 +26,23 @@ U=$top/tests/unit
 CFLAGS="-g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top/include -I$D -I$C -I$U"
 
 declare -A srcs=(
-	[donor]="$here/fuzz_donor.c $U/fake_ops.c $D/log.c $D/access.c $D/config.c $D/parse.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c $D/drain.c $D/keep.c $D/resume.c $C/keyfile.c -lcrypto"
+	[donor]="$here/fuzz_donor.c $U/fake_ops.c $D/log.c $D/access.c $D/config.c $D/parse.c $D/pool.c $D/pressure.c $D/keepalive.c $D/auth.c $D/donor.c $D/dispatch.c $D/handshake.c $D/reclaim.c $D/drain.c $D/keep.c $D/resume.c $C/keyfile.c -lcrypto -lz"
 	[access]="$here/fuzz_access.c $D/access.c"
 	[ctl]="$here/fuzz_ctl.c $D/statsock.c $D/log.c"
+	[keyfile]="$here/fuzz_keyfile.c $C/keyfile.c -lcrypto -lz"
 )
 # Committed inputs of each target (replayed), and its share of the time.
-declare -A inputs=([donor]="seeds corpus crashes" [access]="seeds-access" [ctl]="seeds-ctl")
+declare -A inputs=([donor]="seeds corpus crashes" [access]="seeds-access" [ctl]="seeds-ctl"
+	[keyfile]="seeds-keyfile")
+rest=$((secs - secs * 3 / 4 - secs / 6))
 declare -A share=([donor]=$((secs * 3 / 4)) [access]=$((secs / 6))
-	[ctl]=$((secs - secs * 3 / 4 - secs / 6)))
+	[ctl]=$(((rest + 1) / 2)) [keyfile]=$((rest / 2 > 0 ? rest / 2 : 1)))
 
 failed=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1
 
-for target in donor access ctl; do
+for target in donor access ctl keyfile; do
 	bin=$out/fuzz_$target
 	# shellcheck disable=SC2086
 	if ! clang $CFLAGS -o "$bin" ${srcs[$target]} >"$out/build-$target.log" 2>&1; then

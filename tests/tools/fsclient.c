@@ -34,6 +34,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "farswap_proto.h"
+#include "keyfile.h"
 
 #ifndef __noreturn
 #define __noreturn __attribute__((noreturn))
@@ -406,24 +407,14 @@ static void warm_crypto(void)
 		fail("libcrypto: RAND_bytes or HMAC-SHA256 failed");
 }
 
-/* The secret of --key-file: its bytes without trailing newlines. */
+/* The secret of --key-file, read and checked as farswapd reads its key-file. */
 static void load_key(void)
 {
-	FILE *f = fopen(opt.key_file, "rb");
-	uint8_t buf[FARSWAP_AUTH_KEY_MAX + 2];
-	size_t n;
+	char err[512];
 
-	if (!f)
-		fail("--key-file %s: %s", opt.key_file, strerror(errno));
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-		n--;
-	if (n < FARSWAP_AUTH_KEY_MIN || n > FARSWAP_AUTH_KEY_MAX)
-		fail("--key-file %s: want %u to %u bytes", opt.key_file,
-		     FARSWAP_AUTH_KEY_MIN, FARSWAP_AUTH_KEY_MAX);
-	memcpy(c.key, buf, n);
-	c.key_len = n;
+	if (fs_keyfile_read(opt.key_file, c.key, err, sizeof(err)))
+		fail("--key-file: %s", err);
+	c.key_len = FARSWAP_AUTH_KEY_LEN;
 	warm_crypto();
 }
 

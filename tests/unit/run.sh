@@ -2,7 +2,8 @@
 # Build and run the farswapd unit tests (cmocka), twice: plain, and under
 # AddressSanitizer + UndefinedBehaviorSanitizer; then the Python tools'
 # tests (test_*.py: tests/bench/tracebreak) and farswapctl's bash completion
-# (test_completion.sh) and farswap-swap's swap.conf (test_swap_conf.sh).
+# (test_completion.sh), its gen-key and add-key (test_genkey.sh) and
+# farswap-swap's swap.conf (test_swap_conf.sh).
 # Prints one line per case:
 #   PASS: unit/<suite>.<case>        FAIL: unit/<suite>.<case>: why
 # (unit-asan/... for the sanitizer build) and exits non-zero on any failure.
@@ -41,6 +42,7 @@ declare -A srcs=(
 	[devstat]="test_devstat.c fake_sysfs.c json_check.c prom_check.c $T/devstat.c $T/render.c $C/json.c $C/metrics.c"
 	[farswapctl]="test_farswapctl.c fake_sysfs.c json_check.c prom_check.c $T/devstat.c $T/render.c $C/json.c $C/metrics.c $C/keyfile.c -lresolv"
 	[worker]="test_worker.c $D/worker.c -pthread"
+	[keyfile]="test_keyfile.c $C/keyfile.c"
 )
 
 failed=0
@@ -86,10 +88,10 @@ for variant in plain asan; do
 		extra=""
 		prefix=unit
 	fi
-	for suite in proto access config pool keep pressure keepalive donor auth resume restart slabmem poolfd stats worker json metrics devstat farswapctl report; do
+	for suite in proto keyfile access config pool keep pressure keepalive donor auth resume restart slabmem poolfd stats worker json metrics devstat farswapctl report; do
 		bin=$out/test_${suite}_$variant
 		# shellcheck disable=SC2086
-		if ! (cd "$here" && $CC $CFLAGS $extra -o "$bin" ${srcs[$suite]} -lcmocka -lcrypto) \
+		if ! (cd "$here" && $CC $CFLAGS $extra -o "$bin" ${srcs[$suite]} -lcmocka -lcrypto -lz) \
 			>"$out/build_${suite}_$variant.log" 2>&1; then
 			echo "FAIL: $prefix/$suite: does not build: $(head -n1 "$out/build_${suite}_$variant.log")"
 			failed=1
@@ -112,8 +114,9 @@ run_tap unit swap_conf "$here/test_swap_conf.sh" "$out/test_swap_conf.log" || fa
 export FARSWAPCTL=$out/farswapctl
 # shellcheck disable=SC2086
 if $CC $CFLAGS -DFARSWAP_VERSION='"unit"' -o "$FARSWAPCTL" $T/farswapctl.c \
-	$T/devstat.c $T/render.c $C/json.c $C/metrics.c $C/keyfile.c -lresolv >"$out/build_farswapctl.log" 2>&1; then
+	$T/devstat.c $T/render.c $C/json.c $C/metrics.c $C/keyfile.c -lresolv -lcrypto -lz >"$out/build_farswapctl.log" 2>&1; then
 	run_tap unit completion "$here/test_completion.sh" "$out/test_completion.log" || failed=1
+	run_tap unit genkey "$here/test_genkey.sh" "$out/test_genkey.log" || failed=1
 else
 	echo "FAIL: unit/completion: farswapctl does not build: $(head -n1 "$out/build_farswapctl.log")"
 	failed=1

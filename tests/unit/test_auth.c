@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "keyfile.h"
 #include "fake_ops.h"
 #include "log.h"
 #include "report.h"
@@ -191,6 +192,15 @@ static int write_file(const char *path, const char *text, mode_t mode)
 	return close(fd);
 }
 
+/* The key file of the 32-byte @secret (common/keyfile.h's format). */
+static int write_key(const char *path, const char *secret, mode_t mode)
+{
+	char text[FS_KEY_TEXT_SIZE];
+
+	fs_key_format((const uint8_t *)secret, text);
+	return write_file(path, text, mode);
+}
+
 static void test_key_file(void **state)
 {
 	char path[] = "/tmp/farswap-key-XXXXXX", err[256];
@@ -201,22 +211,22 @@ static void test_key_file(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(write_file(path, KEY "\n", 0600), 0);
+	assert_int_equal(write_key(path, KEY, 0600), 0);
 	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)), 0);
 	assert_int_equal(k.len, 32);
 	assert_memory_equal(k.bytes, KEY, 32);
 	/* Readable by others: refused, and the message names the mode. */
-	assert_int_equal(write_file(path, KEY, 0644), 0);
+	assert_int_equal(write_key(path, KEY, 0644), 0);
 	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)),
 			 -EPERM);
 	assert_non_null(strstr(err, "0644"));
 	assert_null(strstr(err, "0123456789"));
 	assert_int_equal(k.len, 0);
 	/* Its group may read it (root:farswap 0640), never write it. */
-	assert_int_equal(write_file(path, KEY, 0640), 0);
+	assert_int_equal(write_key(path, KEY, 0640), 0);
 	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)), 0);
 	assert_int_equal(k.len, 32);
-	assert_int_equal(write_file(path, KEY, 0660), 0);
+	assert_int_equal(write_key(path, KEY, 0660), 0);
 	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)),
 			 -EPERM);
 	assert_non_null(strstr(err, "0660"));
@@ -227,7 +237,7 @@ static void test_key_file(void **state)
 
 		snprintf(link, sizeof(link), "%s.link", path);
 		snprintf(fifo, sizeof(fifo), "%s.fifo", path);
-		assert_int_equal(write_file(path, KEY, 0600), 0);
+		assert_int_equal(write_key(path, KEY, 0600), 0);
 		assert_int_equal(symlink(path, link), 0);
 		assert_int_equal(fsd_auth_load_key(link, &k, err, sizeof(err)),
 				 -ELOOP);
@@ -239,16 +249,20 @@ static void test_key_file(void **state)
 		unlink(link);
 		unlink(fifo);
 	}
-	assert_int_equal(write_file(path, "short-secret\n", 0600), 0);
+	/*
+	 * A secret as key files were before their format (the bytes used
+	 * as is): refused, saying why and how to make a key (the reasons
+	 * are test_keyfile.c's).
+	 */
+	assert_int_equal(write_file(path, KEY "\n", 0600), 0);
 	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)),
 			 -EINVAL);
-	assert_non_null(strstr(err, "shorter"));
-	assert_null(strstr(err, "short-secret"));
-	assert_int_equal(write_file(path, KEY KEY "x", 0600), 0);
-	assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)),
-			 -EINVAL);
+	assert_non_null(strstr(err, "not a farswap key"));
+	assert_non_null(strstr(err, "gen-key"));
+	assert_null(strstr(err, "0123456789"));
+	assert_int_equal(k.len, 0);
 	/* Owned by another user (who could set the secret): refused. */
-	assert_int_equal(write_file(path, KEY, 0600), 0);
+	assert_int_equal(write_key(path, KEY, 0600), 0);
 	if (geteuid() == 0 && chown(path, 65534, (gid_t)-1) == 0) {
 		assert_int_equal(fsd_auth_load_key(path, &k, err, sizeof(err)),
 				 -EPERM);
@@ -537,7 +551,7 @@ static void put_host_key(const char *name, const char *secret, mode_t mode)
 	char path[128];
 
 	snprintf(path, sizeof(path), "%s/%s", keys_dir, name);
-	assert_int_equal(write_file(path, secret, mode), 0);
+	assert_int_equal(write_key(path, secret, mode), 0);
 }
 
 static void remove_keys_dir(void)
@@ -555,7 +569,7 @@ static void test_host_key_file(void **state)
 
 	(void)state;
 	make_keys_dir();
-	put_host_key("host-a", KEY_A "\n", 0600);
+	put_host_key("host-a", KEY_A, 0600);
 	assert_int_equal(fsd_auth_load_host_key(keys_dir, "host-a", &k, err,
 						sizeof(err)), 0);
 	assert_int_equal(k.len, 32);

@@ -55,7 +55,7 @@ fi
 check registered "complete -F _farswapctl farswapctl" "$(complete -p farswapctl 2>&1)"
 
 # The commands: those of the list under "commands:" in --help.
-want=$("$ctl" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' | words)
+want=$("$ctl" --help | sed -n '/^commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p' | words)
 check commands "$want" "$(complete_words '')"
 check commands-prefix "detach" "$(complete_words de)"
 check help-command "$want" "$(complete_words help '')"
@@ -67,7 +67,7 @@ check global-options "$want" "$(complete_words -)"
 check global-json-then-command "status" "$(complete_words -j st)"
 
 # Each command's options: every long option its --help names.
-for cmd in $("$ctl" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p'); do
+for cmd in $("$ctl" --help | sed -n '/^commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p'); do
 	want=$("$ctl" "$cmd" --help | grep -oE -- '--[a-z][a-z-]*' | words)
 	check "options-$cmd" "$want" "$(complete_words "$cmd" --)"
 done
@@ -87,6 +87,15 @@ check donor-devices "farswap0 farswap12" "$(complete_words donor add '')"
 check donor-address "" "$(complete_words donor add farswap0 '')"
 _farswapctl_block_dir=$tmp/none
 check no-devices "" "$(complete_words detach '')"
+
+# gen-key FILE and add-key --key-file FILE: file names; --keyring: the
+# special keyrings.
+touch "$tmp/host.key"
+check gen-key-file "$tmp/host.key" "$(complete_words gen-key "$tmp/host.k")"
+check gen-key-one-file "" "$(complete_words gen-key "$tmp/host.key" "$tmp/host.k")"
+check add-key-file "$tmp/host.key" "$(complete_words add-key farswap:pool --key-file "$tmp/host.k")"
+check add-key-keyring "@p @s @t @u" "$(complete_words add-key farswap:pool --keyring '')"
+check add-key-name "" "$(complete_words add-key '')"
 
 # metrics --output: a file name.
 touch "$tmp/farswap.prom"

@@ -678,6 +678,29 @@ static void test_args(void **state)
 	assert_non_null(strstr(text, "\nkeepalive 3000ms\n"));
 }
 
+/* --gen-key [FILE]: the one operand farswapd takes, and only with it. */
+static void test_args_gen_key(void **state)
+{
+	char *to_file[] = { "farswapd", "--gen-key", "/etc/farswap/key", NULL };
+	char *to_stdout[] = { "farswapd", "--gen-key", NULL };
+	char *two[] = { "farswapd", "--gen-key", "a", "b", NULL };
+	char *not_gen[] = { "farswapd", "--stats", "a", NULL };
+	struct fsd_args a;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(fsd_parse_args(3, to_file, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.action, FSD_ACT_GEN_KEY);
+	assert_string_equal(a.gen_key_path, "/etc/farswap/key");
+	assert_int_equal(fsd_parse_args(2, to_stdout, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.action, FSD_ACT_GEN_KEY);
+	assert_null(a.gen_key_path);
+	assert_int_not_equal(fsd_parse_args(4, two, &a, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "unexpected argument 'b'"));
+	assert_int_not_equal(fsd_parse_args(3, not_gen, &a, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "unexpected argument 'a'"));
+}
+
 /* metrics-file: an absolute path or none; --metrics-file and --json. */
 static void test_metrics_file(void **state)
 {
@@ -1185,6 +1208,7 @@ int main(void)
 		cmocka_unit_test(test_config_load_missing),
 		cmocka_unit_test(test_flags_override_file),
 		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_args_gen_key),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_format_size),
 		cmocka_unit_test(test_example_config),

@@ -34,6 +34,7 @@ import socket
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2]
@@ -692,11 +693,14 @@ def run_guests(args, sc, conf, series, name, rundir, logdir, guests):
     shared = rundir / "shared"
     (shared / ".bed").mkdir(parents=True)
     # The secret donors and hosts share (farswapd key-file, the host's
-    # logon key): made afresh for every run, as a deployment makes one.
-    # Text (base64 of 32 random bytes): farswapd drops a key file's
-    # trailing newline, a logon key keeps every byte, so none may end so.
+    # logon key through farswapctl add-key): made afresh for every run,
+    # as a deployment makes one, in the key file format
+    # (common/keyfile.h): FARSWAP-1:00:, the base64 of 32 random bytes
+    # and their CRC-32 (little endian), ':'.
     key = shared / "bed.key"
-    key.write_bytes(base64.b64encode(os.urandom(32)))
+    secret = os.urandom(32)
+    blob = secret + zlib.crc32(secret).to_bytes(4, "little")
+    key.write_bytes(b"FARSWAP-1:00:" + base64.b64encode(blob) + b":\n")
     key.chmod(0o600)
 
     for r in roles:

@@ -20,7 +20,9 @@
 #                              dependencies modprobed first), with the
 #                              module's timeouts stretched on slow kernels
 #   fs_add_key                 the run's key ($BED/bed.key) becomes the
-#                              logon key $FS_KEY
+#                              logon key $FS_KEY (farswapctl add-key)
+#   fs_key_secret_hex FILE     the secret of key file FILE in hex (what
+#                              must show nowhere)
 #   fs_attach ARGS...          farswapctl attach ARGS (with --key $FS_KEY
 #                              unless ARGS name a key; --insecure-no-auth
 #                              if FS_KEY is empty); prints /dev/farswapN
@@ -194,11 +196,19 @@ fs_insmod() {
 	[ -d /sys/kernel/farswap ] || bed_fail "no /sys/kernel/farswap after insmod"
 }
 
-# The donors' key as logon key $FS_KEY: the kernel reads it, no process can.
+# The donors' key as logon key $FS_KEY: the kernel reads it, no process
+# can.  Copied out of the shared directory first to a file root alone
+# reads, as farswapctl wants it.
 fs_add_key() {
-	command -v keyctl >/dev/null || bed_fail "keyctl is not installed (make setup installs keyutils)"
-	keyctl padd logon "$FS_KEY" @u <"$BED/bed.key" >/dev/null ||
-		bed_fail "keyctl padd logon $FS_KEY failed"
+	install -m 600 "$BED/bed.key" /run/farswap-bed-host.key ||
+		bed_fail "no key for the host ($BED/bed.key)"
+	"$FS_CTL" add-key "$FS_KEY" --key-file /run/farswap-bed-host.key >/dev/null ||
+		bed_fail "farswapctl add-key $FS_KEY failed"
+}
+
+# The 32 bytes a key file decodes to, in hex: what no log may hold.
+fs_key_secret_hex() {
+	cut -d: -f3 "$1" | base64 -d | head -c 32 | od -An -tx1 | tr -d ' \n'
 }
 
 # The logon key fs_attach authenticates with ("" for none).

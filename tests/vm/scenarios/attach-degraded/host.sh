@@ -228,10 +228,11 @@ bed_result swapconf.retries "$(grep -c 'trying again' /run/fsw/start.log)"
 grep -q '^/dev/farswap1 ' /proc/swaps || bed_fail "farswap1 not swapped on after the retry"
 swap stop farswap1
 
-# 9. A wrong key file: refused at once (not tried again), naming it; a
-# missing one names the file.
-head -c 32 /dev/urandom | base64 -w0 >/run/fsw/wrong.key
-chmod 600 /run/fsw/wrong.key
+# 9. A wrong key file (a well-formed key of other bytes): refused at
+# once (not tried again), naming it; a missing one names the file; one
+# that is no key (an old-style one: base64 text of random bytes), for
+# that reason, saying how to make one.
+"$ctl" gen-key /run/fsw/wrong.key || bed_fail "farswapctl gen-key failed"
 rc=0
 out=$("$ctl" attach --donor "$d1" --size 64M --key-file /run/fsw/wrong.key 2>&1) || rc=$?
 [ "$rc" = 1 ] || bed_fail "attach with a wrong key file: exit $rc ($out)"
@@ -242,6 +243,14 @@ rc=0
 out=$("$ctl" attach --donor "$d1" --size 64M --key-file /run/fsw/absent.key 2>&1) || rc=$?
 [ "$rc" = 1 ] && grep -q "/run/fsw/absent.key: No such file" <<<"$out" ||
 	bed_fail "attach with a missing key file: exit $rc, '$out'"
+head -c 32 /dev/urandom | base64 -w0 >/run/fsw/old.key
+chmod 600 /run/fsw/old.key
+rc=0
+out=$("$ctl" attach --donor "$d1" --size 64M --key-file /run/fsw/old.key 2>&1) || rc=$?
+[ "$rc" = 1 ] && grep -q "key-file /run/fsw/old.key: not a farswap key" <<<"$out" &&
+	grep -q "farswapctl gen-key" <<<"$out" ||
+	bed_fail "attach with an old-style key file: exit $rc, '$out'"
+bed_log "old-style key file: $out"
 ! ls -d /sys/block/farswap* >/dev/null 2>&1 || bed_fail "a refused attach left a device"
 
 rmmod farswap

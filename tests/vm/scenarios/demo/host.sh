@@ -13,7 +13,7 @@ limit=${FARSWAP_DEMO_LIMIT:-96M}
 
 fs_load_module
 bed_wait donor ready 120
-say "host: keyctl padd logon $FS_KEY @u < the donor's key  (the kernel keeps it; no process can read it back)"
+say "host: farswapctl add-key $FS_KEY --key-file the-donors-key  (its secret to the kernel; no process can read it back)"
 say "host: farswapctl attach --donor $donor --size 512M --key $FS_KEY"
 dev=$(fs_attach --donor "$donor" --size 512M)
 name=${dev#/dev/}

@@ -9,11 +9,15 @@ set -euo pipefail
 counter() { "$FS_FARSWAPD" --stats | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 # The secret, shared with the host through the bed's directory (as an
-# admin would copy it): 32 random bytes in base64 (no trailing newline,
-# which farswapd would drop and a logon key would keep), root's alone.
+# admin would copy it): a key farswapd --gen-key makes, root's alone.
 FS_KEY_FILE=/run/farswap.key
-head -c 32 /dev/urandom | base64 -w0 >"$FS_KEY_FILE"
-chmod 600 "$FS_KEY_FILE"
+"$FS_FARSWAPD" --gen-key "$FS_KEY_FILE" || bed_fail "farswapd --gen-key failed"
+[ "$(stat -c '%a' "$FS_KEY_FILE")" = 600 ] ||
+	bed_fail "farswapd --gen-key made $FS_KEY_FILE mode $(stat -c '%a' "$FS_KEY_FILE"), not 600"
+rc=0
+"$FS_FARSWAPD" --gen-key "$FS_KEY_FILE" 2>/run/gen-again.err || rc=$?
+[ "$rc" != 0 ] && grep -q "exists" /run/gen-again.err ||
+	bed_fail "farswapd --gen-key over an existing key: exit $rc, '$(cat /run/gen-again.err)'"
 cp "$FS_KEY_FILE" "$BED/shared.key"
 # A key per host too: none at first (every host proves key-file's secret).
 install -d -m 0700 /run/hosts.d
@@ -57,8 +61,9 @@ bed_signal plain-scanned
 # The host gets a key of its own, while farswapd runs: from its next
 # handshake on, key-file's secret no longer opens a session for its id.
 bed_wait host host-id 900
-head -c 32 /dev/urandom | base64 -w0 >"$BED/host.key"
-install -m 0600 "$BED/host.key" "/run/hosts.d/$(cat "$BED/host_id")"
+"$FS_FARSWAPD" --gen-key /run/host.key || bed_fail "farswapd --gen-key failed"
+cp /run/host.key "$BED/host.key"
+install -m 0600 /run/host.key "/run/hosts.d/$(cat "$BED/host_id")"
 bed_signal host-key
 
 # Pinned donors (host.sh, 5): two more farswapd here, each with a donor
@@ -92,7 +97,8 @@ for f in donor impostor; do
 done
 [ "$(counter auth_ok)" -gt 0 ] || bed_fail "no session authenticated"
 bed_result secure.donor.auth_ok "$(counter auth_ok)"
-! grep -qF "$(od -An -tx1 "$FS_KEY_FILE" | tr -d ' \n')" "$BED/$FARSWAP_ROLE-farswapd.log" ||
+! grep -qF -e "$(fs_key_secret_hex "$FS_KEY_FILE")" -e "$(cut -d: -f3 "$FS_KEY_FILE")" \
+	"$BED/$FARSWAP_ROLE-farswapd.log" ||
 	bed_fail "the key is in farswapd's log"
 fs_stop_donor
 # A crash of farswapd (SIGABRT) writes no core with its keys in it; a

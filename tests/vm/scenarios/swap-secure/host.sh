@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # swap-secure, host side.  1. Authentication: refused without the key,
-# with a wrong key, with a key that is not there, and a hostile userspace
-# host gets nothing; with the key, attach.  2. dm-crypt (plain, random
+# with a wrong key, with a key that is not there, with key files that are
+# not well-formed keys (each for its reason) and with a logon key of a
+# key file's text rather than its secret, and a hostile userspace host
+# gets nothing; with the key, attach.  2. dm-crypt (plain, random
 # key) over /dev/farswap0: swap to it, the raw device holds no plaintext
 # swap signature, and every page verifies.  3. farswap's own encryption
 # (--encrypt): with it the donor finds nothing of what the host wrote in
@@ -41,15 +43,57 @@ refused() {
 }
 
 # 1. Authentication.  The secret as a logon key: the kernel uses it, no
-# process can read it back.
-keyctl padd logon farswap:secure @u <"$BED/shared.key" >/dev/null
-head -c 32 /dev/urandom | keyctl padd logon farswap:wrong @u >/dev/null
+# process can read it back.  farswapctl add-key puts the 32 bytes the
+# key file decodes to there; a wrong key is a well-formed key of other
+# bytes (farswapctl gen-key's).
+install -m 600 "$BED/shared.key" /run/shared.key
+"$FS_CTL" add-key farswap:secure --key-file /run/shared.key >/dev/null ||
+	bed_fail "farswapctl add-key farswap:secure failed"
+"$FS_CTL" gen-key /run/wrong.key || bed_fail "farswapctl gen-key failed"
+[ "$(stat -c '%a' /run/wrong.key)" = 600 ] ||
+	bed_fail "farswapctl gen-key made /run/wrong.key mode $(stat -c '%a' /run/wrong.key), not 600"
+"$FS_CTL" gen-key /run/wrong.key 2>/dev/null && bed_fail "farswapctl gen-key replaced an existing key file"
+"$FS_CTL" add-key farswap:wrong --key-file /run/wrong.key >/dev/null ||
+	bed_fail "farswapctl add-key farswap:wrong failed"
+# The old way, the file's text as the logon key: the module wants the
+# 32-byte secret and says so.
+keyctl padd logon farswap:text @u <"$BED/shared.key" >/dev/null
 # Without a key the host itself refuses, unless told; told, the donor does.
 refused 'insecure_no_auth=1'
 refused 'authenticat' --insecure-no-auth
 refused 'authenticat' --key farswap:wrong
 refused 'farswap:absent' --key farswap:absent
-head -c 32 /dev/urandom >/run/wrong.key
+refused "farswap:text' holds 63 bytes; the secret must be exactly 32" --key farswap:text
+refused 'authenticat.*/run/wrong.key' --key-file /run/wrong.key
+
+# Key files that are no key: each refused, before anything reaches the
+# module, for its reason, naming the file and how to make a key.
+good=$(cut -d: -f3 /run/shared.key)
+# A base64 character changed: still base64, another secret or CRC.
+flipped=${good:0:5}$(tr 'A-Za-z0-9+/' 'B-Za-z0-9+/A' <<<"${good:5:1}")${good:6}
+badkey() {
+	printf "$2" >"/run/bad-$1.key"
+	chmod 600 "/run/bad-$1.key"
+}
+badkey old "$(head -c 32 /dev/urandom | base64 -w0)"
+badkey version "FARSWAP-2:00:$good:\\n"
+badkey transform "FARSWAP-1:01:$good:\\n"
+badkey base64 "FARSWAP-1:00:${good:0:40}*${good:41}:\\n"
+badkey length "FARSWAP-1:00:${good:0:44}:\\n"
+badkey checksum "FARSWAP-1:00:$flipped:\\n"
+badkey after "FARSWAP-1:00:$good:\\nmore\\n"
+for why in "old:not a farswap key" "version:unknown key version 2" \
+	   "transform:unknown key transform 01" "base64:bad base64" \
+	   "length:wrong length: the base64 decodes to 33 bytes" \
+	   "checksum:checksum mismatch" "after:data after the key"; do
+	f=/run/bad-${why%%:*}.key
+	refused "key-file $f: ${why#*:}.*farswapctl gen-key" --key-file "$f"
+	out=$("$FS_CTL" add-key farswap:bad --key-file "$f" 2>&1) &&
+		bed_fail "add-key took $f: $out"
+	grep -qF "${why#*:}" <<<"$out" || bed_fail "add-key $f: '$out' does not say '${why#*:}'"
+	! grep -qF -e "$(fs_key_secret_hex /run/shared.key)" -e "$good" <<<"$out" ||
+		bed_fail "the refusal of $f shows the secret"
+done
 "$fsc" --mode hostile -i hostile "$donor" >"$BED/hostile.log" 2>&1 ||
 	bed_fail "fsclient --mode hostile (no key): $(tr "\n" ";" <"$BED/hostile.log")"
 "$fsc" --mode hostile -i hostile-k --key-file /run/wrong.key "$donor" >"$BED/hostile-k.log" 2>&1 ||
@@ -62,8 +106,8 @@ dev=$(fs_attach --donor "$donor" --size 128M --key farswap:secure)
 name=${dev#/dev/}
 grep -qx 'auth=hmac-sha256' "/sys/block/$name/farswap/auth" ||
 	bed_fail "sysfs auth says '$(cat "/sys/block/$name/farswap/auth")'"
-keyhex=$(od -An -tx1 "$BED/shared.key" | tr -d ' \n')
-! grep -rqF "$keyhex" /sys/block/"$name"/farswap/ /sys/block/"$name"/donors/ <(dmesg) <("$FS_CTL" status "$name" --json) ||
+keyhex=$(fs_key_secret_hex /run/shared.key)
+! grep -rqF -e "$keyhex" -e "$good" /sys/block/"$name"/farswap/ /sys/block/"$name"/donors/ <(dmesg) <("$FS_CTL" status "$name" --json) ||
 	bed_fail "the key shows in sysfs, the kernel log or status"
 
 # 2. Confidentiality: as crypttab's "swap" option, plain mode with a
@@ -172,7 +216,9 @@ cp /etc/farswap/hostid "$BED/host_id"
 bed_signal host-id
 bed_wait donor host-key 300
 refused 'authenticat' --key farswap:secure
-keyctl padd logon farswap:own @u <"$BED/host.key" >/dev/null
+install -m 600 "$BED/host.key" /run/host.key
+"$FS_CTL" add-key farswap:own --key-file /run/host.key >/dev/null ||
+	bed_fail "farswapctl add-key farswap:own failed"
 dev=$(fs_attach --donor "$donor" --size 128M --key farswap:own)
 name=${dev#/dev/}
 bed_log "with a key of its own: $dev"
