@@ -162,7 +162,7 @@ static void farswap_ctrl_dispatch(struct farswap_donor *donor,
 					     le32_to_cpu(msg->slab_revoke.grace_ms));
 		break;
 	case FARSWAP_MSG_INFO_REP:
-	case FARSWAP_MSG_AUTH_CHAL:
+	case FARSWAP_MSG_AUTH_KX_CHAL:
 	case FARSWAP_MSG_AUTH_REP:
 		farswap_ctrl_complete(donor, msg);
 		break;

@@ -64,7 +64,7 @@ grep -q "last error: .*$d2" /run/status.txt || bed_fail "status does not show wh
 	bed_fail "status --json has no last_error for $d2"
 grep -Eq "$name: attached: .* over 2 donors \(1 live\), 2 replicas" <(dmesg) ||
 	bed_fail "the kernel log does not say the attach was degraded"
-[ "$(cat "/sys/block/$name/farswap/auth")" = "auth=hmac-sha256" ] ||
+[ "$(cat "/sys/block/$name/farswap/auth")" = "auth=hmac-sha256 pinned=0" ] ||
 	bed_fail "not authenticated: auth is $(cat "/sys/block/$name/farswap/auth")"
 ! keyctl show @u 2>/dev/null | grep -q farswap ||
 	bed_fail "--key-file left a key in the user keyring"

@@ -19,7 +19,7 @@ check_swapping() {
 
 	grep -Eq "^/dev/${dev}[[:space:]]+partition[[:space:]]+[0-9]+[[:space:]]+[0-9]+[[:space:]]+10\$" /proc/swaps ||
 		bed_fail "/dev/$dev is not swapped on at priority 10: $(tr '\n' ';' </proc/swaps)"
-	[ "$(</sys/block/$dev/farswap/auth)" = auth=hmac-sha256 ] ||
+	[ "$(</sys/block/$dev/farswap/auth)" = "auth=hmac-sha256 pinned=0" ] ||
 		bed_fail "$dev: auth is $(</sys/block/$dev/farswap/auth), not hmac-sha256"
 	host_id=$(</sys/block/$dev/farswap/host_id)
 	[ "$host_id" = "$(</etc/farswap/hostid)" ] ||

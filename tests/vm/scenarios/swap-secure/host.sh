@@ -104,7 +104,7 @@ bed_wait donor counted 120
 
 dev=$(fs_attach --donor "$donor" --size 128M --key farswap:secure)
 name=${dev#/dev/}
-grep -qx 'auth=hmac-sha256' "/sys/block/$name/farswap/auth" ||
+grep -qx 'auth=hmac-sha256 pinned=0' "/sys/block/$name/farswap/auth" ||
 	bed_fail "sysfs auth says '$(cat "/sys/block/$name/farswap/auth")'"
 keyhex=$(fs_key_secret_hex /run/shared.key)
 ! grep -rqF -e "$keyhex" -e "$good" /sys/block/"$name"/farswap/ /sys/block/"$name"/donors/ <(dmesg) <("$FS_CTL" status "$name" --json) ||
