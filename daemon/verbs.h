@@ -19,7 +19,7 @@
 #include "worker.h"
 
 #define FSD_SEND_SLOTS (2 * FARSWAP_CTRL_DEPTH)
-#define FSD_RECV_BUF 128	/* twice FARSWAP_MSG_MAX: oversize messages are logged */
+#define FSD_RECV_BUF (2 * FARSWAP_MSG_MAX)	/* oversize messages are logged */
 
 struct fsd_conn {
 	struct fsd_conn *next;

@@ -1102,7 +1102,7 @@ static int mode_steal(void)
 static int mode_malformed(void)
 {
 	union farswap_msg m;
-	uint8_t buf[256];
+	uint8_t buf[3 * FARSWAP_MSG_MAX];
 	size_t len;
 	const char *k = opt.malformed ? opt.malformed : "bad_magic";
 	uint64_t end;
@@ -1119,9 +1119,11 @@ static int mode_malformed(void)
 	} else if (!strcmp(k, "short")) {
 		len = 15;
 	} else if (!strcmp(k, "long")) {
-		len = 100;
+		/* Over FARSWAP_MSG_MAX, within farswapd's receive buffer. */
+		len = FARSWAP_MSG_MAX + 36;
 	} else if (!strcmp(k, "huge")) {
-		len = 200;
+		/* Over farswapd's receive buffer (twice FARSWAP_MSG_MAX). */
+		len = 2 * FARSWAP_MSG_MAX + 44;
 	} else if (!strcmp(k, "bad_type")) {
 		buf[5] = 42;
 	} else if (!strcmp(k, "version")) {

@@ -80,7 +80,7 @@ stats=$("$fsd" --stats --stats-socket "$sock")
 grep -q '^slabs_free 16$' <<<"$stats" || bed_fail "after the hosts left: not all slabs free: $stats"
 
 # Every kind of abuse was logged, once, with the peer's address.
-for why in "bad magic" "length 15 outside" "length 100 outside" "too long for a receive buffer of 128 bytes" \
+for why in "bad magic" "length 15 outside" "length 164 outside" "too long for a receive buffer of 256 bytes" \
 	"unknown message type 42" "version 2, session speaks 1" "length field 17" \
 	"reserved bytes set" "RECLAIM_REQ is only sent by a donor"; do
 	n=$(grep -c "closing session: .*$why" "$log" || true)
