@@ -113,6 +113,20 @@ static int base64_decode(const char *b64, size_t len, uint8_t *out)
 	return n;
 }
 
+/*
+ * The field at *@p, up to the next ':' (or @end): returns where it
+ * starts, its length in @len, and leaves *@p on the ':' (or @end).
+ */
+static const char *take_field(const char **p, const char *end, size_t *len)
+{
+	const char *field = *p;
+
+	while (*p < end && **p != ':')
+		(*p)++;
+	*len = (size_t)(*p - field);
+	return field;
+}
+
 int fs_key_parse(const char *text, size_t len,
 		 uint8_t secret[FARSWAP_AUTH_KEY_LEN], char *why,
 		 size_t whylen)
@@ -133,10 +147,7 @@ int fs_key_parse(const char *text, size_t len,
 	}
 	p += sizeof(prefix) - 1;
 
-	field = p;
-	while (p < end && *p != ':')
-		p++;
-	flen = (size_t)(p - field);
+	field = take_field(&p, end, &flen);
 	if (p == end || flen != strlen(FS_KEY_VERSION) ||
 	    memcmp(field, FS_KEY_VERSION, flen)) {
 		if (p < end && field_showable(field, flen))
@@ -152,10 +163,7 @@ int fs_key_parse(const char *text, size_t len,
 	}
 	p++;
 
-	field = p;
-	while (p < end && *p != ':')
-		p++;
-	flen = (size_t)(p - field);
+	field = take_field(&p, end, &flen);
 	if (p == end || flen != strlen(FS_KEY_TRANSFORM) ||
 	    memcmp(field, FS_KEY_TRANSFORM, flen)) {
 		if (p < end && field_showable(field, flen))
@@ -170,10 +178,7 @@ int fs_key_parse(const char *text, size_t len,
 	}
 	p++;
 
-	field = p;
-	while (p < end && *p != ':')
-		p++;
-	flen = (size_t)(p - field);
+	field = take_field(&p, end, &flen);
 	if (p == end) {
 		snprintf(why, whylen,
 			 "bad base64: no ':' ends it (a key is cut short?)");

@@ -332,6 +332,38 @@ static int donor_nonce(struct fsd_donor *d, struct fsd_session *s)
 }
 
 /*
+ * What AUTH_REQ and AUTH_KX_REQ check first.  A donor without a key
+ * answers DENIED: nothing to prove, and the host asked anyway.  Out of
+ * turn, or not the handshake the host announced (AUTH_KX_REQ exactly
+ * when it announced FARSWAP_FEAT_KX), closes the session.  True to go
+ * on; else false with what the handler returns in @ret.
+ */
+static bool auth_req_in_turn(struct fsd_donor *d, struct fsd_session *s,
+			     const union farswap_msg *m, uint64_t now_ms,
+			     int *ret)
+{
+	bool kx = m->hdr.type == FARSWAP_MSG_AUTH_KX_REQ;
+
+	if (s->auth == FSD_AUTH_NONE) {
+		auth_log(d, s, now_ms,
+			 "the host asks to authenticate, and this donor has no key-file");
+		*ret = send_auth_rep(d, s, le64_to_cpu(m->hdr.cookie),
+				     FARSWAP_ST_DENIED);
+		return false;
+	}
+	if (s->auth != FSD_AUTH_WAIT_REQ ||
+	    kx != !!(s->features & FARSWAP_FEAT_KX)) {
+		d->cnt.bad_msgs++;
+		fsd_session_close(d, s, FSD_LOG_WARN,
+				  "bad message: %s out of turn",
+				  farswap_msg_type_str(m->hdr.type));
+		*ret = -EPROTO;
+		return false;
+	}
+	return true;
+}
+
+/*
  * AUTH_KX_REQ (FARSWAP_FEAT_KX): a key pair of our own for this session
  * alone, the X25519 secret both now share, and from it and the proven key
  * our MAC, the proof the host must send, and the session key.
@@ -345,17 +377,8 @@ int fsd_handle_auth_kx_req(struct fsd_donor *d, struct fsd_session *s,
 	union farswap_msg r;
 	int ret;
 
-	if (s->auth == FSD_AUTH_NONE) {
-		auth_log(d, s, now_ms,
-			 "the host asks to authenticate, and this donor has no key-file");
-		return send_auth_rep(d, s, cookie, FARSWAP_ST_DENIED);
-	}
-	if (s->auth != FSD_AUTH_WAIT_REQ || !(s->features & FARSWAP_FEAT_KX)) {
-		d->cnt.bad_msgs++;
-		fsd_session_close(d, s, FSD_LOG_WARN,
-				  "bad message: AUTH_KX_REQ out of turn");
-		return -EPROTO;
-	}
+	if (!auth_req_in_turn(d, s, m, now_ms, &ret))
+		return ret;
 	ret = take_host_key(d, s, cookie, now_ms);
 	if (ret)
 		return ret;
@@ -404,19 +427,8 @@ int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 	union farswap_msg r;
 	int ret;
 
-	if (s->auth == FSD_AUTH_NONE) {
-		/* No key here: nothing to prove, and the host asked anyway. */
-		auth_log(d, s, now_ms,
-			 "the host asks to authenticate, and this donor has no key-file");
-		return send_auth_rep(d, s, cookie, FARSWAP_ST_DENIED);
-	}
-	/* A host that announced session keys runs their handshake. */
-	if (s->auth != FSD_AUTH_WAIT_REQ || (s->features & FARSWAP_FEAT_KX)) {
-		d->cnt.bad_msgs++;
-		fsd_session_close(d, s, FSD_LOG_WARN,
-				  "bad message: AUTH_REQ out of turn");
-		return -EPROTO;
-	}
+	if (!auth_req_in_turn(d, s, m, now_ms, &ret))
+		return ret;
 	ret = take_host_key(d, s, cookie, now_ms);
 	if (ret)
 		return ret;
