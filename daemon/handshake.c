@@ -364,6 +364,24 @@ static bool auth_req_in_turn(struct fsd_donor *d, struct fsd_session *s,
 }
 
 /*
+ * The end of AUTH_REQ's and AUTH_KX_REQ's handling: @chal, when @ret says
+ * it could be made, goes out and the proof is awaited; otherwise the
+ * session closes, saying it could not compute @what.
+ */
+static int send_challenge(struct fsd_donor *d, struct fsd_session *s,
+			  const union farswap_msg *chal, int ret,
+			  const char *what)
+{
+	if (ret) {
+		fsd_session_close(d, s, FSD_LOG_ERR, "cannot compute %s: %s",
+				  what, strerror(-ret));
+		return ret;
+	}
+	s->auth = FSD_AUTH_WAIT_PROOF;
+	return fsd_send_msg(d, s, chal, 0);
+}
+
+/*
  * AUTH_KX_REQ (FARSWAP_FEAT_KX): a key pair of our own for this session
  * alone, the X25519 secret both now share, and from it and the proven key
  * our MAC, the proof the host must send, and the session key.
@@ -409,14 +427,7 @@ int fsd_handle_auth_kx_req(struct fsd_donor *d, struct fsd_session *s,
 		ret = fsd_kx_derive(&s->key, dh, &t, r.kx_chal.donor_mac,
 				    s->kx_host_mac, s->kx_key);
 	explicit_bzero(dh, sizeof(dh));
-	if (ret) {
-		fsd_session_close(d, s, FSD_LOG_ERR,
-				  "cannot compute the session key: %s",
-				  strerror(-ret));
-		return ret;
-	}
-	s->auth = FSD_AUTH_WAIT_PROOF;
-	return fsd_send_msg(d, s, &r, 0);
+	return send_challenge(d, s, &r, ret, "the session key");
 }
 
 /* AUTH_REQ: answer the host's nonce with ours and the donor's MAC. */
@@ -440,14 +451,7 @@ int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 		ret = fsd_auth_mac(&s->key, FARSWAP_AUTH_DONOR, s->host_nonce,
 				   s->donor_nonce, s->token, s->host_id,
 				   d->donor_id, r.auth_chal.donor_mac);
-	if (ret) {
-		fsd_session_close(d, s, FSD_LOG_ERR,
-				  "cannot compute the authentication challenge: %s",
-				  strerror(-ret));
-		return ret;
-	}
-	s->auth = FSD_AUTH_WAIT_PROOF;
-	return fsd_send_msg(d, s, &r, 0);
+	return send_challenge(d, s, &r, ret, "the authentication challenge");
 }
 
 /* AUTH_PROOF: the host's MAC decides. */
