@@ -840,6 +840,7 @@ void fsd_session_drop_slabs(struct fsd_donor *d, struct fsd_session *s)
 			s->peer, n);
 	s->nr_reclaiming = 0;
 	s->unsolicited = 0;
+	s->revokes_in_flight = 0;
 	s->notice_in_flight = false;
 	s->offer_pending = false;
 }
@@ -1231,6 +1232,19 @@ void fsd_notice_sent(struct fsd_donor *d, struct fsd_session *s,
 		if (fsd_slabs_offered(d) && notice_ok(s))
 			send_notice(d, s, FSD_NOTICE_OFFER, now_ms);
 	}
+}
+
+/*
+ * A SLAB_REVOKE reached the host's receive queue: it no longer counts
+ * against the messages the donor may have there unasked.
+ */
+void fsd_revoke_sent(struct fsd_donor *d, struct fsd_session *s)
+{
+	(void)d;
+	if (!s->revokes_in_flight)
+		return;		/* the session was closed since */
+	s->revokes_in_flight--;
+	s->unsolicited--;
 }
 
 /*

@@ -143,6 +143,7 @@ struct fsd_session {
 	uint32_t nr_reclaiming;
 	uint32_t unsolicited;		/* reclaims + notices in flight */
 	bool notice_in_flight;
+	uint32_t revokes_in_flight;	/* SLAB_REVOKEs not yet acknowledged */
 	bool offer_pending;		/* an offer waits for the notice in flight */
 	enum fsd_notice_kind notice_kind;	/* of the one in flight */
 	uint64_t last_active;		/* ms: last control message in or out */
@@ -177,6 +178,7 @@ struct fsd_donor;
 
 /* Flags for fsd_ops.send. */
 #define FSD_SEND_NOTICE 1	/* unsolicited STATS_REP: report completion */
+#define FSD_SEND_REVOKE 2	/* SLAB_REVOKE: report completion */
 
 struct fsd_ops {
 	/*
@@ -415,6 +417,7 @@ int fsd_handle_msg(struct fsd_donor *d, struct fsd_session *s, const void *buf,
 		   size_t len, uint64_t now_ms);
 void fsd_notice_sent(struct fsd_donor *d, struct fsd_session *s,
 		     uint64_t now_ms);
+void fsd_revoke_sent(struct fsd_donor *d, struct fsd_session *s);
 void fsd_sends_done(struct fsd_donor *d, struct fsd_session *s);
 void fsd_send_failed(struct fsd_donor *d, struct fsd_session *s, bool notice,
 		     const char *why, uint64_t now_ms);

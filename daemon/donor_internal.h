@@ -21,6 +21,7 @@ bool fsd_unregister_slab(struct fsd_donor *d, struct fsd_slab *slab);
 void fsd_slab_leaves(struct fsd_session *s, struct fsd_slab *slab);
 void fsd_send_notices(struct fsd_donor *d, uint64_t now);
 /* reclaim.c's, for drain.c: may @slab be asked back; ask for it. */
+uint32_t fsd_session_asking(const struct fsd_session *s);
 bool fsd_can_reclaim(const struct fsd_slab *slab, uint64_t now);
 int fsd_reclaim_slab(struct fsd_donor *d, struct fsd_session *s,
 		     struct fsd_slab *slab, uint64_t now);

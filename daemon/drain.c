@@ -113,7 +113,7 @@ int fsd_donor_undrain(struct fsd_donor *d, uint64_t now_ms)
 /* Room for one more request to @s: its share of unsolicited messages. */
 static bool drain_room(const struct fsd_session *s)
 {
-	return s->nr_reclaiming < FSD_RECLAIMS_MAX &&
+	return fsd_session_asking(s) < FSD_RECLAIMS_MAX &&
 	       s->unsolicited < FSD_UNSOLICITED_MAX - 1;
 }
 

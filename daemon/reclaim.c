@@ -81,6 +81,16 @@ int fsd_handle_reclaim_rep(struct fsd_donor *d, struct fsd_session *s,
 	return 0;
 }
 
+/*
+ * The places in @s's receive queue that the donor's reclaim requests and
+ * revoke notices hold: at most FSD_RECLAIMS_MAX, so that a keepalive
+ * probe always fits in the unsolicited budget beside them.
+ */
+uint32_t fsd_session_asking(const struct fsd_session *s)
+{
+	return s->nr_reclaiming + s->revokes_in_flight;
+}
+
 bool fsd_can_reclaim(const struct fsd_slab *slab, uint64_t now)
 {
 	const struct fsd_session *s = slab->owner;
@@ -155,7 +165,7 @@ static void reclaim_from_hosts(struct fsd_donor *d, uint32_t want,
 		goto out_free;
 	for (s = d->sessions; s && n < d->nr_sessions; s = s->next) {
 		ss[n] = s;
-		hosts[n].outstanding = s->nr_reclaiming;
+		hosts[n].outstanding = fsd_session_asking(s);
 		n++;
 	}
 	for (j = 0; j < d->pool.nr_slabs; j++) {
@@ -214,10 +224,36 @@ static void revoke_finish(struct fsd_donor *d, struct fsd_slab *slab)
 		release_slab(d, slab);
 }
 
+/* Does @s take SLAB_REVOKE notices (so must be told before a revoke)? */
+static bool takes_revoke(const struct fsd_session *s)
+{
+	return (s->features & FARSWAP_FEAT_REVOKE) && !s->closing &&
+	       s->established;
+}
+
+/*
+ * Can @slab's revoke start now?  A host that takes the notice has room
+ * for it in its receive queue only within the donor's unsolicited budget;
+ * past it the revoke waits for a later pass.  Revoking untold instead
+ * would leave the host an rkey that is dead without a word: its next RDMA
+ * to the slab kills the queue pair and with it every slab of the session,
+ * not one.  A slab with a reclaim request unanswered already holds a
+ * place, which its notice takes over.
+ */
+static bool revoke_room(const struct fsd_slab *slab)
+{
+	const struct fsd_session *s = slab->owner;
+
+	return !takes_revoke(s) || slab->reclaiming ||
+	       fsd_session_asking(s) < FSD_RECLAIMS_MAX;
+}
+
 /*
  * Tell @slab's host it is revoked (SLAB_REVOKE): it stops using the slab
- * and loses only that slab's copies, not its session.  False when the
- * host does not take the notice or it cannot be sent now.
+ * and loses only that slab's copies, not its session.  The notice counts
+ * against the unsolicited budget until the host's transport acknowledges
+ * it (fsd_revoke_sent()).  False when the host does not take the notice
+ * or it cannot be sent now.
  */
 static bool revoke_notify(struct fsd_donor *d, struct fsd_slab *slab,
 			  uint64_t now)
@@ -225,15 +261,22 @@ static bool revoke_notify(struct fsd_donor *d, struct fsd_slab *slab,
 	struct fsd_session *s = slab->owner;
 	union farswap_msg m;
 
-	if (!(s->features & FARSWAP_FEAT_REVOKE) || s->closing ||
-	    !s->established || s->unsolicited >= FSD_UNSOLICITED_MAX)
+	if (!takes_revoke(s) || !revoke_room(slab))
 		return false;
 	farswap_msg_init(&m, FARSWAP_MSG_SLAB_REVOKE, s->version,
 			 ++s->next_cookie);
 	m.slab_revoke.slab_id = cpu_to_le32(slab->id);
 	m.slab_revoke.grace_ms = cpu_to_le32(d->reclaim_deadline_ms);
-	if (fsd_send_msg(d, s, &m, 0))
+	if (fsd_send_msg(d, s, &m, FSD_SEND_REVOKE))
 		return false;
+	if (slab->reclaiming) {
+		/* Moot now: a late RECLAIM_REP for it is ignored. */
+		fsd_pool_reclaim_end(&d->pool, slab);
+		s->nr_reclaiming--;
+	} else {
+		s->unsolicited++;
+	}
+	s->revokes_in_flight++;
 	slab->revoke_at = now + d->reclaim_deadline_ms;
 	d->cnt.revoke_notices++;
 	return true;
@@ -278,6 +321,7 @@ static bool revoke_due(const struct fsd_donor *d, const struct fsd_slab *slab,
 	return d->under_pressure && d->lim.revoke_after &&
 	       slab->state == FSD_SLAB_HELD && !slab->granting &&
 	       slab->owner && !fsd_session_draining(d, slab->owner) &&
+	       revoke_room(slab) &&
 	       !slab->revoke_at && slab->reclaim_first &&
 	       ms_since(now, slab->reclaim_first) >=
 		       (uint64_t)d->lim.revoke_after * d->reclaim_deadline_ms;

@@ -426,19 +426,23 @@ static void handle_wc(struct fsd_server *srv, struct fsd_session *s,
 	uint8_t msg[FSD_RECV_BUF];
 	unsigned int i;
 	uint32_t len;
-	bool notice;
+	bool notice, revoke;
 
 	if (wc->wr_id & SEND_TAG) {
 		i = (unsigned int)(wc->wr_id & 63);
 		notice = r->send_notice & (1ull << i);
+		revoke = r->send_revoke & (1ull << i);
 		r->send_busy &= ~(1ull << i);
 		r->send_notice &= ~(1ull << i);
+		r->send_revoke &= ~(1ull << i);
 		if (wc->status != IBV_WC_SUCCESS)
 			fsd_send_failed(&srv->donor, s, notice,
 					ibv_wc_status_str(wc->status),
 					fsd_now_ms());
 		else if (notice)
 			fsd_notice_sent(&srv->donor, s, fsd_now_ms());
+		else if (revoke)
+			fsd_revoke_sent(&srv->donor, s);
 		if (!r->send_busy)
 			fsd_sends_done(&srv->donor, s);
 		return;
@@ -683,6 +687,8 @@ static int verbs_send(struct fsd_donor *d, struct fsd_session *s,
 	r->send_busy |= 1ull << i;
 	if (flags & FSD_SEND_NOTICE)
 		r->send_notice |= 1ull << i;
+	if (flags & FSD_SEND_REVOKE)
+		r->send_revoke |= 1ull << i;
 	return 0;
 }
 

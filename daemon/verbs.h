@@ -46,6 +46,7 @@ struct fsd_rdma {
 	struct ibv_mr *buf_mr;
 	uint64_t send_busy;	/* one bit per send slot */
 	uint64_t send_notice;	/* slots carrying an unsolicited notice */
+	uint64_t send_revoke;	/* slots carrying a SLAB_REVOKE */
 };
 
 struct fsd_conn_params {

@@ -38,7 +38,7 @@
  * control QP.  The host has at most FARSWAP_CTRL_DEPTH / 2 requests
  * outstanding; the donor has at most FARSWAP_CTRL_DEPTH / 2 unsolicited
  * messages outstanding: a reclaim request until its RECLAIM_REP arrives,
- * an unsolicited STATS_REP until its send completes.
+ * a SLAB_REVOKE or an unsolicited STATS_REP until its send completes.
  *
  * Liveness: the donor may send an unsolicited STATS_REP at any time, e.g.
  * to probe an old session of a host that connects again: a host that is

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "donor_internal.h"
 #include "fake_ops.h"
 #include "log.h"
 #include "report.h"
@@ -757,6 +758,72 @@ static void test_outstanding_limit(void **state)
 	fsd_donor_tick(&big, &mi, 90002);
 	assert_int_equal(f.nr_sent - before, 1);	/* reclaims stay at 15 */
 	assert_int_equal(s->nr_reclaiming, FSD_RECLAIMS_MAX);
+	fake_donor_exit(&big);
+}
+
+/*
+ * A revoke of 40 slabs at once: the notices go out within the
+ * unsolicited budget, the rest wait for the host's transport to take
+ * the first ones, and the session (every other slab of it) lives.
+ */
+static void test_revoke_within_budget(void **state)
+{
+	struct fsd_meminfo mi;
+	struct fsd_session *s;
+	struct fake f;
+	struct fsd_donor big;
+	unsigned int before, told = 0, i, round, sent, waiting;
+	uint64_t t;
+
+	(void)state;
+	assert_int_equal(fake_donor_init(&big, &f, 40, SLAB), 0);
+	s = fake_session(&big, "host-z", 1);
+	big.lim.revoke_after = 1;
+	big.reclaim_deadline_ms = 10000;
+	while (big.pool.nr_free) {
+		union farswap_msg m;
+
+		farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, V, 1);
+		m.alloc_req.slab_size = cpu_to_le64(SLAB);
+		assert_int_equal(fsd_handle_msg(&big, s, &m, 48, 0), 0);
+	}
+	mi = mem(big.headroom - 40 * SLAB);
+	fsd_donor_tick(&big, &mi, 1000);
+	assert_int_equal(s->nr_reclaiming, FSD_RECLAIMS_MAX);
+	/*
+	 * Ignored: every tick revokes what is overdue and asks for more,
+	 * never past the budget, until the transport takes what was sent.
+	 */
+	for (t = 11000, round = 0; told < 40 && round < 20; round++) {
+		before = f.nr_sent;
+		fsd_donor_tick(&big, &mi, t);
+		assert_false(s->closing);
+		assert_true(s->unsolicited <= FSD_UNSOLICITED_MAX - 1);
+		assert_true(fsd_session_asking(s) <= FSD_RECLAIMS_MAX);
+		for (i = before, sent = 0; i < f.nr_sent; i++) {
+			if (f.sent[i % FAKE_SENT_MAX].hdr.type !=
+			    FARSWAP_MSG_SLAB_REVOKE)
+				continue;
+			assert_int_equal(f.sent_flags[i % FAKE_SENT_MAX],
+					 FSD_SEND_REVOKE);
+			sent++;
+		}
+		/*
+		 * In the host's receive queue now: this tick's notices and
+		 * the requests it has not answered (it answers none).
+		 */
+		for (i = 0, waiting = sent; i < big.pool.nr_slabs; i++)
+			waiting += big.pool.slabs[i].reclaiming;
+		assert_true(waiting <= FSD_RECLAIMS_MAX);
+		told += sent;
+		/* A tick later, the host's transport has taken them. */
+		while (s->revokes_in_flight)
+			fsd_revoke_sent(&big, s);
+		t += 10000;
+	}
+	assert_int_equal(told, 40);
+	assert_int_equal(big.cnt.revoke_notices, 40);
+	assert_false(s->closing);
 	fake_donor_exit(&big);
 }
 
@@ -1642,7 +1709,17 @@ static struct fsd_slab *revoke_told(struct ctx *c,
 	fsd_donor_tick(&c->d, mi, 31000);
 	n = fake_last(&c->f);
 	assert_int_equal(n->hdr.type, FARSWAP_MSG_SLAB_REVOKE);
+	assert_int_equal(c->f.sent_flags[(c->f.nr_sent - 1) % FAKE_SENT_MAX],
+			 FSD_SEND_REVOKE);
 	assert_int_equal(le32_to_cpu(n->slab_revoke.slab_id), slab->id);
+	/* The notice took the unanswered request's place, until acked. */
+	assert_false(slab->reclaiming);
+	assert_int_equal(slab->owner->unsolicited, 1);
+	assert_int_equal(slab->owner->nr_reclaiming, 0);
+	fsd_revoke_sent(&c->d, slab->owner);
+	assert_int_equal(slab->owner->unsolicited, 0);
+	fsd_revoke_sent(&c->d, slab->owner);	/* (nothing in flight) */
+	assert_int_equal(slab->owner->unsolicited, 0);
 	assert_int_equal(le32_to_cpu(n->slab_revoke.grace_ms), 10000);
 	assert_int_equal(farswap_msg_check(n, sizeof(n->slab_revoke), V),
 			 FARSWAP_ST_OK);
@@ -2683,6 +2760,7 @@ int main(void)
 		T(test_reclaim_refused_keeps_slab),
 		T(test_deadline_logs_never_drops),
 		cmocka_unit_test(test_outstanding_limit),
+		cmocka_unit_test(test_revoke_within_budget),
 		T(test_recovery_repopulates_and_offers),
 		T(test_host_without_reclaim_feature),
 		T(test_teardown_frees_everything),
