@@ -112,6 +112,7 @@ void fsd_config_defaults(struct fsd_config *c)
 	c->max_sessions_per_address = 4;
 	c->max_queue_depth = 1024;
 	c->handshake_timeout_ms = 5000;
+	c->auth_timeout_ms = 2000;
 	c->resume_grace_ms = 60000;
 	c->alloc_rate_auto = true;
 	c->revoke_after = 3;
@@ -635,6 +636,17 @@ const struct fsd_key fsd_keys[] = {
 	  .help = "time a connection has to be established\n"
 		  "(default 5s)" },
 	/*
+	 * Counted from the control QP's establishment, not the connect:
+	 * the proof is two round trips and two X25519 operations, and a
+	 * keyless connect should hold its place for no longer.
+	 */
+	{ .name = "auth-timeout", .arg = "DUR",
+	  DURATION(auth_timeout_ms, 100),
+	  .want = "want a duration of at least 100ms",
+	  .help = "with key-file: time a host has, once its\n"
+		  "control connection is up, to prove its key\n"
+		  "(default 2s; handshake-timeout bounds it too)" },
+	/*
 	 * Read once, at start: it is how long the slabs kept across the
 	 * restart that started this farswapd wait for their hosts.
 	 */
@@ -692,6 +704,13 @@ const struct fsd_key fsd_keys[] = {
 		  "(farswapctl --donor-key-file) knows it reached\n"
 		  "this donor; proven with the host's key" },
 	/* No .arg: on the command line it is a flag meaning yes. */
+	{ .name = "require-session-keys", FIELDS(require_session_keys,
+	  require_session_keys), .parse = parse_bool, .print = print_bool,
+	  .want = "want yes or no",
+	  .help = "refuse hosts whose farswap.ko proves its key\n"
+		  "without an X25519 session key (older ones):\n"
+		  "their control messages could not be tagged\n"
+		  "(default no)" },
 	{ .name = "insecure-no-auth", FIELDS(insecure_no_auth,
 	  insecure_no_auth), .parse = parse_bool, .print = print_bool,
 	  .reload = FSD_KEY_RESTART, .want = "want yes or no",

@@ -69,6 +69,7 @@ struct fsd_config {
 	unsigned int max_sessions_per_address;	/* 0: no limit */
 	uint32_t max_queue_depth;		/* I/O QP size, clamped to this */
 	uint32_t handshake_timeout_ms;
+	uint32_t auth_timeout_ms;
 	uint32_t resume_grace_ms;		/* kept slabs wait this long */
 	uint32_t alloc_rate;			/* grants per second; 0: off */
 	uint32_t alloc_burst;
@@ -80,6 +81,7 @@ struct fsd_config {
 	/* This donor's own secret, for hosts that pin it; "": none. */
 	char donor_key_file[FSD_METRICS_PATH_LEN];
 	bool insecure_no_auth;			/* allowed to run without one */
+	bool require_session_keys;		/* refuse hosts without FEAT_KX */
 };
 
 /* What the command line asks for. */

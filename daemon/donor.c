@@ -36,6 +36,7 @@ int fsd_donor_init(struct fsd_donor *d, uint32_t nr_slabs, uint64_t slab_size,
 	d->lim.connect_burst = 20;
 	d->lim.max_queue_depth = 1024;
 	d->lim.handshake_timeout_ms = 5000;
+	d->lim.auth_timeout_ms = 2000;
 	d->lim.revoke_after = 3;
 	d->resume_grace_ms = 60000;
 	return fsd_pool_init(&d->pool, nr_slabs, slab_size);
@@ -752,6 +753,7 @@ void fsd_session_established(struct fsd_donor *d, struct fsd_session *s,
 	if (s->established || s->closing)
 		return;
 	s->established = true;
+	s->up_since = now_ms;
 	s->last_active = now_ms;
 	pr_info("host %u (%s, %s): session up, version %u, %u I/O queues, depth %u",
 		s->nr, s->name, s->peer, s->version, s->nr_io_queues,

@@ -116,6 +116,7 @@ struct fsd_session {
 	char peer[FSD_PEER_LEN];	/* address:port of the control QP */
 	struct fsd_addr addr;		/* the control QP's, without port */
 	uint64_t created;		/* ms: control QP accepted */
+	uint64_t up_since;		/* ms: control QP established */
 	uint64_t io_up;			/* bit qid - 1: I/O QP established */
 	uint64_t io_since[FARSWAP_MAX_IO_QUEUES];	/* ms: accepted */
 	uint32_t grants_in_flight;	/* slabs being zeroed and registered */
@@ -287,6 +288,8 @@ struct fsd_limits_live {
 	uint32_t connect_burst;
 	uint32_t max_queue_depth;
 	uint32_t handshake_timeout_ms;	/* 0: no limit */
+	uint32_t auth_timeout_ms;	/* from establishment; 0: no limit */
+	bool require_kx;		/* refuse proofs without a session key */
 	uint32_t alloc_rate;		/* grants/s per session; 0: no limit */
 	uint32_t alloc_burst;
 	unsigned int revoke_after;	/* deadlines; 0: never revoke */

@@ -223,6 +223,8 @@ static void apply_limits(struct fsd_server *srv)
 	l->connect_burst = srv->cfg.connect_burst;
 	l->max_queue_depth = srv->cfg.max_queue_depth;
 	l->handshake_timeout_ms = srv->cfg.handshake_timeout_ms;
+	l->auth_timeout_ms = srv->cfg.auth_timeout_ms;
+	l->require_kx = srv->cfg.require_session_keys;
 	l->alloc_rate = srv->lim.alloc_rate;
 	l->alloc_burst = srv->lim.alloc_burst;
 	l->revoke_after = srv->cfg.revoke_after;

@@ -36,6 +36,18 @@ void fsd_donor_set_donor_key(struct fsd_donor *d,
 }
 
 /*
+ * Has @s, established, had auth-timeout to prove its key?  A connect
+ * without the key holds a place among the unauthenticated ones and a
+ * protection domain for no longer than that.
+ */
+static bool auth_late(const struct fsd_donor *d, const struct fsd_session *s,
+		      uint64_t now_ms)
+{
+	return d->lim.auth_timeout_ms && s->established &&
+	       ms_since(now_ms, s->up_since) >= d->lim.auth_timeout_ms;
+}
+
+/*
  * Close sessions whose connections were accepted but did not come up
  * within handshake-timeout: a connect that stops half way holds a
  * protection domain, queue pairs and buffers for nothing.
@@ -71,13 +83,17 @@ void fsd_donor_handshakes(struct fsd_donor *d, uint64_t now_ms)
 			continue;
 		}
 		if (!fsd_session_authenticated(s)) {
-			if (ms_since(now_ms, s->created) < limit)
+			bool late = ms_since(now_ms, s->created) >= limit;
+
+			if (!late && !auth_late(d, s, now_ms))
 				continue;
 			d->cnt.handshake_timeouts++;
 			d->cnt.auth_timeouts++;
 			fsd_session_close(d, s, FSD_LOG_WARN,
-					  "not authenticated within %u ms (handshake-timeout)",
-					  limit);
+					  "not authenticated within %u ms (%s)",
+					  late ? limit : d->lim.auth_timeout_ms,
+					  late ? "handshake-timeout" :
+						 "auth-timeout, from the connection's establishment");
 			continue;
 		}
 		pending = s->io_attached & ~s->io_up;
@@ -440,6 +456,15 @@ int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 
 	if (!auth_req_in_turn(d, s, m, now_ms, &ret))
 		return ret;
+	/* Refused before any MAC is computed: nothing to attack offline. */
+	if (d->lim.require_kx) {
+		s->auth = FSD_AUTH_FAILED;
+		d->cnt.auth_failed++;
+		auth_log(d, s, now_ms,
+			 "its farswap.ko has no session keys (no X25519), and require-session-keys is set");
+		return refuse_session(d, s, cookie, FARSWAP_ST_DENIED,
+				      FSD_LOG_INFO, "no session keys");
+	}
 	ret = take_host_key(d, s, cookie, now_ms);
 	if (ret)
 		return ret;

@@ -1302,6 +1302,84 @@ static void test_kx_session(void **state)
 	assert_int_equal(c->d.cnt.bad_tags, 1);
 }
 
+/*
+ * require-session-keys: a host that proves its key without a session key
+ * is refused at its AUTH_REQ, before the donor computes a MAC it could
+ * attack offline; one with a session key is let in as ever.
+ */
+static void test_require_session_keys(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_auth_key host = { .len = 32 };
+	struct fsd_session *s;
+	struct kx_host h;
+	union farswap_msg m;
+	unsigned int i;
+
+	memcpy(host.bytes, KEY, 32);
+	c->d.lim.require_kx = true;
+	s = session(c, "host-a", true, &dec);
+	assert_non_null(s);
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_REQ, 1, 0x101);
+	memcpy(m.auth_req.host_nonce, HNONCE, 16);
+	assert_int_equal(handle(c, s, &m, 1), -EACCES);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_AUTH_REP);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->auth_rep.status),
+			 FARSWAP_ST_DENIED);
+	assert_int_equal(s->auth, FSD_AUTH_FAILED);
+	assert_int_equal(c->d.cnt.auth_failed, 1);
+	/* No MAC went out: nothing in any message but the refusal. */
+	for (i = 0; i < c->f.nr_sent; i++)
+		assert_int_not_equal(c->f.sent[i].hdr.type,
+				     FARSWAP_MSG_AUTH_CHAL);
+	s = session_with(c, "host-b", FARSWAP_FEAT_KX, &dec);
+	assert_true(kx_handshake(c, s, &h, &host));
+	assert_int_equal(s->auth, FSD_AUTH_OK);
+	assert_int_equal(c->d.cnt.auth_kx, 1);
+	assert_int_equal(c->d.cnt.auth_legacy, 0);
+}
+
+/*
+ * auth-timeout runs from the control QP's establishment, and is shorter
+ * than handshake-timeout: a connect that never proves the key loses its
+ * place after it; one that proves in time keeps it.
+ */
+static void test_auth_timeout_from_established(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_conn_decision dec;
+	struct fsd_auth_key host = { .len = 32 };
+	struct fsd_session *idle, *slow, *ok;
+	struct kx_host h;
+
+	memcpy(host.bytes, KEY, 32);
+	c->d.lim.handshake_timeout_ms = 5000;
+	c->d.lim.auth_timeout_ms = 2000;
+	idle = session(c, "host-i", true, &dec);
+	ok = session_with(c, "host-o", FARSWAP_FEAT_KX, &dec);
+	/* Accepted at 0, its connection up only at 1500. */
+	slow = session(c, "host-s", true, &dec);
+	assert_non_null(idle);
+	assert_non_null(ok);
+	assert_non_null(slow);
+	slow->established = false;
+	fsd_session_established(&c->d, slow, 1500);
+	assert_true(kx_handshake(c, ok, &h, &host));
+	fsd_donor_handshakes(&c->d, 1999);
+	assert_false(idle->closing);
+	fsd_donor_handshakes(&c->d, 2000);
+	assert_true(idle->closing);
+	assert_false(slow->closing);
+	assert_false(ok->closing);
+	assert_int_equal(c->d.cnt.auth_timeouts, 1);
+	fsd_donor_handshakes(&c->d, 3500);
+	assert_true(slow->closing);
+	assert_int_equal(c->d.cnt.auth_timeouts, 2);
+	fsd_donor_handshakes(&c->d, 60000);
+	assert_false(ok->closing);
+}
+
 /* After the handshake a bare message, or a changed one, ends it. */
 static void test_kx_untagged_refused(void **state)
 {
@@ -1398,6 +1476,10 @@ int main(void)
 		cmocka_unit_test(test_kx_known_answer),
 		cmocka_unit_test_setup_teardown(test_kx_session, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_require_session_keys,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auth_timeout_from_established,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kx_untagged_refused,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kx_wrong_key, setup,

@@ -265,6 +265,8 @@ static void test_limit_keys(void **state)
 	assert_int_equal(c.connect_burst, 20);
 	assert_int_equal(c.max_queue_depth, 1024);
 	assert_int_equal(c.handshake_timeout_ms, 5000);
+	assert_int_equal(c.auth_timeout_ms, 2000);
+	assert_false(c.require_session_keys);
 	assert_int_equal(c.alloc_rate, 0);
 	assert_true(c.alloc_rate_auto);
 	assert_int_equal(c.revoke_after, 3);
@@ -947,7 +949,8 @@ static void test_key_table_round_trip(void **state)
 		"max-queue-depth 65536\nhandshake-timeout 1s\nalloc-rate 3/9\n"
 		"revoke-after 1000\nmetrics-file /run/m.prom\n"
 		"donor-id node-1\nfailure-domain rack:7\nkey-file /etc/k\n"
-		"host-keys NONE\ninsecure-no-auth true\n";
+		"host-keys NONE\nrequire-session-keys yes\n"
+		"insecure-no-auth true\nauth-timeout 300ms\n";
 	struct fsd_config c, again;
 	char err[256], first[8192], second[8192];
 	char *auth;
@@ -971,7 +974,8 @@ static void test_key_table_round_trip(void **state)
 	assert_string_equal(first, second);
 	/* The printer keeps its order: the table's. */
 	assert_int_equal(strncmp(first, "listen 10.9.8.7:7000\n", 21), 0);
-	assert_non_null(strstr(first, "\nhost-keys none\ndonor-key-file none\ninsecure-no-auth yes\n"));
+	assert_non_null(strstr(first, "\nhost-keys none\ndonor-key-file none\nrequire-session-keys yes\ninsecure-no-auth yes\n"));
+	assert_non_null(strstr(first, "\nhandshake-timeout 1000ms\nauth-timeout 300ms\n"));
 	/* A short buffer gets the first bytes, terminated. */
 	fsd_config_print(&c, second, 10);
 	assert_string_equal(second, "listen 10");
@@ -1076,11 +1080,13 @@ static void test_key_table_reload(void **state)
 		{ "max-slabs-per-host", "5" },
 		{ "max-sessions-per-address", "7" },
 		{ "max-queue-depth", "16" }, { "handshake-timeout", "9s" },
+		{ "auth-timeout", "1s" },
 		{ "resume-grace", "2m" }, { "alloc-rate", "1/2" },
 		{ "revoke-after", "8" },
 		{ "metrics-file", "/tmp/m" }, { "donor-id", "other" },
 		{ "failure-domain", "rackZ" }, { "key-file", "/k" },
 		{ "host-keys", "/hk" }, { "donor-key-file", "/dk" },
+		{ "require-session-keys", "yes" },
 		{ "insecure-no-auth", "yes" },
 	};
 	struct fsd_config cur, next, run;

@@ -2281,6 +2281,7 @@ static void test_connect_log_summary(void **state)
 	c->d.lim.max_sessions_per_address = 0;
 	c->d.max_unauthenticated = 65536;
 	c->d.lim.connect_rate = 0;
+	c->d.lim.auth_timeout_ms = 0;	/* the 2 kept ones stay */
 	nr_logged = 0;
 	fsd_log_set_level(FSD_LOG_NOTICE);
 	fsd_log_set_hook(capture);

@@ -66,6 +66,7 @@
 #                              test then finds, make install made
 #   fs_unit_bed_dropin         farswapd.service's one change for the bed
 #                              (a drop-in): --handshake-timeout 20s
+#                              --auth-timeout 20s
 #   fs_unit_prop UNIT PROP     a property of a unit, as systemctl show
 #                              tells it
 #
@@ -101,7 +102,7 @@ fs_start_donor() {
 	# default handshake-timeout (5 s, ample on hardware) would then close
 	# a handshake that is merely slow.
 	"$FS_FARSWAPD" --config /dev/null --listen "$FARSWAP_ADDR" \
-		--handshake-timeout 20s "${auth[@]}" "$@" \
+		--handshake-timeout 20s --auth-timeout 20s "${auth[@]}" "$@" \
 		>"$log" 2>&1 &
 	FS_DONOR_PID=$!
 	bed_wait_rdma_listen 7471 60 "$FS_DONOR_PID"
@@ -447,7 +448,7 @@ fs_unit_prop() {
 fs_unit_bed_dropin() {
 	mkdir -p /etc/systemd/system/farswapd.service.d
 	printf '%s\n' '[Service]' 'ExecStart=' \
-		'ExecStart=/usr/sbin/farswapd --handshake-timeout 20s' \
+		'ExecStart=/usr/sbin/farswapd --handshake-timeout 20s --auth-timeout 20s' \
 		>/etc/systemd/system/farswapd.service.d/bed.conf
 	systemctl daemon-reload
 }

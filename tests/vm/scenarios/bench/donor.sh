@@ -80,7 +80,8 @@ setup_farswap_r2() {
 	setup_farswap --donor-id bench-a --failure-domain bench-a
 	"$FS_FARSWAPD" --config /dev/null --listen "$addr:$fsd2_port" \
 		--key-file "${FS_KEY_FILE:-/run/farswap-bed.key}" --stats-socket "$fsd2_sock" \
-		--donor-id bench-b --failure-domain bench-b "${donor_args[@]}" \
+		--donor-id bench-b --failure-domain bench-b --handshake-timeout 20s \
+		--auth-timeout 20s "${donor_args[@]}" \
 		>"$BED/$FARSWAP_ROLE-farswapd2.log" 2>&1 &
 	fsd2_pid=$!
 	bed_wait_rdma_listen "$fsd2_port" 60 "$fsd2_pid"

@@ -31,6 +31,7 @@ max-queue-depth 128
 max-unauthenticated 3
 max-sessions-per-address 8
 handshake-timeout 8s
+auth-timeout 8s
 EOF_CONF
 # The run's key, readable by root alone (farswapd refuses any other).
 install -m 600 "$BED/bed.key" /run/farswap-bed.key

@@ -78,7 +78,7 @@ for p in "7472 donor" "7473 impostor"; do
 	"$FS_FARSWAPD" --config /dev/null --listen "$FARSWAP_ADDR:$port" \
 		--stats-socket none --host-keys /run/hosts.d \
 		--donor-key-file "/run/$key.key" --donate 32M --headroom 16M \
-		--slab-size 16M --handshake-timeout 20s >"$BED/$key-farswapd.log" 2>&1 &
+		--slab-size 16M --handshake-timeout 20s --auth-timeout 20s >"$BED/$key-farswapd.log" 2>&1 &
 	pins+=($!)
 	bed_wait_rdma_listen "$port" 60 $!
 done
