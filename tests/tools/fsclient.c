@@ -47,6 +47,8 @@
 #define RECV_BASE 0
 #define SEND_BASE 0x100
 #define RDMA_BASE 0x10000
+#define FSC_STORM_MAX 1024	/* --mode storm: connects */
+#define FSC_STORM_SOURCES 64	/* ... source addresses */
 
 struct slab {
 	bool held;
@@ -90,6 +92,8 @@ static struct {
 	unsigned int sessions;		/* --mode flood: connects to open */
 	unsigned int accepted;		/* ... of which the donor takes */
 	const char *key_file;		/* authenticate with this secret */
+	char *sources;			/* --mode storm: source addresses */
+	unsigned int within;		/* ms: fail a slower authentication */
 } opt = {
 	.mode = "basic",
 	.host_id = "fsclient",
@@ -242,6 +246,10 @@ static bool wait_event(struct rdma_cm_id *id, struct event *ev, int ms)
 	return false;
 }
 
+/* The source address of the next connect (--mode storm); none: the route's. */
+static struct sockaddr_in src_addr;
+static bool src_set;
+
 static void resolve(struct rdma_cm_id *id)
 {
 	struct addrinfo hints = { .ai_family = AF_INET }, *res;
@@ -257,7 +265,8 @@ static void resolve(struct rdma_cm_id *id)
 	}
 	if (getaddrinfo(host, port, &hints, &res))
 		fail("cannot resolve %s", opt.dst);
-	if (rdma_resolve_addr(id, NULL, res->ai_addr, 2000))
+	if (rdma_resolve_addr(id, src_set ? (struct sockaddr *)&src_addr : NULL,
+			      res->ai_addr, 2000))
 		fail("rdma_resolve_addr: %s", strerror(errno));
 	freeaddrinfo(res);
 	if (!wait_event(id, &ev, 5000) || ev.type != RDMA_CM_EVENT_ADDR_RESOLVED)
@@ -473,6 +482,7 @@ static void open_session(void)
 {
 	struct farswap_conn_req req;
 	struct farswap_conn_rep rep;
+	uint64_t t0 = now_ms(), took;
 	unsigned int q;
 
 	c.ch = rdma_create_event_channel();
@@ -494,7 +504,12 @@ static void open_session(void)
 		if (st != FARSWAP_ST_OK)
 			fail("the donor refused our proof: %s",
 			     farswap_status_str((unsigned int)st));
-		say("authenticated (hmac-sha256)");
+		took = now_ms() - t0;
+		say("authenticated (hmac-sha256) %" PRIu64 " ms after the connect began",
+		    took);
+		if (opt.within && took > opt.within)
+			fail("authenticated after %" PRIu64 " ms: over --within %u ms",
+			     took, opt.within);
 	}
 	for (q = 1; q <= opt.nr_io; q++) {
 		conn_req(&req, FARSWAP_QT_IO, q, c.token);
@@ -1427,6 +1442,109 @@ static int mode_flood(void)
 	return 0;
 }
 
+/*
+ * A connect storm: --sessions control connections without the key, one
+ * after another as fast as the donor answers, their source addresses
+ * taken in turn from --sources (this machine's own; default the route's).
+ * Each is taken (OK) or refused (BUSY: connect-rate or
+ * max-sessions-per-address, before the donor set anything up); those it
+ * takes and closes later (making way for newer ones) are let go as they
+ * close.  --ready-file is made once 16 were taken (max-unauthenticated's
+ * default: the table full), for a host with the key to come in then.
+ */
+static int mode_storm(void)
+{
+	static struct rdma_cm_id *ids[FSC_STORM_MAX];
+	struct in_addr srcs[FSC_STORM_SOURCES];
+	struct farswap_conn_req req;
+	struct farswap_conn_rep rep;
+	unsigned int i, j, nr_srcs = 0, taken = 0, busy = 0, open = 0;
+	uint64_t t0;
+	char *tok, *save = NULL;
+	struct event ev;
+	int reason;
+
+	if (!opt.sessions || opt.sessions > FSC_STORM_MAX)
+		fail("bad --sessions (1 to %u with --mode storm)",
+		     FSC_STORM_MAX);
+	for (tok = opt.sources ? strtok_r(opt.sources, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (nr_srcs == FSC_STORM_SOURCES ||
+		    inet_pton(AF_INET, tok, &srcs[nr_srcs]) != 1)
+			fail("bad --sources: want up to %u IPv4 addresses",
+			     FSC_STORM_SOURCES);
+		nr_srcs++;
+	}
+	c.ch = rdma_create_event_channel();
+	if (!c.ch)
+		fail("rdma_create_event_channel: %s", strerror(errno));
+	c.no_recv = true;
+	t0 = now_ms();
+	for (i = 0; i < opt.sessions; i++) {
+		if (nr_srcs) {
+			src_addr.sin_family = AF_INET;
+			src_addr.sin_addr = srcs[i % nr_srcs];
+			src_set = true;
+		}
+		conn_req(&req, FARSWAP_QT_CTRL, 0, 0);
+		/* It says it will prove a key, as a host with one does. */
+		req.features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
+		reason = connect_qp(&ids[i], &req, &rep);
+		if (!reason) {
+			taken++;
+			open++;
+		} else if (reason == FARSWAP_ST_BUSY) {
+			busy++;
+		} else {
+			fail("storm connect %u: wanted OK or BUSY, got %d", i,
+			     reason);
+		}
+		c.ctrl = NULL;
+		/* Those the donor closed meanwhile: gone for good. */
+		for (j = 0; j < nr_passed_over; j++) {
+			unsigned int k;
+
+			for (k = 0; k <= i; k++) {
+				if (ids[k] != passed_over[j])
+					continue;
+				rdma_destroy_qp(ids[k]);
+				rdma_destroy_id(ids[k]);
+				ids[k] = NULL;
+				open--;
+			}
+		}
+		nr_passed_over = 0;
+		if (taken == 16 && opt.ready_file) {
+			FILE *f = fopen(opt.ready_file, "w");
+
+			if (f)
+				fclose(f);
+		}
+	}
+	say("storm: %u connects from %u addresses in %" PRIu64 " ms: %u taken, %u refused BUSY; %u of those taken still open",
+	    opt.sessions, nr_srcs ? nr_srcs : 1, now_ms() - t0, taken, busy,
+	    open);
+	/* The rest close at the donor's deadlines (or stay, if it has none). */
+	t0 = now_ms();
+	while (open && now_ms() - t0 < opt.timeout * 1000ull) {
+		if (!get_event(&ev, 200) ||
+		    ev.type != RDMA_CM_EVENT_DISCONNECTED)
+			continue;
+		for (j = 0; j < opt.sessions; j++) {
+			if (ids[j] != ev.id)
+				continue;
+			rdma_destroy_qp(ids[j]);
+			rdma_destroy_id(ids[j]);
+			ids[j] = NULL;
+			open--;
+		}
+	}
+	say("storm: %u unauthenticated sessions still open after %u s", open,
+	    opt.timeout);
+	say("OK");
+	return 0;
+}
+
 static int mode_stats(void)
 {
 	open_session();
@@ -1451,6 +1569,8 @@ static void usage(void)
 	     "                      flood: --sessions connects without the key,\n"
 	     "                      --accepted of them taken, then closed\n"
 	     "                      at connect, then DENIED at every step\n"
+	     "                      storm: --sessions connects without the key\n"
+	     "                      from --sources, taken or refused BUSY\n"
 	     "  -k, --key-file F    authenticate with the secret in F (the donor's\n"
 	     "                      key-file); with --mode hostile, a wrong one\n"
 	     "  -i, --host-id ID    host identity (default fsclient)\n"
@@ -1461,6 +1581,8 @@ static void usage(void)
 	     "      --queue-depth N I/O queue depth asked for (default 64)\n"
 	     "      --sessions N    --mode flood: connects to open (max 64)\n"
 	     "      --accepted N    --mode flood: how many the donor must take\n"
+	     "      --sources LIST  --mode storm: source addresses, comma-separated\n"
+	     "      --within MS     fail unless authenticated within MS of the connect\n"
 	     "      --hold S        keep verifying the data for S seconds\n"
 	     "      --verify-every S  while holding (default 1; 0: stay idle)\n"
 	     "      --min-notices N fail unless N unsolicited STATS_REP came\n"
@@ -1509,6 +1631,8 @@ int main(int argc, char **argv)
 		{ "queue-depth", required_argument, NULL, 16 },
 		{ "sessions", required_argument, NULL, 17 },
 		{ "accepted", required_argument, NULL, 18 },
+		{ "sources", required_argument, NULL, 19 },
+		{ "within", required_argument, NULL, 20 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1589,6 +1713,12 @@ int main(int argc, char **argv)
 		case 18:
 			opt.accepted = (unsigned int)atoi(optarg);
 			break;
+		case 19:
+			opt.sources = optarg;
+			break;
+		case 20:
+			opt.within = (unsigned int)atoi(optarg);
+			break;
 		case 'k':
 			opt.key_file = optarg;
 			break;
@@ -1629,5 +1759,7 @@ int main(int argc, char **argv)
 		return mode_quota();
 	if (!strcmp(opt.mode, "flood"))
 		return mode_flood();
+	if (!strcmp(opt.mode, "storm"))
+		return mode_storm();
 	fail("unknown mode %s", opt.mode);
 }
