@@ -312,6 +312,22 @@ static void log_proof(const struct fsd_donor *d, const struct fsd_session *s)
 }
 
 /*
+ * The handshake fails for good: a proof refused, or one that cannot be
+ * asked for.  Logged (rate-limited) with @why, counted, and the session
+ * closed after an AUTH_REP DENIED that tells the host @reason.
+ */
+static int deny_proof(struct fsd_donor *d, struct fsd_session *s,
+		      uint64_t cookie, uint64_t now_ms, const char *why,
+		      const char *reason)
+{
+	s->auth = FSD_AUTH_FAILED;
+	d->cnt.auth_failed++;
+	auth_log(d, s, now_ms, why);
+	return refuse_session(d, s, cookie, FARSWAP_ST_DENIED, FSD_LOG_INFO,
+			      reason);
+}
+
+/*
  * The secret the host of @s must prove, into s->key; or the session
  * refused (AUTH_REP DENIED echoing @cookie) with -EACCES.
  */
@@ -322,13 +338,9 @@ static int take_host_key(struct fsd_donor *d, struct fsd_session *s,
 	char why[256];
 
 	if (pick_host_key(d, s, &hk, why, sizeof(why)) ||
-	    session_secret(d, s, &hk, why, sizeof(why))) {
-		s->auth = FSD_AUTH_FAILED;
-		d->cnt.auth_failed++;
-		auth_log(d, s, now_ms, why);
-		return refuse_session(d, s, cookie, FARSWAP_ST_DENIED,
-				      FSD_LOG_INFO, "no key for this host");
-	}
+	    session_secret(d, s, &hk, why, sizeof(why)))
+		return deny_proof(d, s, cookie, now_ms, why,
+				  "no key for this host");
 	s->key = hk.key;
 	s->proof = hk.proof;
 	memcpy(s->key_name, hk.name, sizeof(s->key_name));
@@ -426,14 +438,10 @@ int fsd_handle_auth_kx_req(struct fsd_donor *d, struct fsd_session *s,
 	if (!ret)
 		ret = fsd_kx_shared(priv, m->kx_req.host_pub, dh);
 	explicit_bzero(priv, sizeof(priv));
-	if (ret == -EINVAL) {
-		s->auth = FSD_AUTH_FAILED;
-		d->cnt.auth_failed++;
-		auth_log(d, s, now_ms,
-			 "its X25519 public key is of low order (no shared secret)");
-		return refuse_session(d, s, cookie, FARSWAP_ST_DENIED,
-				      FSD_LOG_INFO, "a public key of low order");
-	}
+	if (ret == -EINVAL)
+		return deny_proof(d, s, cookie, now_ms,
+				  "its X25519 public key is of low order (no shared secret)",
+				  "a public key of low order");
 	memcpy(r.kx_chal.donor_nonce, s->donor_nonce, FARSWAP_AUTH_NONCE_LEN);
 	farswap_kx_transcript_init(&t, "", s->host_nonce, s->donor_nonce,
 				   m->kx_req.host_pub, r.kx_chal.donor_pub,
@@ -457,14 +465,10 @@ int fsd_handle_auth_req(struct fsd_donor *d, struct fsd_session *s,
 	if (!auth_req_in_turn(d, s, m, now_ms, &ret))
 		return ret;
 	/* Refused before any MAC is computed: nothing to attack offline. */
-	if (d->lim.require_kx) {
-		s->auth = FSD_AUTH_FAILED;
-		d->cnt.auth_failed++;
-		auth_log(d, s, now_ms,
-			 "its farswap.ko has no session keys (no X25519), and require-session-keys is set");
-		return refuse_session(d, s, cookie, FARSWAP_ST_DENIED,
-				      FSD_LOG_INFO, "no session keys");
-	}
+	if (d->lim.require_kx)
+		return deny_proof(d, s, cookie, now_ms,
+				  "its farswap.ko has no session keys (no X25519), and require-session-keys is set",
+				  "no session keys");
 	ret = take_host_key(d, s, cookie, now_ms);
 	if (ret)
 		return ret;
@@ -510,12 +514,9 @@ int fsd_handle_auth_proof(struct fsd_donor *d, struct fsd_session *s,
 	}
 	if (!fsd_auth_mac_equal(want, m->auth_proof.host_mac)) {
 		explicit_bzero(want, sizeof(want));
-		s->auth = FSD_AUTH_FAILED;
-		d->cnt.auth_failed++;
-		auth_log(d, s, now_ms,
-			 "wrong proof (not the secret this donor holds for the host)");
-		return refuse_session(d, s, cookie, FARSWAP_ST_DENIED,
-				      FSD_LOG_INFO, "authentication failed");
+		return deny_proof(d, s, cookie, now_ms,
+				  "wrong proof (not the secret this donor holds for the host)",
+				  "authentication failed");
 	}
 	explicit_bzero(want, sizeof(want));
 	/*

@@ -12,7 +12,7 @@
  *   op 1: connect request [len] [len bytes]
  *   op 2: pressure tick   [avail] [dt]
  *   op 3: close session   [sess]
- *   op 4: notice sent     [sess]
+ *   op 4: notice sent     [sess] (and a revoke notice's send)
  *   op 5: failure knobs   [bits]
  *   op 6: framed message  [sess] [type] [body bytes...] (header made valid)
  *   op 7: keepalive check [dt] [interval]
@@ -55,6 +55,7 @@
 #include <netinet/in.h>
 
 #include "access.h"
+#include "donor_internal.h"
 #include "fake_ops.h"
 #include "log.h"
 
@@ -201,8 +202,9 @@ static void check(const struct fsd_donor *d)
 		    (s->nr_slabs || s->io_attached || s->unsolicited))
 			abort();
 		if (mine != s->nr_slabs || s->unsolicited > FSD_UNSOLICITED_MAX ||
-		    s->nr_reclaiming > FSD_RECLAIMS_MAX ||
-		    s->unsolicited != s->nr_reclaiming + s->notice_in_flight)
+		    fsd_session_asking(s) > FSD_RECLAIMS_MAX ||
+		    s->unsolicited != fsd_session_asking(s) +
+					      s->notice_in_flight)
 			abort();
 		held += s->nr_slabs;
 		reclaiming += s->nr_reclaiming;
@@ -475,6 +477,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			s = pick(&d, next(&c));
 			if (s)
 				fsd_notice_sent(&d, s, now);
+			/* ...or a SLAB_REVOKE's send completed. */
+			if (s)
+				fsd_revoke_sent(&d, s);
 			break;
 		case 5:
 			op = next(&c);

@@ -715,6 +715,18 @@ static void test_deadline_logs_never_drops(void **state)
 	assert_int_equal(c->f.revokes, 0);
 }
 
+/* @s takes every free slab of @d. */
+static void hold_all(struct fsd_donor *d, struct fsd_session *s)
+{
+	while (d->pool.nr_free) {
+		union farswap_msg m;
+
+		farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, V, 1);
+		m.alloc_req.slab_size = cpu_to_le64(SLAB);
+		assert_int_equal(fsd_handle_msg(d, s, &m, 48, 0), 0);
+	}
+}
+
 static void test_outstanding_limit(void **state)
 {
 	struct fsd_meminfo mi;
@@ -728,13 +740,7 @@ static void test_outstanding_limit(void **state)
 	assert_int_equal(fake_donor_init(&big, &f, 40, SLAB), 0);
 	s = fake_session(&big, "host-z", 1);
 	big.lim.revoke_after = 0;	/* slabs kept however long it takes */
-	while (big.pool.nr_free) {
-		union farswap_msg m;
-
-		farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, V, 1);
-		m.alloc_req.slab_size = cpu_to_le64(SLAB);
-		assert_int_equal(fsd_handle_msg(&big, s, &m, 48, 0), 0);
-	}
+	hold_all(&big, s);
 	mi = mem(big.headroom - 40 * SLAB);
 	before = f.nr_sent;
 	fsd_donor_tick(&big, &mi, 1000);
@@ -780,13 +786,7 @@ static void test_revoke_within_budget(void **state)
 	s = fake_session(&big, "host-z", 1);
 	big.lim.revoke_after = 1;
 	big.reclaim_deadline_ms = 10000;
-	while (big.pool.nr_free) {
-		union farswap_msg m;
-
-		farswap_msg_init(&m, FARSWAP_MSG_SLAB_ALLOC_REQ, V, 1);
-		m.alloc_req.slab_size = cpu_to_le64(SLAB);
-		assert_int_equal(fsd_handle_msg(&big, s, &m, 48, 0), 0);
-	}
+	hold_all(&big, s);
 	mi = mem(big.headroom - 40 * SLAB);
 	fsd_donor_tick(&big, &mi, 1000);
 	assert_int_equal(s->nr_reclaiming, FSD_RECLAIMS_MAX);
