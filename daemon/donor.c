@@ -976,7 +976,7 @@ int fsd_send_grant_rep(struct fsd_donor *d, struct fsd_session *s,
 	rep->status = cpu_to_le16((uint16_t)st);
 	if (slab) {
 		rep->slab_id = cpu_to_le32(slab->id);
-		rep->addr = cpu_to_le64((uint64_t)(uintptr_t)slab->mem);
+		rep->addr = cpu_to_le64(FSD_SLAB_IOVA);
 		rep->length = cpu_to_le64(d->pool.slab_size);
 		rep->rkey = cpu_to_le32(slab->rkey);
 		rep->resume = cpu_to_le64(slab->resume);

@@ -181,6 +181,14 @@ struct fsd_donor;
 #define FSD_SEND_NOTICE 1	/* unsolicited STATS_REP: report completion */
 #define FSD_SEND_REVOKE 2	/* SLAB_REVOKE: report completion */
 
+/*
+ * The address of a slab's first byte for its host: every slab's memory
+ * region is registered zero-based, so a host learns nothing of the
+ * donor's address space (where its heap or its pool lies), and a slab
+ * resumed after a restart, mapped elsewhere, keeps its address.
+ */
+#define FSD_SLAB_IOVA 0
+
 struct fsd_ops {
 	/*
 	 * Zero what is not yet clean of @slab (from clean_upto, if dirty)

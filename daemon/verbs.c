@@ -532,7 +532,8 @@ static int run_grant(struct fsd_job *job)
 
 	if (g->zero_from < g->size)
 		memset(g->mem + g->zero_from, 0, g->size - g->zero_from);
-	g->mr = ibv_reg_mr(g->pd, g->mem, g->size, MR_ACCESS);
+	g->mr = ibv_reg_mr_iova(g->pd, g->mem, g->size, FSD_SLAB_IOVA,
+				MR_ACCESS);
 	if (!g->mr)
 		return errno ? -errno : -ENOMEM;
 	return 0;
