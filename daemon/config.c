@@ -103,11 +103,11 @@ void fsd_config_defaults(struct fsd_config *c)
 	c->connect_rate = 10;
 	c->connect_burst = 20;
 	/*
-	 * No per-host cap by default: farswap.ko fails a chunk's writes when
-	 * its donor refuses a slab (NO_SPACE) rather than trying the others,
-	 * so a cap would turn a lone host's full use of a donor into swap
-	 * write errors.  A pool shared by several hosts sets one (a share:
-	 * max-slabs-per-host = 50%).
+	 * No per-host cap by default: farswap.ko asks its other donors when
+	 * one refuses a slab (NO_SPACE), but a host whose only donor this is
+	 * would meet the cap with room to spare and fail the writes of the
+	 * chunks it can place nowhere else.  A pool shared by several hosts
+	 * sets one (a share: max-slabs-per-host = 50%).
 	 */
 	c->max_sessions_per_address = 4;
 	c->max_queue_depth = 1024;
