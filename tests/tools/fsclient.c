@@ -33,6 +33,7 @@
 #include <openssl/rand.h>
 #include <rdma/rdma_cma.h>
 
+#include "auth.h"
 #include "farswap_proto.h"
 #include "keyfile.h"
 
@@ -94,6 +95,7 @@ static struct {
 	const char *key_file;		/* authenticate with this secret */
 	char *sources;			/* --mode storm: source addresses */
 	unsigned int within;		/* ms: fail a slower authentication */
+	bool kx;			/* prove the key with a session key */
 } opt = {
 	.mode = "basic",
 	.host_id = "fsclient",
@@ -137,6 +139,10 @@ static struct {
 	uint8_t donor_id[FARSWAP_ID_LEN];
 	uint8_t key[FARSWAP_AUTH_KEY_MAX];
 	size_t key_len;			/* 0: no --key-file */
+	uint32_t host_features;		/* what our conn_req announced */
+	bool tagged;			/* FARSWAP_FEAT_KX, after AUTH_REP OK */
+	uint8_t sk[FARSWAP_KX_KEY_LEN];
+	uint64_t tx_seq, rx_seq;
 	bool no_recv;			/* control QPs that will get nothing */
 } c;
 
@@ -396,6 +402,14 @@ static void conn_req(struct farswap_conn_req *req, unsigned int qtype,
 	memcpy(req->host_id, opt.host_id, strnlen(opt.host_id, FARSWAP_ID_LEN));
 	if (c.key_len)
 		req->features |= cpu_to_le32(FARSWAP_FEAT_AUTH);
+	if (c.key_len && opt.kx)
+		req->features |= cpu_to_le32(FARSWAP_FEAT_KX);
+	/* An I/O QP of a session with a session key proves it joins it. */
+	if (qtype == FARSWAP_QT_IO && c.tagged &&
+	    fsd_kx_join_tag(c.sk, session, req->host_id, req->join_tag))
+		fail("cannot compute the join tag");
+	if (qtype == FARSWAP_QT_CTRL)
+		c.host_features = le32_to_cpu(req->features);
 }
 
 static void request_either(union farswap_msg *m, unsigned int type1,
@@ -444,6 +458,60 @@ static void mac(enum farswap_auth_role role, const uint8_t *hn,
 }
 
 /*
+ * The handshake with a session key (FARSWAP_FEAT_KX, docs/protocol.md,
+ * Session keys), with farswapd's own derivation (daemon/auth.c): an
+ * X25519 key pair for this session, the donor's MAC checked, ours sent;
+ * on AUTH_REP OK every later control message both ways is tagged.
+ * Returns the AUTH_REP status.
+ */
+static int authenticate_kx(void)
+{
+	uint8_t priv[FARSWAP_KX_PUB_LEN], pub[FARSWAP_KX_PUB_LEN];
+	uint8_t dh[FARSWAP_KX_PUB_LEN], hn[FARSWAP_AUTH_NONCE_LEN];
+	uint8_t dmac[FARSWAP_AUTH_MAC_LEN], hmac[FARSWAP_AUTH_MAC_LEN];
+	uint8_t hid[FARSWAP_ID_LEN] = { 0 };
+	struct fsd_auth_key k = { .len = c.key_len };
+	struct farswap_kx_transcript t;
+	union farswap_msg m, r;
+	int st;
+
+	if (!(c.features & FARSWAP_FEAT_KX))
+		fail("the donor offers no session key");
+	memcpy(k.bytes, c.key, c.key_len);
+	memcpy(hid, opt.host_id, strnlen(opt.host_id, FARSWAP_ID_LEN));
+	if (RAND_bytes(priv, sizeof(priv)) != 1 ||
+	    RAND_bytes(hn, sizeof(hn)) != 1 || fsd_kx_public(priv, pub))
+		fail("cannot make an X25519 key pair");
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_KX_REQ, c.version, ++c.cookie);
+	memcpy(m.kx_req.host_nonce, hn, sizeof(hn));
+	memcpy(m.kx_req.host_pub, pub, sizeof(pub));
+	request_either(&m, FARSWAP_MSG_AUTH_KX_CHAL, FARSWAP_MSG_AUTH_REP, &r);
+	if (r.hdr.type == FARSWAP_MSG_AUTH_REP)
+		return le16_to_cpu(r.auth_rep.status);
+	if (fsd_kx_shared(priv, r.kx_chal.donor_pub, dh))
+		fail("the donor's X25519 key is of low order");
+	explicit_bzero(priv, sizeof(priv));
+	farswap_kx_transcript_init(&t, "", hn, r.kx_chal.donor_nonce, pub,
+				   r.kx_chal.donor_pub, c.token, hid,
+				   c.donor_id, c.host_features, c.features,
+				   c.version);
+	if (fsd_kx_derive(&k, dh, &t, dmac, hmac, c.sk))
+		fail("cannot derive the session key");
+	explicit_bzero(dh, sizeof(dh));
+	explicit_bzero(&k, sizeof(k));
+	if (CRYPTO_memcmp(dmac, r.kx_chal.donor_mac, sizeof(dmac)))
+		fail("donor failed authentication: its proof does not match --key-file");
+	farswap_msg_init(&m, FARSWAP_MSG_AUTH_PROOF, c.version, ++c.cookie);
+	memcpy(m.auth_proof.host_mac, hmac, sizeof(hmac));
+	request_either(&m, FARSWAP_MSG_AUTH_REP, FARSWAP_MSG_AUTH_REP, &r);
+	st = le16_to_cpu(r.auth_rep.status);
+	/* The AUTH_REP came bare; everything after it is tagged. */
+	if (st == FARSWAP_ST_OK)
+		c.tagged = true;
+	return st;
+}
+
+/*
  * The handshake of farswap_proto.h ("Authentication").  Returns the
  * donor's AUTH_REP status (FARSWAP_ST_OK when both sides proved the
  * key); fails when the donor's own proof is wrong, unless @hostile (then
@@ -478,6 +546,9 @@ static int authenticate(bool hostile)
 	return le16_to_cpu(r.auth_rep.status);
 }
 
+/* An I/O queue open_session() leaves for the caller to join (0: none). */
+static unsigned int io_deferred;
+
 static void open_session(void)
 {
 	struct farswap_conn_req req;
@@ -499,7 +570,7 @@ static void open_session(void)
 	c.features = le32_to_cpu(rep.features);
 	memcpy(c.donor_id, rep.donor_id, FARSWAP_ID_LEN);
 	if (c.key_len) {
-		int st = authenticate(false);
+		int st = opt.kx ? authenticate_kx() : authenticate(false);
 
 		if (st != FARSWAP_ST_OK)
 			fail("the donor refused our proof: %s",
@@ -512,6 +583,8 @@ static void open_session(void)
 			     took, opt.within);
 	}
 	for (q = 1; q <= opt.nr_io; q++) {
+		if (q == io_deferred)
+			continue;
 		conn_req(&req, FARSWAP_QT_IO, q, c.token);
 		if (connect_qp(&c.io[q], &req, NULL))
 			fail("I/O queue %u rejected", q);
@@ -545,6 +618,20 @@ static void queue_msg(const union farswap_msg *m)
 		}
 	}
 	fail("too many unhandled messages from the donor");
+}
+
+/* A tagged message from the donor: its tag, in order, or the end. */
+static void check_tag(const union farswap_msg *m, size_t len)
+{
+	size_t body = le16_to_cpu(m->hdr.length);
+	uint8_t want[FARSWAP_KX_TAG_LEN];
+
+	if (len != body + FARSWAP_KX_TAG_LEN ||
+	    fsd_kx_tag(c.sk, 'D', c.rx_seq, m, body, want) ||
+	    CRYPTO_memcmp(want, m->raw + body, sizeof(want)))
+		fail("the donor's %s (after %" PRIu64 " others) has a wrong tag",
+		     farswap_msg_type_str(m->hdr.type), c.rx_seq);
+	c.rx_seq++;
 }
 
 /* Poll the CQ for up to @ms; returns after one batch of completions. */
@@ -582,10 +669,15 @@ static void poll_cq(int ms)
 			if (wc[i].wr_id < SEND_BASE) {
 				unsigned int k = (unsigned int)wc[i].wr_id;
 				union farswap_msg m = c.recv[k];
-				int st = farswap_msg_check(&m, wc[i].byte_len,
-							   c.version);
+				int st = c.tagged ?
+					farswap_msg_check_tagged(&m, wc[i].byte_len,
+								 c.version) :
+					farswap_msg_check(&m, wc[i].byte_len,
+							  c.version);
 
 				post_recv(k);
+				if (st == FARSWAP_ST_OK && c.tagged)
+					check_tag(&m, wc[i].byte_len);
 				if (st != FARSWAP_ST_OK)
 					fail("donor sent a bad message: %s",
 					     farswap_status_str((unsigned int)st));
@@ -617,6 +709,22 @@ static void send_raw(const void *buf, size_t len)
 		fail("ibv_post_send: %s", strerror(errno));
 }
 
+/* A control message as the session sends it: tagged once it has a key. */
+static void send_ctrl(const union farswap_msg *m)
+{
+	size_t len = le16_to_cpu(m->hdr.length);
+	union farswap_msg t = *m;
+
+	if (c.tagged) {
+		if (len + FARSWAP_KX_TAG_LEN > sizeof(t) ||
+		    fsd_kx_tag(c.sk, 'H', c.tx_seq, &t, len, t.raw + len))
+			fail("cannot tag %s", farswap_msg_type_str(m->hdr.type));
+		len += FARSWAP_KX_TAG_LEN;
+		c.tx_seq++;
+	}
+	send_raw(&t, len);
+}
+
 static bool take_msg(unsigned int type, uint64_t cookie, union farswap_msg *out)
 {
 	unsigned int i;
@@ -640,7 +748,7 @@ static void request(union farswap_msg *m, unsigned int reply_type,
 	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
 	uint64_t end = now_ms() + opt.timeout * 1000ull;
 
-	send_raw(m, le16_to_cpu(m->hdr.length));
+	send_ctrl(m);
 	while (!take_msg(reply_type, cookie, rep)) {
 		if (c.disconnected)
 			fail("disconnected while waiting for %s",
@@ -659,7 +767,7 @@ static void request_either(union farswap_msg *m, unsigned int type1,
 	uint64_t cookie = le64_to_cpu(m->hdr.cookie);
 	uint64_t end = now_ms() + opt.timeout * 1000ull;
 
-	send_raw(m, le16_to_cpu(m->hdr.length));
+	send_ctrl(m);
 	while (!take_msg(type1, cookie, rep) && !take_msg(type2, cookie, rep)) {
 		if (c.disconnected)
 			fail("disconnected while waiting for %s",
@@ -930,7 +1038,7 @@ static void handle_unsolicited(void)
 				 le64_to_cpu(m.hdr.cookie));
 		r.reclaim_rep.status = cpu_to_le16((uint16_t)st);
 		r.reclaim_rep.slab_id = cpu_to_le32(id);
-		send_raw(&r, sizeof(r.reclaim_rep));
+		send_ctrl(&r);
 		say("RECLAIM_REP slab %u: %s", id, farswap_status_str(st));
 	}
 }
@@ -1211,6 +1319,9 @@ static int mode_badio(void)
 	struct rdma_cm_id *id = NULL;
 	int reason;
 
+	/* With a session key the last queue joins later, tag checked. */
+	if (opt.kx)
+		io_deferred = opt.nr_io;
 	open_session();
 	conn_req(&req, FARSWAP_QT_IO, 1, c.token ^ 0x5a5a);
 	reason = connect_qp(&id, &req, NULL);
@@ -1225,7 +1336,20 @@ static int mode_badio(void)
 	reason = connect_qp(&id, &req, NULL);
 	if (reason != FARSWAP_ST_DENIED)
 		fail("another host's token: wanted DENIED, got %d", reason);
-	stats();	/* the session survived all three */
+	if (c.tagged) {
+		/* With a session key: the last queue's join, its tag changed. */
+		conn_req(&req, FARSWAP_QT_IO, opt.nr_io, c.token);
+		req.join_tag[0] ^= 1;
+		reason = connect_qp(&id, &req, NULL);
+		if (reason != FARSWAP_ST_DENIED)
+			fail("a changed join tag: wanted DENIED, got %d", reason);
+		conn_req(&req, FARSWAP_QT_IO, opt.nr_io, c.token);
+		reason = connect_qp(&c.io[opt.nr_io], &req, NULL);
+		if (reason)
+			fail("the right join tag after a wrong one: got %d", reason);
+		say("a replayed join (its qid taken, its tag valid) and a changed tag refused; the right tag joins");
+	}
+	stats();	/* the session survived them all */
 	if (c.disconnected)
 		fail("the session died");
 	say("bad I/O connects rejected, session intact");
@@ -1583,6 +1707,8 @@ static void usage(void)
 	     "      --accepted N    --mode flood: how many the donor must take\n"
 	     "      --sources LIST  --mode storm: source addresses, comma-separated\n"
 	     "      --within MS     fail unless authenticated within MS of the connect\n"
+	     "      --kx            with --key-file: a session key (X25519), every\n"
+	     "                      control message tagged, I/O QPs joined by tag\n"
 	     "      --hold S        keep verifying the data for S seconds\n"
 	     "      --verify-every S  while holding (default 1; 0: stay idle)\n"
 	     "      --min-notices N fail unless N unsolicited STATS_REP came\n"
@@ -1633,6 +1759,7 @@ int main(int argc, char **argv)
 		{ "accepted", required_argument, NULL, 18 },
 		{ "sources", required_argument, NULL, 19 },
 		{ "within", required_argument, NULL, 20 },
+		{ "kx", no_argument, NULL, 21 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1718,6 +1845,9 @@ int main(int argc, char **argv)
 			break;
 		case 20:
 			opt.within = (unsigned int)atoi(optarg);
+			break;
+		case 21:
+			opt.kx = true;
 			break;
 		case 'k':
 			opt.key_file = optarg;
