@@ -1625,25 +1625,11 @@ static int mode_storm(void)
 		}
 		c.ctrl = NULL;
 		/* Those the donor closed meanwhile: gone for good. */
-		for (j = 0; j < nr_passed_over; j++) {
-			unsigned int k;
-
-			for (k = 0; k <= i; k++) {
-				if (ids[k] != passed_over[j])
-					continue;
-				rdma_destroy_qp(ids[k]);
-				rdma_destroy_id(ids[k]);
-				ids[k] = NULL;
-				open--;
-			}
-		}
+		for (j = 0; j < nr_passed_over; j++)
+			flood_closed(ids, passed_over[j], &open);
 		nr_passed_over = 0;
-		if (taken == 16 && opt.ready_file) {
-			FILE *f = fopen(opt.ready_file, "w");
-
-			if (f)
-				fclose(f);
-		}
+		if (taken == 16)
+			touch(opt.ready_file);
 	}
 	say("storm: %u connects from %u addresses in %" PRIu64 " ms: %u taken, %u refused BUSY; %u of those taken still open",
 	    opt.sessions, nr_srcs ? nr_srcs : 1, now_ms() - t0, taken, busy,
@@ -1651,17 +1637,9 @@ static int mode_storm(void)
 	/* The rest close at the donor's deadlines (or stay, if it has none). */
 	t0 = now_ms();
 	while (open && now_ms() - t0 < opt.timeout * 1000ull) {
-		if (!get_event(&ev, 200) ||
-		    ev.type != RDMA_CM_EVENT_DISCONNECTED)
-			continue;
-		for (j = 0; j < opt.sessions; j++) {
-			if (ids[j] != ev.id)
-				continue;
-			rdma_destroy_qp(ids[j]);
-			rdma_destroy_id(ids[j]);
-			ids[j] = NULL;
-			open--;
-		}
+		if (get_event(&ev, 200) &&
+		    ev.type == RDMA_CM_EVENT_DISCONNECTED)
+			flood_closed(ids, ev.id, &open);
 	}
 	say("storm: %u unauthenticated sessions still open after %u s", open,
 	    opt.timeout);
