@@ -166,6 +166,33 @@ int fsd_kx_derive(const struct fsd_auth_key *k,
 	return ret;
 }
 
+int fsd_kx_host(const struct fsd_auth_key *k,
+		const uint8_t priv[FARSWAP_KX_PUB_LEN],
+		const struct farswap_kx_transcript *t,
+		const uint8_t donor_mac[FARSWAP_AUTH_MAC_LEN],
+		uint8_t host_mac[FARSWAP_AUTH_MAC_LEN],
+		uint8_t session_key[FARSWAP_KX_KEY_LEN])
+{
+	uint8_t dh[FARSWAP_KX_PUB_LEN], dmac[FARSWAP_AUTH_MAC_LEN];
+	uint8_t hmac[FARSWAP_AUTH_MAC_LEN], sk[FARSWAP_KX_KEY_LEN];
+	int ret;
+
+	ret = fsd_kx_shared(priv, t->donor_pub, dh);
+	if (!ret)
+		ret = fsd_kx_derive(k, dh, t, dmac, hmac, sk);
+	/* The donor proves first: a host that cannot check it stops. */
+	if (!ret && !fsd_auth_mac_equal(dmac, donor_mac))
+		ret = -EACCES;
+	if (!ret) {
+		memcpy(host_mac, hmac, sizeof(hmac));
+		memcpy(session_key, sk, sizeof(sk));
+	}
+	explicit_bzero(dh, sizeof(dh));
+	explicit_bzero(hmac, sizeof(hmac));
+	explicit_bzero(sk, sizeof(sk));
+	return ret;
+}
+
 int fsd_kx_tag(const uint8_t key[FARSWAP_KX_KEY_LEN], char dir, uint64_t seq,
 	       const void *msg, size_t len, uint8_t tag[FARSWAP_KX_TAG_LEN])
 {

@@ -98,6 +98,21 @@ int fsd_kx_join_tag(const uint8_t key[FARSWAP_KX_KEY_LEN], uint64_t session,
 		    const uint8_t *host_id,
 		    uint8_t tag[FARSWAP_KX_JOIN_TAG_LEN]);
 
+/*
+ * The host's side, for the hosts built on this file (tests/tools/fsclient,
+ * the unit tests, the fuzzer): from the host's private key @priv, the
+ * transcript @t (the donor's public key in it) and the AUTH_KX_CHAL's
+ * @donor_mac, the host's proof and the session key.  Returns 0; -EACCES
+ * when the donor's proof does not match @k; -EINVAL for a donor key of
+ * low order; -EIO when libcrypto fails.  Nothing is written unless 0.
+ */
+int fsd_kx_host(const struct fsd_auth_key *k,
+		const uint8_t priv[FARSWAP_KX_PUB_LEN],
+		const struct farswap_kx_transcript *t,
+		const uint8_t donor_mac[FARSWAP_AUTH_MAC_LEN],
+		uint8_t host_mac[FARSWAP_AUTH_MAC_LEN],
+		uint8_t session_key[FARSWAP_KX_KEY_LEN]);
+
 /* Forget the secret (explicit_bzero). */
 void fsd_auth_key_clear(struct fsd_auth_key *key);
 

@@ -335,13 +335,14 @@ static void kx_host(struct fsd_donor *d, struct fake *f, struct cursor *c,
 		    uint64_t now)
 {
 	struct fsd_auth_key k = { .len = 16 };
-	uint8_t priv[32], pub[32], dh[32], dmac[32], hmac[32], sk[32];
+	uint8_t priv[32], pub[32], hmac[32], sk[32];
 	uint8_t how = next(c);
 	struct farswap_kx_transcript t;
 	struct fsd_conn_decision dec;
 	struct farswap_conn_req req;
 	struct fsd_session *s;
 	union farswap_msg m;
+	int ret;
 
 	take(c, priv, sizeof(priv));
 	farswap_conn_req_init(&req, FARSWAP_QT_CTRL, 0, 2, 0, 64);
@@ -363,22 +364,23 @@ static void kx_host(struct fsd_donor *d, struct fake *f, struct cursor *c,
 	    fake_last(f)->hdr.type != FARSWAP_MSG_AUTH_KX_CHAL)
 		return;
 	m = *fake_last(f);
-	if (fsd_kx_shared(priv, m.kx_chal.donor_pub, dh))
-		return;
 	memcpy(k.bytes, how & 1 ? "fuzz-key-WRONG!!" : "fuzz-key-16bytes", 16);
 	farswap_kx_transcript_init(&t, "", (const uint8_t *)"3333333333333333",
 				   m.kx_chal.donor_nonce, pub,
 				   m.kx_chal.donor_pub, s->token, s->host_id,
 				   d->donor_id, s->host_features, s->features,
 				   s->version);
-	if (fsd_kx_derive(&k, dh, &t, dmac, hmac, sk))
-		abort();
+	ret = fsd_kx_host(&k, priv, &t, m.kx_chal.donor_mac, hmac, sk);
+	if (ret == -EINVAL)
+		return;
 	/* A host checks the donor first: with a wrong key, it stops here. */
-	if (!fsd_auth_mac_equal(dmac, m.kx_chal.donor_mac)) {
+	if (ret == -EACCES) {
 		if (!(how & 1))
 			abort();
 		return;
 	}
+	if (ret)
+		abort();
 	farswap_msg_init(&m, FARSWAP_MSG_AUTH_PROOF, s->version, 2);
 	memcpy(m.auth_proof.host_mac, hmac, sizeof(hmac));
 	fsd_handle_msg(d, s, &m, sizeof(m.auth_proof), now);

@@ -467,13 +467,12 @@ static void mac(enum farswap_auth_role role, const uint8_t *hn,
 static int authenticate_kx(void)
 {
 	uint8_t priv[FARSWAP_KX_PUB_LEN], pub[FARSWAP_KX_PUB_LEN];
-	uint8_t dh[FARSWAP_KX_PUB_LEN], hn[FARSWAP_AUTH_NONCE_LEN];
-	uint8_t dmac[FARSWAP_AUTH_MAC_LEN], hmac[FARSWAP_AUTH_MAC_LEN];
+	uint8_t hn[FARSWAP_AUTH_NONCE_LEN], hmac[FARSWAP_AUTH_MAC_LEN];
 	uint8_t hid[FARSWAP_ID_LEN] = { 0 };
 	struct fsd_auth_key k = { .len = c.key_len };
 	struct farswap_kx_transcript t;
 	union farswap_msg m, r;
-	int st;
+	int st, ret;
 
 	if (!(c.features & FARSWAP_FEAT_KX))
 		fail("the donor offers no session key");
@@ -488,19 +487,19 @@ static int authenticate_kx(void)
 	request_either(&m, FARSWAP_MSG_AUTH_KX_CHAL, FARSWAP_MSG_AUTH_REP, &r);
 	if (r.hdr.type == FARSWAP_MSG_AUTH_REP)
 		return le16_to_cpu(r.auth_rep.status);
-	if (fsd_kx_shared(priv, r.kx_chal.donor_pub, dh))
-		fail("the donor's X25519 key is of low order");
-	explicit_bzero(priv, sizeof(priv));
 	farswap_kx_transcript_init(&t, "", hn, r.kx_chal.donor_nonce, pub,
 				   r.kx_chal.donor_pub, c.token, hid,
 				   c.donor_id, c.host_features, c.features,
 				   c.version);
-	if (fsd_kx_derive(&k, dh, &t, dmac, hmac, c.sk))
-		fail("cannot derive the session key");
-	explicit_bzero(dh, sizeof(dh));
+	ret = fsd_kx_host(&k, priv, &t, r.kx_chal.donor_mac, hmac, c.sk);
+	explicit_bzero(priv, sizeof(priv));
 	explicit_bzero(&k, sizeof(k));
-	if (CRYPTO_memcmp(dmac, r.kx_chal.donor_mac, sizeof(dmac)))
+	if (ret == -EINVAL)
+		fail("the donor's X25519 key is of low order");
+	if (ret == -EACCES)
 		fail("donor failed authentication: its proof does not match --key-file");
+	if (ret)
+		fail("cannot derive the session key");
 	farswap_msg_init(&m, FARSWAP_MSG_AUTH_PROOF, c.version, ++c.cookie);
 	memcpy(m.auth_proof.host_mac, hmac, sizeof(hmac));
 	request_either(&m, FARSWAP_MSG_AUTH_REP, FARSWAP_MSG_AUTH_REP, &r);
