@@ -440,12 +440,18 @@ int fsd_client_check(struct fsd_config *cfg, const struct fsd_args *args,
 	fsd_config_print(cfg, text, 8192);
 	fputs(text, stdout);
 	free(text);
-	if (sized)
+	if (sized) {
+		char cap[16];
+
+		if (lim->max_slabs_fair)
+			snprintf(cap, sizeof(cap), "fair");
+		else
+			snprintf(cap, sizeof(cap), "%u", lim->max_slabs_per_host);
 		printf("resolved donate %" PRIu64 " bytes (%u slabs), headroom %" PRIu64
-		       " bytes, hysteresis %" PRIu64 " bytes, max-slabs-per-host %u, alloc-rate %u/%u\n",
+		       " bytes, hysteresis %" PRIu64 " bytes, max-slabs-per-host %s, alloc-rate %u/%u\n",
 		       lim->donate, lim->nr_slabs, lim->headroom,
-		       lim->hysteresis, lim->max_slabs_per_host,
-		       lim->alloc_rate, lim->alloc_burst);
+		       lim->hysteresis, cap, lim->alloc_rate, lim->alloc_burst);
+	}
 	if (fsd_config_check_auth(cfg, err, sizeof(err))) {
 		printf("error: %s\n", err);
 		problems++;

@@ -98,6 +98,8 @@ void fsd_config_defaults(struct fsd_config *c)
 		 FSD_STATS_SOCKET);
 	c->hugepages = FSD_HUGE_AUTO;
 	c->max_hosts = 256;
+	/* One host cannot take what others ask for; alone, it takes all. */
+	c->max_slabs_fair = true;
 	c->max_unauthenticated = 16;
 	c->max_unauth_per_address = 2;
 	c->connect_rate = 10;
@@ -426,9 +428,15 @@ static int parse_slab_cap(const struct fsd_set *s)
 	bool number;
 	uint64_t v;
 
-	/* A count, a share ("50%"), or else a size ("4G"). */
+	/* fair, a count, a share ("50%"), or else a size ("4G"). */
 	number = !fsd_parse_u64(fsd_skip_space(s->val), &v, &end);
-	if (number && !*fsd_skip_space(end)) {
+	if (!strcmp(fsd_skip_space(s->val), "fair")) {
+		s->c->max_slabs_per_host = 0;
+		s->c->max_bytes_per_host = 0;
+		s->c->max_slabs_pct = 0;
+		s->c->max_slabs_fair = true;
+		return 0;
+	} else if (number && !*fsd_skip_space(end)) {
 		slabs = v;
 	} else if (number && *end == '%' && !*fsd_skip_space(end + 1)) {
 		if (!v || v > 100)
@@ -442,12 +450,15 @@ static int parse_slab_cap(const struct fsd_set *s)
 	s->c->max_slabs_per_host = slabs;
 	s->c->max_bytes_per_host = bytes;
 	s->c->max_slabs_pct = pct;
+	s->c->max_slabs_fair = false;
 	return 0;
 }
 
 static void print_slab_cap(const struct fsd_show *s)
 {
-	if (s->c->max_slabs_pct)
+	if (s->c->max_slabs_fair)
+		snprintf(s->buf, s->len, "fair");
+	else if (s->c->max_slabs_pct)
 		snprintf(s->buf, s->len, "%u%%", s->c->max_slabs_pct);
 	else if (s->c->max_bytes_per_host)
 		fsd_format_size(s->c->max_bytes_per_host, s->buf, s->len);
@@ -616,14 +627,15 @@ const struct fsd_key fsd_keys[] = {
 	  .print = print_acl,
 	  .help = "addresses, ADDR/BITS blocks, id:HEX or name:TEXT\n"
 		  "host identities that may connect (default: any)" },
-	{ .name = "max-slabs-per-host", .arg = "N|SIZE|PCT%",
-	  FIELDS(max_slabs_per_host, max_slabs_pct),
+	{ .name = "max-slabs-per-host", .arg = "fair|N|SIZE|PCT%",
+	  FIELDS(max_slabs_per_host, max_slabs_fair),
 	  .parse = parse_slab_cap, .print = print_slab_cap,
-	  .want = "want a number of slabs, a size like 4G, or 1% to 100% of the pool",
-	  .help = "slabs one host may hold (default 0: no cap;\n"
-		  "PCT% of the pool, at least one slab), by the\n"
-		  "id its host-keys file proves, else the id\n"
-		  "it claims" },
+	  .want = "want fair, a number of slabs, a size like 4G, or 1% to 100% of the pool",
+	  .help = "slabs one host may hold (default fair: the pool\n"
+		  "shared among the hosts with a session, all of\n"
+		  "it to a host alone; 0: no cap; PCT% of the pool,\n"
+		  "at least one slab), by the id its host-keys file\n"
+		  "proves, else the id it claims" },
 	{ .name = "max-sessions-per-address", .arg = "N",
 	  U32(max_sessions_per_address, 0, 65536),
 	  .help = "control sessions from one address (default 4)" },
@@ -972,6 +984,7 @@ int fsd_config_resolve(const struct fsd_config *c, uint64_t mem_total,
 	}
 	out->max_slabs_per_host = fsd_slab_cap(c, c->slab_size,
 					       out->nr_slabs);
+	out->max_slabs_fair = c->max_slabs_fair;
 	fsd_alloc_rate(c, c->slab_size, &out->alloc_rate, &out->alloc_burst);
 	if (out->donate > mem_available ||
 	    mem_available - out->donate < out->headroom) {

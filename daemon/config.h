@@ -66,6 +66,7 @@ struct fsd_config {
 	uint64_t max_slabs_per_host;		/* 0: no cap (or see the others) */
 	uint64_t max_bytes_per_host;		/* set by a SIZE; 0: not */
 	unsigned int max_slabs_pct;		/* set by PCT% of the pool; 0: not */
+	bool max_slabs_fair;			/* "fair": the pool / hosts present */
 	unsigned int max_sessions_per_address;	/* 0: no limit */
 	uint32_t max_queue_depth;		/* I/O QP size, clamped to this */
 	uint32_t handshake_timeout_ms;
@@ -122,7 +123,8 @@ struct fsd_limits {
 	uint32_t nr_slabs;
 	uint64_t headroom;
 	uint64_t hysteresis;
-	uint32_t max_slabs_per_host;	/* 0: no cap */
+	uint32_t max_slabs_per_host;	/* 0: no cap, or fair */
+	bool max_slabs_fair;		/* max-slabs-per-host fair */
 	uint32_t alloc_rate;		/* grants/s per session; 0: off */
 	uint32_t alloc_burst;
 };

@@ -106,11 +106,55 @@ static const char *host_id_kind(const struct fsd_session *s)
 	return s->proof == FSD_PROOF_HOST_KEY ? "proven" : "claimed";
 }
 
+/* A host with a session that may ask for slabs: up, proven, allowed. */
+static bool host_present(const struct fsd_session *s)
+{
+	return s->established && !s->closing && !s->disallowed &&
+	       fsd_session_authenticated(s);
+}
+
+/* The hosts present, @s's own counted whether it is yet or not. */
+static uint32_t hosts_present(const struct fsd_donor *d,
+			      const struct fsd_session *s)
+{
+	const struct fsd_session *o, *p;
+	uint32_t n = 1;
+
+	for (o = d->sessions; o; o = o->next) {
+		if (!host_present(o) || same_host(o, s))
+			continue;
+		/* Counted once however many sessions it has. */
+		for (p = d->sessions; p != o; p = p->next)
+			if (host_present(p) && same_host(p, o))
+				break;
+		n += p == o;
+	}
+	return n;
+}
+
+/*
+ * The slabs @s's host may hold: max-slabs-per-host, or with "fair" the
+ * pool shared evenly among the hosts present (rounded up), so that one
+ * host cannot take what others ask for while a host alone takes it all.
+ * A host over its share when another arrives keeps what it holds (its
+ * pages may have no other copy) and gets no more; 0: no cap.
+ */
+static uint32_t slab_cap(const struct fsd_donor *d, const struct fsd_session *s)
+{
+	uint32_t n;
+
+	if (!d->lim.max_slabs_fair)
+		return d->lim.max_slabs_per_host;
+	n = hosts_present(d, s);
+	return (d->pool.nr_slabs + n - 1) / n;
+}
+
 static bool at_slab_cap(const struct fsd_donor *d,
 			const struct fsd_session *s)
 {
-	return d->lim.max_slabs_per_host &&
-	       host_slabs(d, s) >= d->lim.max_slabs_per_host;
+	uint32_t cap = slab_cap(d, s);
+
+	return cap && host_slabs(d, s) >= cap;
 }
 
 /* What to tell @s is free: nothing once it holds its share, or must go. */
@@ -935,9 +979,13 @@ static unsigned int alloc_refusal(struct fsd_donor *d, struct fsd_session *s,
 		d->cnt.alloc_capped++;
 		if (fsd_ratelimit_pass(&d->alloc_log, now, FSD_REFUSE_LOG_MS,
 				       FSD_REFUSE_LOG_BURST, &missed))
-			pr_notice("host %u (%s, %s): SLAB_ALLOC_REQ refused (no free slab): its host holds %u slabs, max-slabs-per-host %u (host id %s)",
+			pr_notice("host %u (%s, %s): SLAB_ALLOC_REQ refused (no free slab): its host holds %u slabs, max-slabs-per-host %u%s (host id %s)",
 				  s->nr, s->name, s->peer, host_slabs(d, s),
-				  d->lim.max_slabs_per_host, host_id_kind(s));
+				  slab_cap(d, s),
+				  d->lim.max_slabs_fair ?
+					  " (fair: the pool shared among the hosts present)" :
+					  "",
+				  host_id_kind(s));
 		return FARSWAP_ST_NO_SPACE;
 	}
 	/* Too fast: BUSY, which a host retries later or elsewhere. */

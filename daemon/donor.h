@@ -289,7 +289,8 @@ struct fsd_drain {
 /* Who may connect and how much they may take: the limit keys. */
 struct fsd_limits_live {
 	struct fsd_access acl;
-	uint32_t max_slabs_per_host;	/* 0: no cap */
+	uint32_t max_slabs_per_host;	/* 0: no cap, or fair */
+	bool max_slabs_fair;		/* a share of the pool per host present */
 	unsigned int max_sessions_per_address;	/* 0: no limit */
 	unsigned int max_unauth_per_address;	/* 0: no limit */
 	uint32_t connect_rate;		/* control connects/s per address; 0: off */

@@ -204,8 +204,14 @@ static void log_limits(const struct fsd_server *srv)
 {
 	const struct fsd_limits_live *l = &srv->donor.lim;
 
-	pr_info("limits: max-slabs-per-host %u of %u slabs, alloc-rate %u/s burst %u, connect-rate %u/s burst %u per address, max-unauthenticated %u (%u per address)",
-		l->max_slabs_per_host, srv->lim.nr_slabs, l->alloc_rate,
+	char cap[16];
+
+	if (l->max_slabs_fair)
+		snprintf(cap, sizeof(cap), "fair");
+	else
+		snprintf(cap, sizeof(cap), "%u", l->max_slabs_per_host);
+	pr_info("limits: max-slabs-per-host %s of %u slabs, alloc-rate %u/s burst %u, connect-rate %u/s burst %u per address, max-unauthenticated %u (%u per address)",
+		cap, srv->lim.nr_slabs, l->alloc_rate,
 		l->alloc_burst, l->connect_rate, l->connect_burst,
 		srv->donor.max_unauthenticated, l->max_unauth_per_address);
 }
@@ -217,6 +223,7 @@ static void apply_limits(struct fsd_server *srv)
 
 	l->acl = srv->cfg.allowed_hosts;
 	l->max_slabs_per_host = srv->lim.max_slabs_per_host;
+	l->max_slabs_fair = srv->lim.max_slabs_fair;
 	l->max_sessions_per_address = srv->cfg.max_sessions_per_address;
 	l->max_unauth_per_address = srv->cfg.max_unauth_per_address;
 	l->connect_rate = srv->cfg.connect_rate;
@@ -389,6 +396,7 @@ static void reload(struct fsd_server *srv)
 	}
 	srv->lim.max_slabs_per_host = fsd_slab_cap(&c, srv->cfg.slab_size,
 						   srv->lim.nr_slabs);
+	srv->lim.max_slabs_fair = c.max_slabs_fair;
 	fsd_alloc_rate(&c, srv->cfg.slab_size, &srv->lim.alloc_rate,
 		       &srv->lim.alloc_burst);
 	fsd_log_set_level(c.log_level);

@@ -248,9 +248,11 @@ static void test_limit_keys(void **state)
 	fsd_config_defaults(&c);
 	assert_int_equal(c.allowed_hosts.nr, 0);
 	/*
-	 * No slab cap by default (a refused slab is a write error on the
-	 * host), auto's grant rate; a share when set: 50% of 10 slabs is 5.
+	 * A fair share by default (the pool over the hosts present, a
+	 * host's own session's business: no fixed count), auto's grant
+	 * rate; a share when set: 50% of 10 slabs is 5.
 	 */
+	assert_true(c.max_slabs_fair);
 	assert_int_equal(c.max_slabs_per_host, 0);
 	assert_int_equal(c.max_slabs_pct, 0);
 	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 10), 0);
@@ -310,7 +312,7 @@ static void test_limit_keys(void **state)
 	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 64), 64);
 	assert_int_not_equal(fsd_config_set(&c, "max-slabs-per-host", "0%",
 					    err, sizeof(err)), 0);
-	assert_non_null(strstr(err, "max-slabs-per-host '0%': want a number of slabs, a size like 4G, or 1% to 100% of the pool"));
+	assert_non_null(strstr(err, "max-slabs-per-host '0%': want fair, a number of slabs, a size like 4G, or 1% to 100% of the pool"));
 	assert_int_not_equal(fsd_config_set(&c, "max-slabs-per-host", "101%",
 					    err, sizeof(err)), 0);
 	assert_int_equal(c.max_slabs_pct, 100);	/* the refused values left it */
@@ -318,7 +320,25 @@ static void test_limit_keys(void **state)
 	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "0", err,
 					sizeof(err)), 0);
 	assert_int_equal(c.max_slabs_pct, 0);
+	assert_false(c.max_slabs_fair);
 	assert_int_equal(fsd_slab_cap(&c, 1ull << 30, 64), 0);
+	/* fair replaces them all, and a count replaces fair. */
+	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "25%", err,
+					sizeof(err)), 0);
+	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", " fair", err,
+					sizeof(err)), 0);
+	assert_true(c.max_slabs_fair);
+	assert_int_equal(c.max_slabs_pct, 0);
+	assert_int_equal(fsd_config_resolve(&c, 8ull << 30, 4ull << 30, &lim,
+					    err, sizeof(err)), 0);
+	assert_true(lim.max_slabs_fair);
+	assert_int_equal(lim.max_slabs_per_host, 0);
+	assert_int_not_equal(fsd_config_set(&c, "max-slabs-per-host", "fairer",
+					    err, sizeof(err)), 0);
+	assert_true(c.max_slabs_fair);	/* the refused value left it */
+	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "0", err,
+					sizeof(err)), 0);
+	assert_false(c.max_slabs_fair);
 	/* Less than one slab: refused once the slab size is known. */
 	assert_int_equal(fsd_config_set(&c, "max-slabs-per-host", "512M", err,
 					sizeof(err)), 0);
@@ -475,7 +495,7 @@ static void test_limit_keys(void **state)
 		/* The defaults, as --check-config shows them. */
 		fsd_config_defaults(&c);
 		fsd_config_print(&c, text, sizeof(text));
-		assert_non_null(strstr(text, "\nmax-slabs-per-host 0\n"));
+		assert_non_null(strstr(text, "\nmax-slabs-per-host fair\n"));
 		assert_non_null(strstr(text, "\nalloc-rate auto\n"));
 		assert_non_null(strstr(text, "\nconnect-rate 10/20\n"));
 		assert_non_null(strstr(text, "\nmax-unauthenticated 16\nmax-unauthenticated-per-address 2\nconnect-rate 10/20\n"));
@@ -1179,7 +1199,7 @@ static void test_key_table_flags(void **state)
 	}
 	/* Line up as they always have. */
 	assert_non_null(strstr(help, "\n  -l, --listen ADDR[:PORT]     address to listen on (default 0.0.0.0:7471)\n"));
-	assert_non_null(strstr(help, "\n      --max-slabs-per-host N|SIZE|PCT%\n                               slabs one host may hold (default 0: no cap;\n                               PCT% of the pool, at least one slab), by the\n                               id its host-keys file proves, else the id\n                               it claims\n"));
+	assert_non_null(strstr(help, "\n      --max-slabs-per-host fair|N|SIZE|PCT%\n                               slabs one host may hold (default fair: the pool\n                               shared among the hosts with a session, all of\n                               it to a host alone; 0: no cap; PCT% of the pool,\n                               at least one slab), by the id its host-keys file\n                               proves, else the id it claims\n"));
 	assert_non_null(strstr(help, "\n      --insecure-no-auth       run without key-file: any host on the fabric\n                               can take this donor's memory\n"));
 	free(help);
 	/* A prefix of two keys is neither. */

@@ -1490,6 +1490,74 @@ static void test_slab_cap_per_host(void **state)
 	assert_int_equal(le16_to_cpu(alloc(c, a2, SLAB)->status), 0);
 }
 
+/* A grant's status, its slab id kept in @id when granted. */
+static unsigned int alloc_id(struct ctx *c, struct fsd_session *s,
+			     uint32_t *id)
+{
+	const struct farswap_slab_alloc_rep *r = alloc(c, s, SLAB);
+
+	*id = le32_to_cpu(r->slab_id);
+	return le16_to_cpu(r->status);
+}
+
+/*
+ * max-slabs-per-host fair (the default): a host alone takes the whole
+ * pool; once another is present each may hold its share, rounded up, and
+ * what a host held beyond it is kept, never taken; a host's second
+ * session is the same host, not one more.
+ */
+static void test_slab_cap_fair(void **state)
+{
+	struct ctx *c = *state;
+	uint32_t a_ids[NR], id, b_last;
+	struct fsd_session *a2;
+	int i;
+
+	c->d.lim.max_slabs_fair = true;
+	/* B's session is not up yet: A alone, its share is all 8. */
+	c->b->established = false;
+	for (i = 0; i < 6; i++)
+		assert_int_equal(alloc_id(c, c->a, &a_ids[i]), FARSWAP_ST_OK);
+	/* B comes up: 4 each.  A keeps its 6 and gets no more. */
+	fsd_session_established(&c->d, c->b, 0);
+	assert_int_equal(alloc_id(c, c->a, &id), FARSWAP_ST_NO_SPACE);
+	assert_int_equal(c->d.cnt.alloc_capped, 1);
+	assert_int_equal(c->a->nr_slabs, 6);
+	/* B takes what is free; then the pool is empty (not a cap). */
+	assert_int_equal(alloc_id(c, c->b, &id), FARSWAP_ST_OK);
+	assert_int_equal(alloc_id(c, c->b, &id), FARSWAP_ST_OK);
+	assert_int_equal(alloc_id(c, c->b, &id), FARSWAP_ST_NO_SPACE);
+	assert_int_equal(c->d.cnt.alloc_capped, 1);
+	/* A gives three back: B grows to its share, 4, and stops there. */
+	for (i = 0; i < 3; i++)
+		free_slab(c, c->a, a_ids[i]);
+	assert_int_equal(alloc_id(c, c->b, &id), FARSWAP_ST_OK);
+	assert_int_equal(alloc_id(c, c->b, &b_last), FARSWAP_ST_OK);
+	assert_int_equal(alloc_id(c, c->b, &id), FARSWAP_ST_NO_SPACE);
+	assert_int_equal(c->d.cnt.alloc_capped, 2);
+	assert_int_equal(c->b->nr_slabs, 4);
+	/*
+	 * A's second session is the same host, not a third: with A at 2,
+	 * its share over both sessions is still 4 (a third host would
+	 * make it 3).
+	 */
+	free_slab(c, c->a, a_ids[3]);
+	a2 = fake_session(&c->d, "host-a", 1);
+	assert_non_null(a2);
+	assert_int_equal(alloc_id(c, a2, &id), FARSWAP_ST_OK);
+	assert_int_equal(alloc_id(c, a2, &id), FARSWAP_ST_OK);
+	free_slab(c, c->b, b_last);	/* room: a refusal now is the cap */
+	assert_int_equal(alloc_id(c, a2, &id), FARSWAP_ST_NO_SPACE);
+	assert_int_equal(c->d.cnt.alloc_capped, 3);
+	/* A no longer present (a reload disallowed it): B alone again. */
+	c->a->disallowed = true;
+	a2->disallowed = true;
+	free_slab(c, c->a, a_ids[4]);
+	assert_int_equal(alloc_id(c, c->b, &id), FARSWAP_ST_OK);
+	assert_int_equal(alloc_id(c, c->b, &id), FARSWAP_ST_OK);
+	assert_int_equal(c->b->nr_slabs, 5);
+}
+
 static void test_alloc_rate(void **state)
 {
 	struct ctx *c = *state;
@@ -2783,6 +2851,7 @@ int main(void)
 		T(test_handshake_timeout),
 		T(test_reload_closes_no_longer_allowed),
 		T(test_slab_cap_per_host),
+		T(test_slab_cap_fair),
 		T(test_alloc_rate),
 		T(test_forced_revoke_ignored),
 		T(test_forced_revoke_refused),
