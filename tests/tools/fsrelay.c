@@ -50,8 +50,6 @@ struct pair {
 	bool dead;
 	struct rdma_cm_id *id[2];
 	struct farswap_conn_req req;
-	uint8_t initiator_depth;	/* what the host asked for */
-	uint8_t responder_resources;
 	/* The receive and send buffers, registered for each side's device. */
 	struct ibv_mr *mr[2];
 	union farswap_msg recv[2][FARSWAP_CTRL_DEPTH];
@@ -254,8 +252,6 @@ static void on_connect_request(struct rdma_cm_event *e)
 	p->id[DOWN] = e->id;
 	memcpy(&p->req, req, sizeof(*req));
 	p->ctrl = req->qtype == FARSWAP_QT_CTRL;
-	p->initiator_depth = e->param.conn.initiator_depth;
-	p->responder_resources = e->param.conn.responder_resources;
 	if (create_qp(p, DOWN) ||
 	    rdma_create_id(r.ch, &p->id[UP], NULL, RDMA_PS_TCP) ||
 	    rdma_resolve_addr(p->id[UP], NULL, (struct sockaddr *)&r.up_addr,
@@ -267,6 +263,18 @@ static void on_connect_request(struct rdma_cm_event *e)
 	}
 	if (p->ctrl)
 		r.sessions++;
+}
+
+/* READ depth: as deep as @id's device allows, at most @cap. */
+static uint8_t read_depth(struct rdma_cm_id *id, bool initiator, int cap)
+{
+	struct ibv_device_attr da;
+	int n;
+
+	if (ibv_query_device(id->verbs, &da))
+		return 1;
+	n = initiator ? da.max_qp_init_rd_atom : da.max_qp_rd_atom;
+	return (uint8_t)(n < cap ? n : cap);
 }
 
 static void on_up_event(struct pair *p, struct rdma_cm_event *e)
@@ -285,8 +293,8 @@ static void on_up_event(struct pair *p, struct rdma_cm_event *e)
 		}
 		cp.private_data = &p->req;
 		cp.private_data_len = sizeof(p->req);
-		cp.initiator_depth = p->initiator_depth;
-		cp.responder_resources = p->responder_resources;
+		cp.initiator_depth = read_depth(p->id[UP], true, 16);
+		cp.responder_resources = read_depth(p->id[UP], false, 16);
 		cp.retry_count = 7;
 		cp.rnr_retry_count = 7;
 		if (rdma_connect(p->id[UP], &cp))
@@ -296,8 +304,9 @@ static void on_up_event(struct pair *p, struct rdma_cm_event *e)
 		/* The donor's answer, as it is, to the host. */
 		cp.private_data = e->param.conn.private_data;
 		cp.private_data_len = e->param.conn.private_data_len;
-		cp.initiator_depth = p->responder_resources;
-		cp.responder_resources = p->initiator_depth;
+		/* The host's READs are served from these. */
+		cp.responder_resources = read_depth(p->id[DOWN], false, 255);
+		cp.initiator_depth = read_depth(p->id[DOWN], true, 16);
 		cp.rnr_retry_count = 7;
 		if (rdma_accept(p->id[DOWN], &cp))
 			p->dead = true;
