@@ -273,6 +273,15 @@ bool fsd_session_key_current(struct fsd_donor *d, struct fsd_session *s,
 
 	if (pick_host_key(d, s, &now, why, whylen))
 		return false;
+	/*
+	 * Its own file gone: revoked, even where key-file's secret happens
+	 * to be the same bytes.
+	 */
+	if (s->proof == FSD_PROOF_HOST_KEY && now.proof != FSD_PROOF_HOST_KEY) {
+		fsd_auth_key_clear(&now.key);
+		snprintf(why, whylen, "its host-keys file is gone");
+		return false;
+	}
 	if (session_secret(d, s, &now, why, whylen))
 		return false;
 	same = now.key.len == s->key.len &&

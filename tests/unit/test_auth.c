@@ -645,6 +645,44 @@ static struct fsd_session *proven(struct ctx *c, const char *host,
 	return s;
 }
 
+/* The info lines a test is after, captured. */
+static char said[8][512];
+static unsigned int nr_said;
+static int level_before;
+
+static void capture(int level, const char *line)
+{
+	(void)level;
+	if (nr_said < 8)
+		snprintf(said[nr_said], sizeof(said[0]), "%s", line);
+	nr_said++;
+}
+
+static void capture_start(void)
+{
+	nr_said = 0;
+	level_before = fsd_log_level();
+	fsd_log_set_level(FSD_LOG_INFO);
+	fsd_log_set_hook(capture);
+}
+
+static void capture_stop(void)
+{
+	fsd_log_set_hook(NULL);
+	fsd_log_set_level(level_before);
+}
+
+/* The line of those captured that has @what, or NULL. */
+static const char *said_line(const char *what)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_said && i < 8; i++)
+		if (strstr(said[i], what))
+			return said[i];
+	return NULL;
+}
+
 /*
  * Revoking a host: its host-keys file removed, or replaced, then a reload.
  * Its session, proven under the old key, goes (drained first if it holds
@@ -670,14 +708,20 @@ static void test_host_key_revoked_at_reload(void **state)
 	/* host-a's file removed: it would fall back to key-file, not its key. */
 	snprintf(path, sizeof(path), "%s/host-a", keys_dir);
 	assert_int_equal(unlink(path), 0);
+	capture_start();
 	fsd_donor_recheck_access(&c->d);
+	capture_stop();
 	assert_true(a->closing);
 	assert_false(b->closing);
 	assert_int_equal(c->d.cnt.closed_not_allowed, 1);
+	assert_non_null(said_line("its host-keys file is gone after the reload; it holds no slab"));
 	/* host-b's file replaced by another secret. */
 	put_host_key("host-b", KEY, 0600);
+	capture_start();
 	fsd_donor_recheck_access(&c->d);
+	capture_stop();
 	assert_true(b->closing);
+	assert_non_null(said_line("its key in host-keys or key-file changed after the reload; it holds no slab"));
 	assert_false(k->closing);
 	/* key-file changed: the hosts that proved the old one go. */
 	memcpy(c->d.key.bytes, KEY_A, 32);
@@ -760,44 +804,6 @@ static void test_host_keys_uuid_name(void **state)
 	assert_int_equal(proof(c, s, mac), 0);
 	assert_int_equal(s->auth, FSD_AUTH_OK);
 	remove_keys_dir();
-}
-
-/* The info lines a test is after, captured. */
-static char said[8][512];
-static unsigned int nr_said;
-static int level_before;
-
-static void capture(int level, const char *line)
-{
-	(void)level;
-	if (nr_said < 8)
-		snprintf(said[nr_said], sizeof(said[0]), "%s", line);
-	nr_said++;
-}
-
-static void capture_start(void)
-{
-	nr_said = 0;
-	level_before = fsd_log_level();
-	fsd_log_set_level(FSD_LOG_INFO);
-	fsd_log_set_hook(capture);
-}
-
-static void capture_stop(void)
-{
-	fsd_log_set_hook(NULL);
-	fsd_log_set_level(level_before);
-}
-
-/* The line of those captured that has @what, or NULL. */
-static const char *said_line(const char *what)
-{
-	unsigned int i;
-
-	for (i = 0; i < nr_said && i < 8; i++)
-		if (strstr(said[i], what))
-			return said[i];
-	return NULL;
 }
 
 /*

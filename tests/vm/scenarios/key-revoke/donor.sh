@@ -35,7 +35,7 @@ bed_result keyrevoke.donor.closed_s $((SECONDS - t0))
 stats=$("$FS_FARSWAPD" --stats)
 sed 's/^/  farswapd: /' <<<"$stats"
 grep -q ' revoked_slabs=0 ' <<<"$stats" || bed_fail "slabs revoked: a removed key must drain, not revoke"
-grep -Eq "after the reload, but it holds [0-9]+ slabs: asking for them back" "$log" ||
+grep -Eq "its host-keys file is gone after the reload, but it holds [0-9]+ slabs: asking for them back" "$log" ||
 	bed_fail "the reload did not say it asks for the host's slabs back"
 grep -q 'closing session: not allowed since a reload; every slab given back' "$log" ||
 	bed_fail "the session was not closed once it held no slab"
