@@ -443,10 +443,8 @@ int fsd_client_check(struct fsd_config *cfg, const struct fsd_args *args,
 	if (sized) {
 		char cap[16];
 
-		if (lim->max_slabs_fair)
-			snprintf(cap, sizeof(cap), "fair");
-		else
-			snprintf(cap, sizeof(cap), "%u", lim->max_slabs_per_host);
+		fsd_slab_cap_text(lim->max_slabs_fair, lim->max_slabs_per_host,
+				  cap, sizeof(cap));
 		printf("resolved donate %" PRIu64 " bytes (%u slabs), headroom %" PRIu64
 		       " bytes, hysteresis %" PRIu64 " bytes, max-slabs-per-host %s, alloc-rate %u/%u\n",
 		       lim->donate, lim->nr_slabs, lim->headroom,

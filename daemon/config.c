@@ -424,18 +424,14 @@ static int parse_slab_cap(const struct fsd_set *s)
 {
 	uint64_t slabs = 0, bytes = 0;
 	unsigned int pct = 0;
+	bool number, fair = false;
 	const char *end;
-	bool number;
 	uint64_t v;
 
 	/* fair, a count, a share ("50%"), or else a size ("4G"). */
 	number = !fsd_parse_u64(fsd_skip_space(s->val), &v, &end);
 	if (!strcmp(fsd_skip_space(s->val), "fair")) {
-		s->c->max_slabs_per_host = 0;
-		s->c->max_bytes_per_host = 0;
-		s->c->max_slabs_pct = 0;
-		s->c->max_slabs_fair = true;
-		return 0;
+		fair = true;
 	} else if (number && !*fsd_skip_space(end)) {
 		slabs = v;
 	} else if (number && *end == '%' && !*fsd_skip_space(end + 1)) {
@@ -450,8 +446,16 @@ static int parse_slab_cap(const struct fsd_set *s)
 	s->c->max_slabs_per_host = slabs;
 	s->c->max_bytes_per_host = bytes;
 	s->c->max_slabs_pct = pct;
-	s->c->max_slabs_fair = false;
+	s->c->max_slabs_fair = fair;
 	return 0;
+}
+
+void fsd_slab_cap_text(bool fair, uint32_t slabs, char *buf, size_t len)
+{
+	if (fair)
+		snprintf(buf, len, "fair");
+	else
+		snprintf(buf, len, "%" PRIu32, slabs);
 }
 
 static void print_slab_cap(const struct fsd_show *s)

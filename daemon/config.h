@@ -231,6 +231,8 @@ int fsd_config_resolve(const struct fsd_config *c, uint64_t mem_total,
 		       char *err, size_t errlen);
 uint32_t fsd_slab_cap(const struct fsd_config *c, uint64_t slab_size,
 		      uint32_t nr_slabs);
+/* A resolved max-slabs-per-host for the log: "fair" or its slabs. */
+void fsd_slab_cap_text(bool fair, uint32_t slabs, char *buf, size_t len);
 void fsd_alloc_rate(const struct fsd_config *c, uint64_t slab_size,
 		    uint32_t *rate, uint32_t *burst);
 void fsd_config_print(const struct fsd_config *c, char *buf, size_t len);

@@ -203,13 +203,10 @@ static void log_access(const struct fsd_server *srv)
 static void log_limits(const struct fsd_server *srv)
 {
 	const struct fsd_limits_live *l = &srv->donor.lim;
-
 	char cap[16];
 
-	if (l->max_slabs_fair)
-		snprintf(cap, sizeof(cap), "fair");
-	else
-		snprintf(cap, sizeof(cap), "%u", l->max_slabs_per_host);
+	fsd_slab_cap_text(l->max_slabs_fair, l->max_slabs_per_host, cap,
+			  sizeof(cap));
 	pr_info("limits: max-slabs-per-host %s of %u slabs, alloc-rate %u/s burst %u, connect-rate %u/s burst %u per address, max-unauthenticated %u (%u per address)",
 		cap, srv->lim.nr_slabs, l->alloc_rate,
 		l->alloc_burst, l->connect_rate, l->connect_burst,
