@@ -14,7 +14,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 # Order: fast, local suites first; guests last.
-all_suites="build unit fuzz kunit dkms vm"
+all_suites="build unit sim fuzz kunit dkms vm"
 suites=${FARSWAP_SUITES:-$all_suites}
 
 # Logs live outside build/, which 'make clean' removes: a suite's log must
