@@ -14,6 +14,7 @@
 #include <linux/blkdev.h>
 #include <linux/device.h>
 #include <linux/kobject.h>
+#include <linux/raid/pq.h>
 #include <linux/sysfs.h>
 #include <linux/version.h>
 #include <rdma/ib_verbs.h>
@@ -197,5 +198,26 @@ typedef typeof_member(struct blk_mq_hw_ctx, numa_node) farswap_numa_node_t;
  * kernel, so that comparisons, min_t() and formats mean the same on all.
  */
 #define farswap_ib_limit(ibdev, field)	((u32)(ibdev)->attrs.field)
+
+/*
+ * lib/raid6's P+Q code (kmod/ec.c).  7.2 moved it to lib/raid/ and made
+ * its calls plain functions, raid6_gen_syndrome() and raid6_recov_2data()
+ * and _datap() (with RAID6_MIN_DISKS), where 6.x and 7.0-7.1 have the
+ * raid6_call table and the raid6_2data_recov and raid6_datap_recov
+ * pointers.  Both are for task context: 7.2's warn from softirq.
+ */
+#ifdef RAID6_MIN_DISKS
+#define farswap_raid6_gen_syndrome	raid6_gen_syndrome
+#define farswap_raid6_recov_2data	raid6_recov_2data
+#define farswap_raid6_recov_datap	raid6_recov_datap
+#else
+static inline void farswap_raid6_gen_syndrome(int disks, size_t bytes,
+					      void **ptrs)
+{
+	raid6_call.gen_syndrome(disks, bytes, ptrs);
+}
+#define farswap_raid6_recov_2data	raid6_2data_recov
+#define farswap_raid6_recov_datap	raid6_datap_recov
+#endif
 
 #endif /* FARSWAP_COMPAT_H */
