@@ -13,11 +13,11 @@ key=()
 fs_load_module
 bed_wait donor ready 120
 echo 20000 >/sys/kernel/debug/farswap/attach_pause_ms
-"$FS_CTL" attach --donor "$d" --size 32M "${key[@]}" >/run/attach.out 2>&1 &
+"$FS_CTL" attach --donor "$d" --size 32M "${key[@]}" >/run/attach.out 2>/run/attach.err &
 attach=$!
 end=$((SECONDS + 60))
 until dmesg | bed_grep "attach pauses"; do
-	[ $SECONDS -lt $end ] || bed_fail "the attach did not reach its pause in 60 s: $(cat /run/attach.out)"
+	[ $SECONDS -lt $end ] || bed_fail "the attach did not reach its pause in 60 s: $(cat /run/attach.out /run/attach.err)"
 	sleep 0.2
 done
 bed_signal paused
@@ -27,10 +27,14 @@ until dmesg | bed_grep "donor $d:7471 failed"; do
 	[ $SECONDS -lt $end ] || bed_fail "the host did not see the donor fail in 30 s"
 	sleep 0.2
 done
-wait "$attach" || bed_fail "attach failed after its donor failed in the window: $(cat /run/attach.out)"
+wait "$attach" || bed_fail "attach failed after its donor failed in the window: $(cat /run/attach.out /run/attach.err)"
 echo 0 >/sys/kernel/debug/farswap/attach_pause_ms
+# The device on stdout; on stderr, that its donor is not live yet.
 dev=$(cat /run/attach.out)
 [ -b "$dev" ] || bed_fail "farswapctl printed '$dev', not a block device"
+sed 's/^/  farswapctl: /' /run/attach.err
+grep -q "donor $d:7471 is .*; it joins when it answers" /run/attach.err ||
+	bed_fail "farswapctl attach did not say that $d is not live yet: $(cat /run/attach.err)"
 name=${dev#/dev/}
 # The fault happened in the window, not after it.
 dmesg | grep -E "attach pauses|donor $d:7471 failed|$name: attached" | sed 's/^/  /'
