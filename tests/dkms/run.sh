@@ -297,8 +297,10 @@ else
 		fail deb-tools-contents "the packaged farswapd --version does not say $version"
 	elif ! "$unpacked/usr/sbin/farswapd" --help >/dev/null 2>&1; then
 		fail deb-tools-contents "the packaged farswapd --help failed"
-	elif ! dpkg-deb --ctrl-tarfile "$tools_deb" | tar -xO ./postinst |
-	     grep -q 'systemd-sysusers farswap.conf'; then
+	# Read whole before grep -q: under pipefail, grep's early exit is
+	# tar's SIGPIPE and the pipeline's failure (CI once failed so).
+	elif ! grep -q 'systemd-sysusers farswap.conf' \
+		<<<"$(dpkg-deb --ctrl-tarfile "$tools_deb" | tar -xO ./postinst)"; then
 		fail deb-tools-contents "farswap-tools's postinst does not create the farswap user"
 	elif [ -e "$unpacked/etc/farswap/hostid" ]; then
 		fail deb-tools-contents "farswap-tools ships /etc/farswap/hostid: every host would share it"
@@ -347,8 +349,8 @@ else
 	why=
 	grep -q "deb-systemd-invoke try-restart 'farswapd.service'" "$scripts/postinst" 2>/dev/null ||
 		why="postinst does not try-restart farswapd.service on upgrade"
-	grep -E 'deb-systemd-invoke .*(restart|start)' "$scripts/postinst" 2>/dev/null |
-		grep -qv "try-restart 'farswapd.service'" &&
+	starts=$(grep -E 'deb-systemd-invoke .*(restart|start)' "$scripts/postinst" 2>/dev/null)
+	[ -n "$starts" ] && grep -qv "try-restart 'farswapd.service'" <<<"$starts" &&
 		why="postinst (re)starts units other than farswapd: $(grep -E 'deb-systemd-invoke .*(restart|start)' "$scripts/postinst" | grep -m1 -v "try-restart 'farswapd.service'")"
 	grep -q 'deb-systemd-invoke' "$scripts/preinst" 2>/dev/null &&
 		why="preinst stops units before the upgrade: $(grep -m1 deb-systemd-invoke "$scripts/preinst")"

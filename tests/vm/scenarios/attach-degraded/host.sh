@@ -60,13 +60,13 @@ grep -q "$d2" <<<"$why" || bed_fail "donor $d2: last_error '$why' does not say w
 bed_log "donor $d2 left behind: $state, last_error: $why"
 "$ctl" status "$name" | tee /run/status.txt | sed 's/^/  /'
 grep -q "last error: .*$d2" /run/status.txt || bed_fail "status does not show why $d2 is down"
-"$ctl" status --json "$name" | grep -q "\"last_error\": \".*$d2" ||
+"$ctl" status --json "$name" | bed_grep "\"last_error\": \".*$d2" ||
 	bed_fail "status --json has no last_error for $d2"
 grep -Eq "$name: attached: .* over 2 donors \(1 live\), 2 replicas" <(dmesg) ||
 	bed_fail "the kernel log does not say the attach was degraded"
 [ "$(cat "/sys/block/$name/farswap/auth")" = "auth=hmac-sha256 pinned=0" ] ||
 	bed_fail "not authenticated: auth is $(cat "/sys/block/$name/farswap/auth")"
-! keyctl show @u 2>/dev/null | grep -q farswap ||
+! keyctl show @u 2>/dev/null | bed_grep farswap ||
 	bed_fail "--key-file left a key in the user keyring"
 
 # 2. Swap with one copy.

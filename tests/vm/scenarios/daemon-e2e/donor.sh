@@ -107,7 +107,7 @@ n=$(grep -c "rejected: too many sessions not authenticated yet (max-unauthentica
 [ "$n" -eq 0 ] || bed_fail "log: $n flood connects refused for max-unauthenticated: a full table must make room"
 n=$(grep -c "rejected: .*(connect-rate)" "$log" || true)
 [ "$n" -eq 0 ] || bed_fail "log: $n connects refused for connect-rate: the clients' pace is well under 10 a second"
-"$fsd" --stats --stats-socket "$sock" | grep -q " unauth_evicted=3 unauth_evicted_per_address=3" ||
+"$fsd" --stats --stats-socket "$sock" | bed_grep " unauth_evicted=3 unauth_evicted_per_address=3" ||
 	bed_fail "--stats does not count the 3 flood sessions that made way for their own address's (unauth_evicted, unauth_evicted_per_address)"
 n=$(grep -c "(host-f, .*closing session: not authenticated after [0-9]* ms: its place goes to a new connect (max-unauthenticated-per-address)" "$log" || true)
 [ "$n" -eq 3 ] || bed_fail "log: want the 3 flood sessions that made way logged, found $n"

@@ -40,9 +40,9 @@ bed_result drain.refusals "$refusals"
 grep -q ' draining yes refused [1-9]' <<<"$stats" || bed_fail "the host line shows no refusal"
 grep -q 'keeps slab .*: no room elsewhere; draining, so asked again' "$log" ||
 	bed_fail "the daemon did not log the host's refusal"
-"$FS_FARSWAPD" --config /dev/null --undrain | grep -q 'back in service' ||
+"$FS_FARSWAPD" --config /dev/null --undrain | bed_grep 'back in service' ||
 	bed_fail "--undrain did not say back in service"
-"$FS_FARSWAPD" --stats | grep -qx 'drain no' || bed_fail "still draining after --undrain"
+"$FS_FARSWAPD" --stats | bed_grep -x 'drain no' || bed_fail "still draining after --undrain"
 bed_signal undrained
 
 bed_wait host detached 900
