@@ -6,10 +6,10 @@
 #include <linux/errno.h>
 #include <linux/log2.h>
 
+#include "chunkmap.h"
 #include "compat.h"
 #include "ec.h"
 
-#define FARSWAP_EC_PAGE_BYTES	4096u
 /* What 7.2's lib/raid wants of every buffer (6.x's widest loop: 256). */
 #define FARSWAP_EC_PIECE_ALIGN	512u
 
@@ -26,11 +26,11 @@ int farswap_ec_init(struct farswap_ec *ec, unsigned int k, unsigned int m)
 {
 	if (k < 2 || !is_power_of_2(k) || m < 1 || m > FARSWAP_EC_MAX_PARITY ||
 	    k + m > FARSWAP_EC_MAX_MEMBERS ||
-	    FARSWAP_EC_PAGE_BYTES / k % FARSWAP_EC_PIECE_ALIGN)
+	    FARSWAP_PAGE_BYTES / k % FARSWAP_EC_PIECE_ALIGN)
 		return -EINVAL;
 	ec->k = k;
 	ec->m = m;
-	ec->piece = FARSWAP_EC_PAGE_BYTES / k;
+	ec->piece = FARSWAP_PAGE_BYTES / k;
 	return 0;
 }
 
@@ -38,6 +38,18 @@ static void *farswap_ec_data(const struct farswap_ec *ec, void *page,
 			     unsigned int j)
 {
 	return page + j * ec->piece;
+}
+
+/* lib/raid6's "disks": the page's data pieces, then P and Q. */
+static void farswap_ec_disks(const struct farswap_ec *ec, void *page,
+			     void *p, void *q, void **ptrs)
+{
+	unsigned int j;
+
+	for (j = 0; j < ec->k; j++)
+		ptrs[j] = farswap_ec_data(ec, page, j);
+	ptrs[ec->k] = p;
+	ptrs[ec->k + 1] = q;
 }
 
 /*
@@ -48,12 +60,8 @@ static void farswap_ec_syndrome(const struct farswap_ec *ec, void *page,
 				void *p, void *q)
 {
 	void *ptrs[FARSWAP_EC_MAX_MEMBERS + 2];
-	unsigned int j;
 
-	for (j = 0; j < ec->k; j++)
-		ptrs[j] = farswap_ec_data(ec, page, j);
-	ptrs[ec->k] = p;
-	ptrs[ec->k + 1] = q;
+	farswap_ec_disks(ec, page, p, q, ptrs);
 	farswap_raid6_gen_syndrome(ec->k + 2, ec->piece, ptrs);
 }
 
@@ -111,7 +119,7 @@ int farswap_ec_rebuild(const struct farswap_ec *ec, void *page,
 	unsigned long data = lost & GENMASK(ec->k - 1, 0);
 	bool p_lost = lost & BIT(ec->k);
 	void *ptrs[FARSWAP_EC_MAX_MEMBERS + 2];
-	unsigned int a, b, j;
+	unsigned int a, b;
 
 	if (lost & ~GENMASK(ec->k + ec->m - 1, 0) ||
 	    hweight_long(lost) > ec->m)
@@ -127,20 +135,14 @@ int farswap_ec_rebuild(const struct farswap_ec *ec, void *page,
 			break;
 		}
 		/* Data and P lost, so m = 2 and Q is whole. */
-		for (j = 0; j < ec->k; j++)
-			ptrs[j] = farswap_ec_data(ec, page, j);
-		ptrs[ec->k] = parity[0];
-		ptrs[ec->k + 1] = parity[1];
+		farswap_ec_disks(ec, page, parity[0], parity[1], ptrs);
 		farswap_raid6_recov_datap(ec->k + 2, ec->piece, a, ptrs);
 		return 0;
 	default:
 		/* Two data pieces, so m = 2 and P and Q are whole. */
 		a = __ffs(data);
 		b = __ffs(data & ~BIT(a));
-		for (j = 0; j < ec->k; j++)
-			ptrs[j] = farswap_ec_data(ec, page, j);
-		ptrs[ec->k] = parity[0];
-		ptrs[ec->k + 1] = parity[1];
+		farswap_ec_disks(ec, page, parity[0], parity[1], ptrs);
 		farswap_raid6_recov_2data(ec->k + 2, ec->piece, a, b, ptrs);
 		return 0;
 	}

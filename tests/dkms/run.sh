@@ -351,7 +351,7 @@ else
 		why="postinst does not try-restart farswapd.service on upgrade"
 	starts=$(grep -E 'deb-systemd-invoke .*(restart|start)' "$scripts/postinst" 2>/dev/null)
 	[ -n "$starts" ] && grep -qv "try-restart 'farswapd.service'" <<<"$starts" &&
-		why="postinst (re)starts units other than farswapd: $(grep -E 'deb-systemd-invoke .*(restart|start)' "$scripts/postinst" | grep -m1 -v "try-restart 'farswapd.service'")"
+		why="postinst (re)starts units other than farswapd: $(grep -m1 -v "try-restart 'farswapd.service'" <<<"$starts")"
 	grep -q 'deb-systemd-invoke' "$scripts/preinst" 2>/dev/null &&
 		why="preinst stops units before the upgrade: $(grep -m1 deb-systemd-invoke "$scripts/preinst")"
 	if [ -f "$scripts/prerm" ] &&

@@ -13,9 +13,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "chunkmap.h"
 #include "ec.h"
-
-#define PAGE_BYTES	4096
 
 struct code_case {
 	unsigned int k, m;
@@ -49,8 +48,8 @@ static void coded_init(struct kunit *test, struct coded *c,
 
 	KUNIT_ASSERT_EQ(test, farswap_ec_init(&c->ec, cc->k, cc->m), 0);
 	/* Page-sized kmallocs are page aligned: lib/raid6 wants 64 bytes. */
-	c->page = kunit_kmalloc(test, PAGE_BYTES, GFP_KERNEL);
-	c->want = kunit_kmalloc(test, PAGE_BYTES, GFP_KERNEL);
+	c->page = kunit_kmalloc(test, FARSWAP_PAGE_BYTES, GFP_KERNEL);
+	c->want = kunit_kmalloc(test, FARSWAP_PAGE_BYTES, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c->page);
 	KUNIT_ASSERT_NOT_NULL(test, c->want);
 	for (i = 0; i < FARSWAP_EC_MAX_PARITY; i++) {
@@ -62,9 +61,9 @@ static void coded_init(struct kunit *test, struct coded *c,
 		KUNIT_ASSERT_EQ(test, (unsigned long)c->parity[i] % 64, 0);
 	}
 	prandom_seed_state(&rnd, seed);
-	prandom_bytes_state(&rnd, c->page, PAGE_BYTES);
+	prandom_bytes_state(&rnd, c->page, FARSWAP_PAGE_BYTES);
 	farswap_ec_encode(&c->ec, c->page, c->parity);
-	memcpy(c->want, c->page, PAGE_BYTES);
+	memcpy(c->want, c->page, FARSWAP_PAGE_BYTES);
 	for (i = 0; i < c->ec.m; i++)
 		memcpy(c->want_parity[i], c->parity[i], c->ec.piece);
 }
@@ -80,7 +79,7 @@ static void expect_whole(struct kunit *test, struct coded *c,
 {
 	unsigned int i;
 
-	KUNIT_EXPECT_EQ_MSG(test, memcmp(c->page, c->want, PAGE_BYTES), 0,
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(c->page, c->want, FARSWAP_PAGE_BYTES), 0,
 			    "page after losing %#lx", lost);
 	for (i = 0; i < c->ec.m; i++)
 		KUNIT_EXPECT_EQ_MSG(test, memcmp(c->parity[i], c->want_parity[i],
@@ -163,7 +162,7 @@ static void encode_test(struct kunit *test)
 	for (i = 0; i < c.ec.m; i++)
 		KUNIT_EXPECT_NE(test, memcmp(c.parity[i], c.want_parity[i],
 					     c.ec.piece), 0);
-	memset(c.page, 0, PAGE_BYTES);
+	memset(c.page, 0, FARSWAP_PAGE_BYTES);
 	farswap_ec_encode(&c.ec, c.page, c.parity);
 	for (i = 0; i < c.ec.m; i++)
 		KUNIT_EXPECT_TRUE(test, !memchr_inv(c.parity[i], 0, c.ec.piece));

@@ -75,7 +75,6 @@ struct donor {
 
 struct hslab {
 	uint8_t vi;			/* index in the host's view */
-	bool dead;
 	struct farswap_slots slots;
 	unsigned long *map;
 };
@@ -109,10 +108,8 @@ struct fleet {
 
 struct loss {
 	unsigned int donors_lost;
-	uint64_t groups_hit;		/* groups that lost a member */
 	uint64_t lost_groups;		/* past their tolerance */
 	uint64_t lost_pages;		/* in those */
-	uint64_t members_moved;
 	uint64_t bytes_moved;		/* read + written, every host */
 	double host_s, link_s;		/* slowest host, busiest link */
 	uint64_t unplaced;		/* members with no room anywhere */
@@ -153,15 +150,18 @@ static uint32_t rnd32(struct fleet *f)
 	return (uint32_t)rnd64(f);
 }
 
-static void *xcalloc(size_t n, size_t size)
+static void *need(void *p)
 {
-	void *p = calloc(n ? n : 1, size);
-
 	if (!p) {
 		fprintf(stderr, "fleetsim: out of memory\n");
 		exit(2);
 	}
 	return p;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	return need(calloc(n ? n : 1, size));
 }
 
 static struct donor *host_donor(struct fleet *f, const struct host *h,
@@ -191,9 +191,8 @@ static bool slab_open(struct fleet *f, const struct host *h,
 		      const struct hslab *hs, unsigned long exclude,
 		      unsigned long avoid)
 {
-	return !hs->dead && !(exclude & BIT(hs->vi)) &&
-	       !(avoid & BIT(h->dom[hs->vi])) && farswap_slots_free(&hs->slots) &&
-	       !host_donor(f, h, hs->vi)->dead;
+	return !(exclude & BIT(hs->vi)) && !(avoid & BIT(h->dom[hs->vi])) &&
+	       farswap_slots_free(&hs->slots) && !host_donor(f, h, hs->vi)->dead;
 }
 
 /* farswap_take_slot() */
@@ -243,15 +242,11 @@ static int acquire(struct fleet *f, struct host *h, unsigned long exclude,
 			return -ENOSPC;
 		if (h->nslabs == h->slabs_cap) {
 			h->slabs_cap = h->slabs_cap ? 2 * h->slabs_cap : 16;
-			h->slabs = realloc(h->slabs, h->slabs_cap * sizeof(*hs));
-			if (!h->slabs) {
-				fprintf(stderr, "fleetsim: out of memory\n");
-				exit(2);
-			}
+			h->slabs = need(realloc(h->slabs,
+						h->slabs_cap * sizeof(*hs)));
 		}
 		hs = &h->slabs[h->nslabs++];
 		hs->vi = order[i];
-		hs->dead = false;
 		hs->map = xcalloc(BITS_TO_LONGS(f->slots_per_slab), sizeof(long));
 		farswap_slots_init(&hs->slots, f->slots_per_slab, hs->map);
 		d->slabs++;
@@ -296,10 +291,27 @@ static unsigned int member_vi(const struct host *h, const struct member *m)
 	return h->slabs[m->slab].vi;
 }
 
+/*
+ * A member of a group on a donor the group has none on (@exclude), in a
+ * domain it has none in (@avoid) where one has room; both masks then
+ * take it in.
+ */
+static int place(struct fleet *f, struct host *h, unsigned long *exclude,
+		 unsigned long *avoid, struct member *to)
+{
+	int ret = take_slot_any(f, h, *exclude, *avoid, to);
+
+	if (ret)
+		return ret;
+	*exclude |= BIT(member_vi(h, to));
+	*avoid |= BIT(h->dom[member_vi(h, to)]);
+	return 0;
+}
+
 static bool member_dead(struct fleet *f, const struct host *h,
 			const struct member *m)
 {
-	return h->slabs[m->slab].dead || host_donor(f, h, member_vi(h, m))->dead;
+	return host_donor(f, h, member_vi(h, m))->dead;
 }
 
 /* The host's view: @view donors, each from a domain of its own while
@@ -353,12 +365,9 @@ static int fill(struct fleet *f)
 			struct member *g = &h->members[(size_t)c * f->s->w];
 			unsigned long exclude = 0, avoid = 0;
 
-			for (j = 0; j < f->s->w; j++) {
-				if (take_slot_any(f, h, exclude, avoid, &g[j]))
+			for (j = 0; j < f->s->w; j++)
+				if (place(f, h, &exclude, &avoid, &g[j]))
 					return -ENOSPC;
-				exclude |= BIT(member_vi(h, &g[j]));
-				avoid |= BIT(h->dom[member_vi(h, &g[j])]);
-			}
 		}
 	}
 	return 0;
@@ -424,9 +433,6 @@ static void reprotect(struct fleet *f, struct loss *l)
 		struct host *h = &f->hosts[hi];
 
 		h->read_bytes = 0;
-		for (i = 0; i < h->nslabs; i++)
-			if (!h->slabs[i].dead && host_donor(f, h, h->slabs[i].vi)->dead)
-				h->slabs[i].dead = true;
 		for (c = 0; c < f->o->chunks; c++) {
 			struct member *g = &h->members[(size_t)c * s->w];
 			unsigned long exclude = 0, avoid = 0;
@@ -444,7 +450,6 @@ static void reprotect(struct fleet *f, struct loss *l)
 			}
 			if (!lost)
 				continue;
-			l->groups_hit++;
 			if (lost > s->m) {
 				l->lost_groups++;
 				l->lost_pages += CHUNK_BYTES / 4096;
@@ -464,18 +469,15 @@ static void reprotect(struct fleet *f, struct loss *l)
 
 				if (!member_dead(f, h, &g[j]))
 					continue;
-				if (take_slot_any(f, h, exclude, avoid, &to)) {
+				if (place(f, h, &exclude, &avoid, &to)) {
 					l->unplaced++;
 					continue;
 				}
 				/* The old slot dies with its slab. */
 				farswap_slots_put(&h->slabs[g[j].slab].slots, g[j].slot);
 				g[j] = to;
-				exclude |= BIT(member_vi(h, &to));
-				avoid |= BIT(h->dom[member_vi(h, &to)]);
 				host_donor(f, h, member_vi(h, &to))->link_bytes +=
 					f->member_bytes;
-				l->members_moved++;
 				l->bytes_moved += f->member_bytes;
 			}
 		}
@@ -537,7 +539,7 @@ static void fmt_time(double s, char *buf, size_t len)
 		snprintf(buf, len, "%.1f s", s);
 }
 
-/* The busiest donor's slabs over the mean of those lending any. */
+/* The busiest donor's slabs over the mean of the live donors'. */
 static double balance(const struct fleet *f)
 {
 	uint64_t sum = 0, max = 0;
@@ -579,7 +581,7 @@ static unsigned int fullest(const struct fleet *f)
 	return best;
 }
 
-static int run(const struct options *o, const struct scheme *s)
+static void run(const struct options *o, const struct scheme *s)
 {
 	struct fleet f = { .o = o, .s = s, .rng = o->seed };
 	uint64_t stored = (uint64_t)o->hosts * o->chunks * CHUNK_BYTES, groups;
@@ -606,7 +608,7 @@ static int run(const struct options *o, const struct scheme *s)
 		       gib(stored), (double)s->w / s->k);
 		check(o, false, "%s: every chunk placed", s->name);
 		free_fleet(&f);
-		return 0;
+		return;
 	}
 	for (i = 0; i < o->donors; i++)
 		lent += (uint64_t)f.donors[i].slabs * o->slab_mb * MIB;
@@ -666,7 +668,6 @@ static int run(const struct options *o, const struct scheme *s)
 	       gib(one.bytes_moved), t1, one.lost_pages,
 	       dom.donors_lost, gib(dom.bytes_moved), t2, dom.lost_pages);
 	free_fleet(&f);
-	return 0;
 }
 
 static void usage(FILE *to)
