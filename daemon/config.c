@@ -664,13 +664,15 @@ const struct fsd_key fsd_keys[] = {
 		  "(default 2s; handshake-timeout bounds it too)" },
 	/*
 	 * Read once, at start: it is how long the slabs kept across the
-	 * restart that started this farswapd wait for their hosts.
+	 * restart that started this farswapd, or across the end of a host's
+	 * session (FARSWAP_FEAT_KEEP), wait for their hosts.
 	 */
 	{ .name = "resume-grace", .arg = "DUR",
 	  DURATION(resume_grace_ms, 0), .reload = FSD_KEY_RESTART,
 	  .want = "want a duration (0: resuming off)",
-	  .help = "after a restart, how long hosts may take back\n"
-		  "the slabs they held (SLAB_RESUME_REQ) before\n"
+	  .help = "after a restart, or a host's session that\n"
+		  "ended without it, how long the host may take\n"
+		  "back the slabs it held (SLAB_RESUME_REQ) before\n"
 		  "those are freed (default 60s; 0: resuming off,\n"
 		  "a restart drains first)" },
 	{ .name = "alloc-rate", .arg = "RATE[/BURST]|auto",

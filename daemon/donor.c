@@ -92,11 +92,20 @@ static uint32_t host_slabs(const struct fsd_donor *d,
 			   const struct fsd_session *s)
 {
 	const struct fsd_session *o;
-	uint32_t n = 0;
+	uint32_t i, n = 0;
 
 	for (o = d->sessions; o; o = o->next)
 		if (o == s || (!o->closing && same_host(o, s)))
 			n += o->nr_slabs;
+	/* Kept for it too: a host must not hold more by reconnecting. */
+	for (i = 0; d->pool.nr_kept && i < d->pool.nr_slabs; i++) {
+		const struct fsd_slab *slab = &d->pool.slabs[i];
+
+		if (slab->state == FSD_SLAB_KEPT &&
+		    slab->kept_proof == s->proof &&
+		    !memcmp(slab->kept_id, s->host_id, FARSWAP_ID_LEN))
+			n++;
+	}
 	return n;
 }
 
@@ -155,6 +164,27 @@ static bool at_slab_cap(const struct fsd_donor *d,
 	uint32_t cap = slab_cap(d, s);
 
 	return cap && host_slabs(d, s) >= cap;
+}
+
+/*
+ * max-slabs-per-host fair: the slabs the host of @s holds beyond its
+ * share, less those already asked back of any of its sessions.  0 for a
+ * host not present (it asks for nothing, and its slabs are its own
+ * business: a drain or a reload asks for them).
+ */
+uint32_t fsd_host_excess(const struct fsd_donor *d, const struct fsd_session *s)
+{
+	const struct fsd_session *o;
+	uint32_t held, cap, asked = 0;
+
+	if (!d->lim.max_slabs_fair || !host_present(s))
+		return 0;
+	for (o = d->sessions; o; o = o->next)
+		if (o == s || (!o->closing && same_host(o, s)))
+			asked += o->nr_reclaiming;
+	held = host_slabs(d, s);
+	cap = slab_cap(d, s);
+	return held > cap + asked ? held - cap - asked : 0;
 }
 
 /* What to tell @s is free: nothing once it holds its share, or must go. */
@@ -654,6 +684,9 @@ struct fsd_session *fsd_session_new(struct fsd_donor *d,
 	/* resume-grace 0: no slab outlives a restart, so none is promised. */
 	if (!d->resume_grace_ms)
 		s->features &= ~FARSWAP_FEAT_RESUME;
+	/* Keeping a session's slabs is resuming them in the next. */
+	if (!(s->features & FARSWAP_FEAT_RESUME))
+		s->features &= ~FARSWAP_FEAT_KEEP;
 	if (fsd_donor_auth_required(d)) {
 		s->auth = FSD_AUTH_WAIT_REQ;
 	} else {
@@ -804,6 +837,50 @@ void fsd_session_established(struct fsd_donor *d, struct fsd_session *s,
 		s->queue_depth);
 }
 
+/*
+ * Does @s's end leave its slabs kept for its host?  When the host can take
+ * them back (FARSWAP_FEAT_KEEP) and did not say goodbye: the session ended
+ * on a transport error or a silent host, and the host may be back.  Not
+ * when the host may no longer have them (allowed-hosts), nor at exit (the
+ * pool is freed, or kept whole in systemd's fd store).
+ */
+static bool keeps_slabs(const struct fsd_donor *d, const struct fsd_session *s)
+{
+	return (s->features & FARSWAP_FEAT_KEEP) && s->nr_slabs &&
+	       !s->leaving && !s->disallowed && !d->shutting_down &&
+	       fsd_session_authenticated(s);
+}
+
+/*
+ * @s ended without its host: its held slabs become KEPT, their memory
+ * regions deregistered at once (no rkey of a dead session reaches them),
+ * resumable with their tokens for resume-grace.  Revoked slabs go: the
+ * donor took those back already.  Grants in flight end in
+ * fsd_grant_done(), freed.
+ */
+static void keep_slabs(struct fsd_donor *d, struct fsd_session *s)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->pool.nr_slabs; i++) {
+		struct fsd_slab *slab = &d->pool.slabs[i];
+
+		if (slab->state != FSD_SLAB_HELD || slab->owner != s ||
+		    slab->granting || slab->revoke_at || !slab->resume)
+			continue;
+		fsd_slab_leaves(s, slab);
+		if (!fsd_unregister_slab(d, slab))
+			continue;
+		fsd_pool_keep_held(&d->pool, slab, s->host_id, s->proof);
+		n++;
+	}
+	d->cnt.kept += n;
+	if (n)
+		pr_notice("host %u (%s, %s): %u slabs kept for its host for %u s: it may take them back in a new session",
+			  s->nr, s->name, s->peer, n,
+			  d->resume_grace_ms / 1000);
+}
+
 /* Mark @s closing and start the teardown; logs once per session. */
 void fsd_session_close(struct fsd_donor *d, struct fsd_session *s, int level,
 		       const char *fmt, ...)
@@ -820,6 +897,8 @@ void fsd_session_close(struct fsd_donor *d, struct fsd_session *s, int level,
 	va_end(ap);
 	fsd_log(level, "host %u (%s, %s): closing session: %s", s->nr,
 		s->name, s->peer, why);
+	if (keeps_slabs(d, s))
+		keep_slabs(d, s);
 	/* Grants not started yet need not be: the host will not see them. */
 	for (i = 0; s->grants_in_flight && i < d->pool.nr_slabs; i++) {
 		struct fsd_slab *slab = &d->pool.slabs[i];
@@ -863,10 +942,11 @@ void fsd_slab_leaves(struct fsd_session *s, struct fsd_slab *slab)
 }
 
 /*
- * Deregister and free every slab @s holds.  Grants in flight are left to
- * fsd_grant_done(), which frees them once the worker is done with them.
+ * Deregister and free every slab @s holds; returns how many.  Grants in
+ * flight are left to fsd_grant_done(), which frees them once the worker
+ * is done with them.
  */
-void fsd_session_drop_slabs(struct fsd_donor *d, struct fsd_session *s)
+static uint32_t free_held(struct fsd_donor *d, struct fsd_session *s)
 {
 	uint32_t i, n = 0;
 
@@ -881,6 +961,14 @@ void fsd_session_drop_slabs(struct fsd_donor *d, struct fsd_session *s)
 			fsd_pool_put(&d->pool, slab);
 		n++;
 	}
+	return n;
+}
+
+/* @s is over: every slab it holds is freed, its requests forgotten. */
+void fsd_session_drop_slabs(struct fsd_donor *d, struct fsd_session *s)
+{
+	uint32_t n = free_held(d, s);
+
 	if (n)
 		pr_info("host %u (%s, %s): freed %u slabs", s->nr, s->name,
 			s->peer, n);
@@ -969,8 +1057,12 @@ static unsigned int alloc_refusal(struct fsd_donor *d, struct fsd_session *s,
 		return FARSWAP_ST_NO_SPACE;
 	if (d->under_pressure)
 		return FARSWAP_ST_BUSY;
-	if (!d->pool.nr_free)
+	if (!d->pool.nr_free) {
+		/* Under its share: hosts over theirs are asked (reclaim.c). */
+		if (d->lim.max_slabs_fair && !at_slab_cap(d, s))
+			d->fair_wait_until = now + 2ull * d->reclaim_deadline_ms;
 		return FARSWAP_ST_NO_SPACE;
+	}
 	/*
 	 * Over its share: NO_SPACE, which a host takes as "this donor is
 	 * full" and goes elsewhere, as it must.
@@ -1125,7 +1217,7 @@ int fsd_grant_done(struct fsd_donor *d, struct fsd_slab *slab, int ret)
 	grant_owned(d, s, slab);
 	if (resume) {
 		d->cnt.resumed++;
-		pr_info("host %s resumed slab %u (host %u, %s), content kept across the restart",
+		pr_info("host %s resumed slab %u (host %u, %s), content and all",
 			s->name, slab->id, s->nr, s->peer);
 	} else {
 		d->cnt.grants++;
@@ -1178,6 +1270,26 @@ int fsd_handle_alloc(struct fsd_donor *d, struct fsd_session *s,
 	return fsd_start_grant(d, s, slab, cookie, token);
 }
 
+/*
+ * FARSWAP_FREE_SESSION: the host detaches and gives back every slab of
+ * @s; whatever @s is granted from here on goes when it ends.
+ */
+static unsigned int free_session(struct fsd_donor *d, struct fsd_session *s)
+{
+	uint32_t n;
+
+	if (!(s->features & FARSWAP_FEAT_KEEP))
+		return FARSWAP_ST_INVALID;
+	s->leaving = true;
+	n = free_held(d, s);
+	d->cnt.frees += n;
+	if (fsd_session_draining(d, s))
+		d->drain.slabs_returned += n;
+	pr_info("host %u (%s, %s): detaching: %u slabs given back, %u free",
+		s->nr, s->name, s->peer, n, d->pool.nr_free);
+	return FARSWAP_ST_OK;
+}
+
 int fsd_handle_free(struct fsd_donor *d, struct fsd_session *s,
 		    const union farswap_msg *m)
 {
@@ -1186,7 +1298,9 @@ int fsd_handle_free(struct fsd_donor *d, struct fsd_session *s,
 	unsigned int st = FARSWAP_ST_OK;
 	union farswap_msg r;
 
-	if (!slab || slab->state != FSD_SLAB_HELD) {
+	if (le32_to_cpu(m->free_req.flags) & FARSWAP_FREE_SESSION) {
+		st = free_session(d, s);
+	} else if (!slab || slab->state != FSD_SLAB_HELD) {
 		st = FARSWAP_ST_NO_ENTRY;
 	} else if (slab->owner == s && slab->granting) {
 		/* Not granted yet: the host cannot know its id. */
@@ -1330,15 +1444,17 @@ void fsd_send_failed(struct fsd_donor *d, struct fsd_session *s, bool notice,
 		d->cnt.keepalive_dead++;
 		wait = now_ms > s->probe_sent ? now_ms - s->probe_sent : 0;
 		fsd_session_close(d, s, FSD_LOG_WARN,
-				  "keepalive: no answer to the probe sent after %" PRIu64 ".%01" PRIu64 " s idle, %" PRIu64 ".%01" PRIu64 " s ago (%s); host presumed gone, freeing its %u slabs",
+				  "keepalive: no answer to the probe sent after %" PRIu64 ".%01" PRIu64 " s idle, %" PRIu64 ".%01" PRIu64 " s ago (%s); host presumed gone, %s its %u slabs",
 				  s->probe_idle / 1000, s->probe_idle % 1000 / 100,
 				  wait / 1000, wait % 1000 / 100, why,
+				  keeps_slabs(d, s) ? "keeping" : "freeing",
 				  s->nr_slabs);
 		break;
 	case FSD_NOTICE_REPROBE:
 		fsd_session_close(d, s, FSD_LOG_NOTICE,
-				  "the host connected again and this old session does not answer (%s); freeing its %u slabs",
-				  why, s->nr_slabs);
+				  "the host connected again and this old session does not answer (%s); %s its %u slabs",
+				  why, keeps_slabs(d, s) ? "keeping" : "freeing",
+				  s->nr_slabs);
 		break;
 	default:
 		fsd_session_close(d, s, FSD_LOG_WARN,
@@ -1398,8 +1514,9 @@ void fsd_send_notices(struct fsd_donor *d, uint64_t now)
  * a host that rebooted sends no disconnect, and an RC connection nobody
  * sends on never notices.  Send the old session a stats notice: if the
  * host is gone the send fails after the transport's retries and the
- * session closes, freeing its slabs; if it is alive it learns our free
- * count, which it may always be sent.
+ * session closes, its slabs kept for the host (FARSWAP_FEAT_KEEP) or
+ * freed; if it is alive it learns our free count, which it may always be
+ * sent.
  */
 void fsd_probe_host(struct fsd_donor *d, const uint8_t *host_id,
 		    const struct fsd_session *except, uint64_t now_ms)

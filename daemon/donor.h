@@ -41,7 +41,8 @@
  */
 #define FSD_FEATURES (FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH | \
 		      FARSWAP_FEAT_INFO | FARSWAP_FEAT_AUTH | FARSWAP_FEAT_REVOKE | \
-		      FARSWAP_FEAT_RESUME | FARSWAP_FEAT_PINNED | FARSWAP_FEAT_KX)
+		      FARSWAP_FEAT_RESUME | FARSWAP_FEAT_PINNED | FARSWAP_FEAT_KX | \
+		      FARSWAP_FEAT_KEEP)
 /*
  * Features a host must have: it takes keepalive probes (an unsolicited
  * STATS_REP), so a dead host's slabs come back in bounded time, and it
@@ -140,6 +141,11 @@ struct fsd_session {
 	 * slabs are asked back (never revoked), and it closes at zero.
 	 */
 	bool disallowed;
+	/*
+	 * The host said goodbye (FARSWAP_FREE_SESSION): nothing of this
+	 * session is kept when it ends.
+	 */
+	bool leaving;
 	uint32_t nr_slabs;		/* held, grants in flight included */
 	uint32_t nr_reclaiming;
 	uint32_t unsolicited;		/* reclaims + notices in flight */
@@ -232,6 +238,8 @@ struct fsd_counters {
 	uint64_t reclaim_sent;
 	uint64_t reclaim_ok;
 	uint64_t reclaim_refused;
+	/* Of reclaim_sent: asked of hosts over their fair share. */
+	uint64_t fair_reclaims;
 	uint64_t reclaim_late;
 	uint64_t released;
 	uint64_t repopulated;
@@ -257,6 +265,7 @@ struct fsd_counters {
 	uint64_t resumed;		/* kept slabs taken back by their host */
 	uint64_t resume_refused;	/* SLAB_RESUME_REQ answered with no */
 	uint64_t kept_expired;		/* kept slabs nobody resumed in time */
+	uint64_t kept;			/* held slabs kept as their session ended */
 	uint64_t auth_kx;		/* of auth_ok: with a session key */
 	uint64_t auth_legacy;		/* of auth_ok: without (older hosts) */
 	uint64_t bad_tags;		/* tagged messages whose tag was wrong */
@@ -316,6 +325,12 @@ struct fsd_donor {
 	uint8_t donor_id[FARSWAP_ID_LEN];
 	char domain[FARSWAP_DOMAIN_LEN + 1];	/* failure domain, for hosts */
 	uint32_t reclaim_deadline_ms;
+	/*
+	 * max-slabs-per-host fair: until this ms a host under its share
+	 * waits for a slab the pool does not have, and hosts over theirs
+	 * are asked for the excess (reclaim.c).
+	 */
+	uint64_t fair_wait_until;
 	uint32_t keepalive_ms;		/* 0: off */
 	uint64_t headroom;
 	uint64_t hysteresis;
@@ -337,11 +352,10 @@ struct fsd_donor {
 	/* host-keys: a directory of per-host secrets; "": none. */
 	char host_keys[4096];
 	/*
-	 * Kept slabs (adopted from the last farswapd, pool.h) may be
-	 * resumed until this ms; then they are freed.
+	 * How long a kept slab (pool.h) waits for its host; 0: resuming off,
+	 * nothing kept.
 	 */
-	uint64_t resume_until;
-	uint32_t resume_grace_ms;	/* resume-grace; 0: resuming off */
+	uint32_t resume_grace_ms;
 	/* The pool outlives a restart (systemd's fd store holds it). */
 	bool pool_kept;
 };

@@ -20,6 +20,8 @@ uint32_t fsd_live_sessions(const struct fsd_donor *d, bool authenticated);
 bool fsd_unregister_slab(struct fsd_donor *d, struct fsd_slab *slab);
 void fsd_slab_leaves(struct fsd_session *s, struct fsd_slab *slab);
 void fsd_send_notices(struct fsd_donor *d, uint64_t now);
+uint32_t fsd_host_excess(const struct fsd_donor *d,
+			 const struct fsd_session *s);
 /* reclaim.c's, for drain.c: may @slab be asked back; ask for it. */
 uint32_t fsd_session_asking(const struct fsd_session *s);
 bool fsd_can_reclaim(const struct fsd_slab *slab, uint64_t now);

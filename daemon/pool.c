@@ -232,6 +232,31 @@ int fsd_pool_keep_again(struct fsd_pool *p, struct fsd_slab *slab)
 	return 0;
 }
 
+/*
+ * A held slab whose session ended without its host giving it back: kept
+ * for @host_id, content and token as they are, its memory region already
+ * gone (the caller deregistered it).  Its pool-state record stays held,
+ * so a restart within the grace keeps it too.
+ */
+int fsd_pool_keep_held(struct fsd_pool *p, struct fsd_slab *slab,
+		       const uint8_t *host_id, unsigned int proof)
+{
+	if (slab->state != FSD_SLAB_HELD || slab->granting || slab->mr ||
+	    !slab->resume)
+		return -EINVAL;
+	fsd_pool_reclaim_end(p, slab);
+	slab->state = FSD_SLAB_KEPT;
+	slab->owner = NULL;
+	slab->resuming = false;
+	slab->revoke_at = 0;
+	slab->kept_until = 0;
+	memcpy(slab->kept_id, host_id, FARSWAP_ID_LEN);
+	slab->kept_proof = (uint8_t)proof;
+	p->nr_held--;
+	p->nr_kept++;
+	return 0;
+}
+
 int fsd_pool_reclaim_start(struct fsd_pool *p, struct fsd_slab *slab,
 			   uint64_t cookie, uint64_t deadline)
 {

@@ -8,6 +8,7 @@
  *   FREE --release--> RELEASED           HELD --release (reclaimed)--> RELEASED
  *   HELD --quarantine (its MR would not go)--> QUARANTINED, for good
  *   RELEASED --kept (adopted from the last farswapd)--> KEPT
+ *   HELD --keep_held (its host's session ended, not by the host)--> KEPT
  *   KEPT --resume--> HELD (content intact)   KEPT --release (grace over)--> RELEASED
  *
  * When the pool has a pool-state table (keep.h), every change of a slab's
@@ -29,9 +30,10 @@ enum fsd_slab_state {
 	FSD_SLAB_HELD,		/* registered for its owner */
 	FSD_SLAB_QUARANTINED,	/* deregistration failed: never used again */
 	/*
-	 * Held by a host of the farswapd before this one (its restart):
-	 * its content waits for that host's SLAB_RESUME_REQ until the
-	 * resume grace is over; nobody else's and never granted.
+	 * Held by a host of the farswapd before this one (its restart), or
+	 * by a session that ended without the host giving it back (a
+	 * transport error): its content waits for that host's
+	 * SLAB_RESUME_REQ until kept_until; nobody else's, never granted.
 	 */
 	FSD_SLAB_KEPT,
 };
@@ -74,6 +76,8 @@ struct fsd_slab {
 	bool resuming;		/* the grant in flight is a resume */
 	uint8_t kept_id[FARSWAP_ID_LEN];
 	uint8_t kept_proof;	/* enum fsd_proof, donor.h */
+	/* KEPT: freed at this monotonic ms; 0: stamped at the next tick. */
+	uint64_t kept_until;
 };
 
 struct fsd_pool {
@@ -105,6 +109,8 @@ int fsd_pool_kept(struct fsd_pool *p, struct fsd_slab *slab,
 int fsd_pool_resume(struct fsd_pool *p, struct fsd_slab *slab,
 		    struct fsd_session *owner);
 int fsd_pool_keep_again(struct fsd_pool *p, struct fsd_slab *slab);
+int fsd_pool_keep_held(struct fsd_pool *p, struct fsd_slab *slab,
+		       const uint8_t *host_id, unsigned int proof);
 bool fsd_pool_consistent(const struct fsd_pool *p);
 
 #endif /* FSD_POOL_H */

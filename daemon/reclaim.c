@@ -186,6 +186,57 @@ out_free:
 	free(ss);
 }
 
+/* Did @s refuse to give a slab back within the last reclaim deadline? */
+static bool refused_lately(const struct fsd_donor *d,
+			   const struct fsd_session *s, uint64_t now)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->pool.nr_slabs; i++)
+		if (d->pool.slabs[i].owner == s &&
+		    now < d->pool.slabs[i].reclaim_retry_after)
+			return true;
+	return false;
+}
+
+/*
+ * max-slabs-per-host fair: a host under its share was refused for want of
+ * a free slab (fair_wait_until), so each host over its share is asked for
+ * the excess, a reclaim like pressure's: a host moves those chunks to its
+ * other donors or refuses (then it is left alone for a reclaim deadline),
+ * and is never revoked.  Once a slab is free the
+ * hosts are told, and the one waiting takes it.
+ */
+static void reclaim_fair_share(struct fsd_donor *d, uint64_t now)
+{
+	struct fsd_session *s;
+	uint32_t want, room, before;
+
+	if (!d->fair_wait_until || now >= d->fair_wait_until ||
+	    d->under_pressure || d->drain.on)
+		return;
+	if (fsd_slabs_offered(d)) {
+		d->fair_wait_until = 0;
+		fsd_send_notices(d, now);
+		return;
+	}
+	for (s = d->sessions; s; s = s->next) {
+		want = fsd_host_excess(d, s);
+		room = FSD_RECLAIMS_MAX - fsd_session_asking(s);
+		if (!want || fsd_session_asking(s) >= FSD_RECLAIMS_MAX ||
+		    refused_lately(d, s, now))
+			continue;
+		before = s->nr_reclaiming;
+		send_reclaims(d, s, want < room ? want : room, now);
+		if (s->nr_reclaiming > before) {
+			d->cnt.fair_reclaims += s->nr_reclaiming - before;
+			pr_notice("host %u (%s, %s): over its fair share by %u slabs while another host waits for one: %u asked back",
+				  s->nr, s->name, s->peer, want,
+				  s->nr_reclaiming - before);
+		}
+	}
+}
+
 /*
  * Zero freed slabs a bounded amount at a time, so that a grant rarely has
  * a whole slab to clear while every other host waits.
@@ -496,6 +547,7 @@ void fsd_donor_tick(struct fsd_donor *d, const struct fsd_meminfo *mi,
 		pr_info("took %u slabs back from the OS", n);
 	if ((n || (was && !out.under)) && fsd_slabs_offered(d))
 		fsd_send_notices(d, now);
+	reclaim_fair_share(d, now);
 	check_deadlines(d, now);
 	fsd_donor_expire_kept(d, now);
 	fsd_drain_tick(d, now);

@@ -86,7 +86,11 @@ static const struct {
 	  "SLAB_RESUME_REQ refused: not kept, a wrong token, another host's, or after the resume grace."),
 	N("kept_expired_slabs", kept_expired,
 	  "farswapd_kept_expired_slabs_total",
-	  "Slabs kept across a restart that no host resumed within resume-grace, freed."),
+	  "Kept slabs (across a restart, or a session that ended without its host) that no host resumed within resume-grace, freed."),
+	C(fair_reclaims, "farswapd_fair_reclaims_total",
+	  "Slabs asked back (RECLAIM_REQ) of hosts over their fair share while another host waited for one."),
+	N("session_kept_slabs", kept, "farswapd_session_kept_slabs_total",
+	  "Held slabs kept for their host when its session ended without it giving them back (a transport error, a silent host), resumable for resume-grace."),
 	C(auth_kx, "farswapd_auth_kx_total",
 	  "Of the sessions authenticated, those with an X25519 session key (every later control message tagged)."),
 	C(auth_legacy, "farswapd_auth_legacy_total",
@@ -405,7 +409,8 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     " resumed_slabs=%" PRIu64 " resume_refused=%" PRIu64
 	     " kept_expired_slabs=%" PRIu64 " auth_kx=%" PRIu64
 	     " auth_legacy=%" PRIu64 " bad_tags=%" PRIu64
-	     " join_refused=%" PRIu64 "\n",
+	     " join_refused=%" PRIu64 " session_kept_slabs=%" PRIu64
+	     " fair_reclaims=%" PRIu64 "\n",
 	     d->cnt.handshake_timeouts, d->cnt.revoked, d->cnt.quarantined,
 	     d->cnt.alloc_capped, d->cnt.alloc_rate_limited,
 	     d->cnt.depth_clamped, d->cnt.closed_not_allowed,
@@ -414,7 +419,7 @@ int fsd_donor_stats(const struct fsd_donor *d, char *buf, size_t len)
 	     d->cnt.unauth_evicted, d->cnt.unauth_evicted_per_address,
 	     d->cnt.resumed, d->cnt.resume_refused, d->cnt.kept_expired,
 	     d->cnt.auth_kx, d->cnt.auth_legacy, d->cnt.bad_tags,
-	     d->cnt.join_refused);
+	     d->cnt.join_refused, d->cnt.kept, d->cnt.fair_reclaims);
 	fsd_emit(&o, "drain %s\ndrain_slabs_left %u\ndrain_slabs_returned %" PRIu64
 	     "\ndrain_bytes_moved %" PRIu64 "\ndrain_refusals %" PRIu64 "\n",
 	     fsd_drain_state_str(fsd_drain_state(d)), p->nr_held,

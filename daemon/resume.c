@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Slabs that outlive a restart of farswapd (farswapd(8), RESTART): the
- * held slabs of the last farswapd, adopted as KEPT from its pool-state
- * table (keep.h); SLAB_RESUME_REQ, by which their hosts take them back,
- * content and all; and the end of the resume grace, which frees those
- * nobody took back.  Free of verbs calls, as donor.c is.
+ * Slabs that outlive a restart of farswapd (farswapd(8), RESTART) or
+ * their host's session: the held slabs of the last farswapd, adopted as
+ * KEPT from its pool-state table (keep.h), and those of a session that
+ * ended without the host giving them back (donor.c, FARSWAP_FEAT_KEEP);
+ * SLAB_RESUME_REQ, by which their hosts take them back, content and all;
+ * and the end of the resume grace, which frees those nobody took back.
+ * Free of verbs calls, as donor.c is.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -76,7 +78,7 @@ static unsigned int resume_refusal(const struct fsd_donor *d,
 		*why = "not kept, or not with that token";
 		return FARSWAP_ST_NO_ENTRY;
 	}
-	if (now >= d->resume_until) {
+	if (slab->kept_until && now >= slab->kept_until) {
 		*why = "the resume grace is over";
 		return FARSWAP_ST_NO_ENTRY;
 	}
@@ -89,6 +91,29 @@ static unsigned int resume_refusal(const struct fsd_donor *d,
 		return FARSWAP_ST_SLAB_SIZE;
 	}
 	return FARSWAP_ST_OK;
+}
+
+/*
+ * A host asks back, with its token, a slab that an older session of its
+ * still holds: the host resumes only the slabs of a session it saw fail,
+ * so that session is dead, though its end has not reached the donor yet
+ * (a transport error on the host's side).  It ends now, its slabs kept
+ * (this one among them) for the host to take back.
+ */
+static void end_stale_owner(struct fsd_donor *d, struct fsd_session *s,
+			    const struct fsd_slab *slab, uint64_t token)
+{
+	struct fsd_session *old = slab ? slab->owner : NULL;
+
+	if (!old || old == s || old->closing ||
+	    slab->state != FSD_SLAB_HELD || slab->granting ||
+	    !(old->features & FARSWAP_FEAT_KEEP) ||
+	    old->proof != s->proof || !same_id(old->host_id, s->host_id) ||
+	    !token_equal(slab->resume, token))
+		return;
+	fsd_session_close(d, old, FSD_LOG_NOTICE,
+			  "its host asks for its slabs back in session %u: this one is gone on the host's side",
+			  s->nr);
 }
 
 /*
@@ -112,6 +137,8 @@ int fsd_handle_resume(struct fsd_donor *d, struct fsd_session *s,
 	if (resumed_already(slab, s, le64_to_cpu(req->resume)))
 		return fsd_send_grant_rep(d, s, cookie, FARSWAP_ST_OK, slab,
 					  true, id);
+	if (s->features & FARSWAP_FEAT_RESUME)
+		end_stale_owner(d, s, slab, le64_to_cpu(req->resume));
 	st = resume_refusal(d, s, slab, req, now, &why);
 	if (st == FARSWAP_ST_OK && fsd_new_resume_token(d, s, &token)) {
 		why = "no random token";
@@ -183,7 +210,6 @@ int fsd_donor_adopt(struct fsd_donor *d, const struct fsd_keep_rec *rec,
 	uint32_t i;
 
 	memset(out, 0, sizeof(*out));
-	d->resume_until = now_ms + grace_ms;
 	d->resume_grace_ms = grace_ms;
 	for (i = 0; i < nr_rec; i++) {
 		struct fsd_slab *slab = fsd_pool_get(&d->pool, i);
@@ -194,6 +220,7 @@ int fsd_donor_adopt(struct fsd_donor *d, const struct fsd_keep_rec *rec,
 		    !d->ops->slab_populate(d, slab) &&
 		    !fsd_pool_kept(&d->pool, slab, rec[i].host_id,
 				   rec[i].proof, rec[i].token)) {
+			slab->kept_until = now_ms + grace_ms;
 			fsd_keep_hold(d->pool.keep, i, rec[i].host_id,
 				      rec[i].proof, rec[i].token);
 			continue;
@@ -216,28 +243,36 @@ int fsd_donor_adopt(struct fsd_donor *d, const struct fsd_keep_rec *rec,
 	return (int)out->slabs;
 }
 
+/* Is @slab kept still at @now_ms?  A slab kept since the last tick starts its wait now. */
+static bool kept_wait(struct fsd_donor *d, struct fsd_slab *slab,
+		      uint64_t now_ms)
+{
+	if (!slab->kept_until)
+		slab->kept_until = now_ms + d->resume_grace_ms;
+	return now_ms < slab->kept_until;
+}
+
 /*
- * The resume grace is over: every kept slab nobody took back is freed,
+ * Every kept slab whose grace is over and that nobody took back is freed,
  * its memory punched out of the pool, with one line per host.
  */
 void fsd_donor_expire_kept(struct fsd_donor *d, uint64_t now_ms)
 {
 	char name[FSD_NAME_LEN];
 	uint8_t id[FARSWAP_ID_LEN];
-	uint32_t i, n;
+	uint32_t first, i, n;
 
-	while (d->pool.nr_kept && now_ms >= d->resume_until) {
-		for (i = 0; i < d->pool.nr_slabs; i++)
-			if (d->pool.slabs[i].state == FSD_SLAB_KEPT)
-				break;
-		if (i == d->pool.nr_slabs)
-			return;
-		memcpy(id, d->pool.slabs[i].kept_id, FARSWAP_ID_LEN);
-		for (n = 0; i < d->pool.nr_slabs; i++) {
-			struct fsd_slab *slab = &d->pool.slabs[i];
+	for (first = 0; d->pool.nr_kept && first < d->pool.nr_slabs; first++) {
+		struct fsd_slab *slab = &d->pool.slabs[first];
 
+		if (slab->state != FSD_SLAB_KEPT || kept_wait(d, slab, now_ms))
+			continue;
+		memcpy(id, slab->kept_id, FARSWAP_ID_LEN);
+		for (n = 0, i = first; i < d->pool.nr_slabs; i++) {
+			slab = &d->pool.slabs[i];
 			if (slab->state != FSD_SLAB_KEPT ||
-			    !same_id(slab->kept_id, id))
+			    !same_id(slab->kept_id, id) ||
+			    kept_wait(d, slab, now_ms))
 				continue;
 			if (d->ops->slab_release(d, slab) ||
 			    fsd_pool_released(&d->pool, slab)) {

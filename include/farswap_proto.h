@@ -135,6 +135,14 @@ enum farswap_qtype {
 #define FARSWAP_FEAT_RESUME	(1u << 5)	/* slabs outlive the donor's restart */
 #define FARSWAP_FEAT_PINNED	(1u << 6)	/* proofs under the pair key (AUTH_*) */
 #define FARSWAP_FEAT_KX		(1u << 7)	/* X25519, a session key, tags */
+/*
+ * Slabs outlive the host's session too: a session that ends without the
+ * host's FARSWAP_FREE_SESSION (a transport error, a host that stopped
+ * answering) leaves its slabs kept for the host, who asks them back with
+ * SLAB_RESUME_REQ in a new session.  Needs FARSWAP_FEAT_RESUME.  Not in
+ * FARSWAP_FEATURES_KNOWN: a host asks for it only if it says goodbye.
+ */
+#define FARSWAP_FEAT_KEEP	(1u << 8)
 #define FARSWAP_FEATURES_KNOWN	(FARSWAP_FEAT_RECLAIM | FARSWAP_FEAT_STATS_PUSH | \
 				 FARSWAP_FEAT_INFO | FARSWAP_FEAT_REVOKE | \
 				 FARSWAP_FEAT_RESUME)
@@ -281,11 +289,15 @@ struct farswap_slab_alloc_rep {
 _Static_assert(sizeof(struct farswap_slab_alloc_rep) == 56, "alloc_rep size");
 
 /*
- * SLAB_RESUME_REQ: after the donor restarted (a new session, with
- * FARSWAP_FEAT_RESUME on both sides), the host asks for a slab it held in
- * the old session back, with its content: slab_id and resume are what the
- * SLAB_ALLOC_REP granting it said.  The donor kept the memory across its
- * restart (farswapd(8), RESTART) for a grace period after it started.
+ * SLAB_RESUME_REQ: after the donor restarted, or the session failed (a
+ * new session, with FARSWAP_FEAT_RESUME on both sides), the host asks for
+ * a slab it held in the old session back, with its content: slab_id and
+ * resume are what the SLAB_ALLOC_REP granting it said.  The donor kept
+ * the memory across its restart (farswapd(8), RESTART) for a grace
+ * period after it started, or across the old session's end for a grace
+ * period after that (FARSWAP_FEAT_KEEP).  A donor that still holds the
+ * slab in an older session of the same host ends that session: the
+ * token says the host is done with it.
  */
 struct farswap_slab_resume_req {
 	struct farswap_msg_hdr hdr;
@@ -322,11 +334,17 @@ _Static_assert(sizeof(struct farswap_slab_resume_rep) == 56, "resume_rep size");
  * SLAB_FREE_REQ: the host gives a slab back (all its pages were discarded);
  * its rkey is dead once the reply is sent.  A reclaimed slab needs no
  * SLAB_FREE_REQ: the donor frees it on a RECLAIM_REP with status OK.
+ *
+ * With FARSWAP_FREE_SESSION in flags (FARSWAP_FEAT_KEEP only) slab_id is
+ * 0 and the host gives back every slab of the session, for good: it is
+ * detaching, and nothing of this session is to be kept when it ends.
  */
+#define FARSWAP_FREE_SESSION	(1u << 0)
+
 struct farswap_slab_free_req {
 	struct farswap_msg_hdr hdr;
 	__le32 slab_id;
-	__le32 reserved0;
+	__le32 flags;		/* FARSWAP_FREE_*; 0 without FARSWAP_FEAT_KEEP */
 	__u8 reserved1[8];
 };
 _Static_assert(sizeof(struct farswap_slab_free_req) == 32, "free_req size");
@@ -944,7 +962,9 @@ static inline int farswap_body_ok(const union farswap_msg *m)
 		       (le16_to_cpu(r->status) != FARSWAP_ST_OK || r->resume);
 	}
 	case FARSWAP_MSG_SLAB_FREE_REQ:
-		return FARSWAP_RESERVED_ZERO(m->free_req.reserved0) &&
+		return !(le32_to_cpu(m->free_req.flags) &
+			 ~FARSWAP_FREE_SESSION) &&
+		       (!m->free_req.flags || !m->free_req.slab_id) &&
 		       FARSWAP_RESERVED_ZERO(m->free_req.reserved1);
 	case FARSWAP_MSG_SLAB_FREE_REP:
 		return farswap_status_valid(le16_to_cpu(m->free_rep.status)) &&

@@ -53,6 +53,31 @@ static bool farswap_donor_change_state(struct farswap_donor *donor,
 }
 
 /*
+ * The session fails without an error of its own (its RDMA device goes):
+ * as farswap_donor_error() does, its slabs wait for the donor from the
+ * moment the session is dead (resume.c), since the donor keeps them
+ * (FARSWAP_FEAT_KEEP) and the device may come back.
+ */
+static bool farswap_donor_fail_state(struct farswap_donor *donor, bool *waits)
+{
+	enum farswap_donor_state from;
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&donor->state_lock, flags);
+	from = donor->state;
+	ok = farswap_donor_state_allowed(from, FARSWAP_DONOR_FAILED);
+	if (ok) {
+		*waits = from == FARSWAP_DONOR_LIVE &&
+			 farswap_donor_suspend_locked(donor);
+		smp_store_release(&donor->state, FARSWAP_DONOR_FAILED);
+		trace_farswap_donor_state(donor, from, FARSWAP_DONOR_FAILED);
+	}
+	spin_unlock_irqrestore(&donor->state_lock, flags);
+	return ok;
+}
+
+/*
  * Is @gen the donor's current, live session?  Callers that go on to post
  * work requests hold rcu_read_lock() across the check and the post.
  */
@@ -397,6 +422,8 @@ static int farswap_cm_route_resolved(struct farswap_queue *q)
 	/* With a key, always a session key: never a handshake without. */
 	if (donor->dev->auth_key.len)
 		req.features |= cpu_to_le32(FARSWAP_FEAT_KX);
+	/* A detach says goodbye (farswap_donor_goodbye()): keep the rest. */
+	req.features |= cpu_to_le32(FARSWAP_FEAT_KEEP);
 	if (!q->qid)
 		donor->req_features = le32_to_cpu(req.features);
 	/* An I/O QP proves the session key it joins with. */
@@ -451,11 +478,15 @@ static int farswap_cm_established(struct farswap_queue *q,
 	if (!q->qid) {
 		donor->session = le64_to_cpu(rep->session);
 		donor->version = rep->version;
-		/* FEAT_AUTH, _PINNED, _KX: asked for only with keys, not in KNOWN. */
+		/*
+		 * FEAT_AUTH, _PINNED, _KX: asked for only with keys, not in
+		 * KNOWN; FEAT_KEEP by farswap.ko, which says goodbye.
+		 */
 		donor->rep_features = le32_to_cpu(rep->features);
 		donor->features = donor->rep_features &
 				  (FARSWAP_FEATURES_KNOWN | FARSWAP_FEAT_AUTH |
-				   FARSWAP_FEAT_PINNED | FARSWAP_FEAT_KX);
+				   FARSWAP_FEAT_PINNED | FARSWAP_FEAT_KX |
+				   FARSWAP_FEAT_KEEP);
 		donor->slab_size = le64_to_cpu(rep->slab_size);
 		donor->slabs_total = le32_to_cpu(rep->slabs_total);
 		WRITE_ONCE(donor->slabs_free, le32_to_cpu(rep->slabs_free));
@@ -1144,6 +1175,7 @@ static void farswap_donor_reconnect_work(struct work_struct *work)
 void farswap_donors_remove_device(struct ib_device *ibdev)
 {
 	struct farswap_dev *dev;
+	bool waits = false;
 	unsigned int i;
 
 	mutex_lock(&farswap_devs_mutex);
@@ -1158,9 +1190,10 @@ void farswap_donors_remove_device(struct ib_device *ibdev)
 				mutex_unlock(&donor->lock);
 				continue;
 			}
-			if (farswap_donor_change_state(donor, FARSWAP_DONOR_FAILED))
-				farswap_donor_pr_err(donor, ": RDMA device %s removed; failing its I/O\n",
-						     dev_name(&ibdev->dev));
+			if (farswap_donor_fail_state(donor, &waits))
+				farswap_donor_pr_err(donor, ": RDMA device %s removed; failing its I/O%s\n",
+						     dev_name(&ibdev->dev),
+						     waits ? " (its slabs wait for it to come back)" : "");
 			/*
 			 * Failed before (its teardown pending) or now: either
 			 * way the session goes before the device does.
@@ -1280,6 +1313,8 @@ out_free:
 void farswap_donor_stop(struct farswap_donor *donor)
 {
 	unsigned long flags;
+
+	farswap_donor_goodbye(donor);
 
 	/* Reclaim requests that still arrive are for slabs about to go. */
 	spin_lock_irqsave(&donor->reclaim_lock, flags);

@@ -594,6 +594,30 @@ int farswap_donor_free_slab(struct farswap_donor *donor, u32 remote_id)
 }
 
 /*
+ * Detach: every slab of the session is given back for good, so that the
+ * donor keeps none of them for a resume when the session ends
+ * (FARSWAP_FEAT_KEEP).  Best effort: a donor that does not hear it keeps
+ * them for its resume grace, then frees them; nothing is lost either way.
+ */
+void farswap_donor_goodbye(struct farswap_donor *donor)
+{
+	union farswap_msg req, rep;
+	int ret;
+
+	if (!(donor->features & FARSWAP_FEAT_KEEP) ||
+	    farswap_donor_state(donor) != FARSWAP_DONOR_LIVE)
+		return;
+	farswap_msg_init(&req, FARSWAP_MSG_SLAB_FREE_REQ, donor->version, 0);
+	req.free_req.flags = cpu_to_le32(FARSWAP_FREE_SESSION);
+	ret = farswap_ctrl_call(donor, &req, &rep);
+	if (!ret)
+		ret = farswap_status_errno(le16_to_cpu(rep.free_rep.status));
+	if (ret && ret != -ENOTCONN)
+		farswap_donor_pr_warn(donor, ": giving its slabs back failed (%d); the donor frees them after its resume grace\n",
+				      ret);
+}
+
+/*
  * The donor's failure domain, asked once per session right after the
  * control QP is established.  A donor that does not speak INFO is a
  * domain of its own, named after its id (or, without one, its address).

@@ -15,9 +15,12 @@
  * going live and the device's map existing) and farswap/farswapN/
  * copy_pause_ms (a pause before each piece a migration or repair
  * copies, and before a migration's switch).  Both are 0 unless a test
- * sets them.
+ * sets them.  A third makes a fault only the host sees:
+ * farswap/farswapN/fail_donor, written a donor's address as the latency
+ * lines name it, fails that donor's session as a transport error would.
  */
 #include <linux/debugfs.h>
+#include <linux/uaccess.h>
 #include <linux/seq_file.h>
 
 #include "farswap.h"
@@ -69,6 +72,38 @@ static int farswap_latency_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(farswap_latency);
 
+static ssize_t farswap_fail_donor_write(struct file *file,
+					const char __user *ubuf, size_t len,
+					loff_t *ppos)
+{
+	struct farswap_dev *dev = file->private_data;
+	char buf[sizeof_field(struct farswap_donor, name) + 2];
+	unsigned int i;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	strim(buf);
+	for (i = 0; i < farswap_nr_donors(dev); i++) {
+		struct farswap_donor *dn = dev->donors[i];
+
+		if (READ_ONCE(dn->removing) || strcmp(dn->name, buf))
+			continue;
+		farswap_donor_error(dn, "failed through debugfs (fail_donor)");
+		return len;
+	}
+	return -ENOENT;
+}
+
+static const struct file_operations farswap_fail_donor_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = farswap_fail_donor_write,
+	.llseek = noop_llseek,
+};
+
 /*
  * debugfs failures are not ours to handle: the calls take an error
  * pointer as parent and do nothing, and the device works without it.
@@ -93,6 +128,8 @@ void farswap_debugfs_add(struct farswap_dev *dev)
 			    &farswap_latency_fops);
 	debugfs_create_u32("copy_pause_ms", 0600, dev->debugfs,
 			   &dev->copy_pause_ms);
+	debugfs_create_file("fail_donor", 0200, dev->debugfs, dev,
+			    &farswap_fail_donor_fops);
 }
 
 /* Waits for readers of the device's files to leave. */

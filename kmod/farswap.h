@@ -750,6 +750,7 @@ int farswap_ctrl_send(struct farswap_donor *donor, union farswap_msg *msg);
 int farswap_donor_alloc_slab(struct farswap_donor *donor, u32 serial,
 			     u64 slab_bytes, struct farswap_rslab *rs);
 int farswap_donor_free_slab(struct farswap_donor *donor, u32 remote_id);
+void farswap_donor_goodbye(struct farswap_donor *donor);
 int farswap_donor_resume_slab(struct farswap_donor *donor,
 			      const struct farswap_rslab *rs, u64 slab_bytes,
 			      struct farswap_rslab *got, u32 *gen);

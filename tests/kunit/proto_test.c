@@ -149,8 +149,7 @@ static const struct type_case type_cases[] = {
 	{ FARSWAP_MSG_SLAB_ALLOC_REP,
 	  { FIELD(farswap_slab_alloc_rep, reserved0) } },
 	{ FARSWAP_MSG_SLAB_FREE_REQ,
-	  { FIELD(farswap_slab_free_req, reserved0),
-	    FIELD(farswap_slab_free_req, reserved1) } },
+	  { FIELD(farswap_slab_free_req, reserved1) } },
 	{ FARSWAP_MSG_SLAB_FREE_REP,
 	  { FIELD(farswap_slab_free_rep, reserved0),
 	    FIELD(farswap_slab_free_rep, reserved1) } },
@@ -538,6 +537,33 @@ static void msg_init_test(struct kunit *test)
 }
 
 /*
+ * SLAB_FREE_REQ's flags: FARSWAP_FREE_SESSION alone, and it names no
+ * slab (slab_id 0); any other bit is reserved.
+ */
+static void msg_free_flags_test(struct kunit *test)
+{
+	static const struct { u32 flags, slab_id; unsigned int st; } c[] = {
+		{ 0, 7, FARSWAP_ST_OK },
+		{ FARSWAP_FREE_SESSION, 0, FARSWAP_ST_OK },
+		{ FARSWAP_FREE_SESSION, 7, FARSWAP_ST_INVALID },
+		{ 2, 0, FARSWAP_ST_INVALID },
+		{ FARSWAP_FREE_SESSION | BIT(31), 0, FARSWAP_ST_INVALID },
+	};
+	union farswap_msg m;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		farswap_msg_init(&m, FARSWAP_MSG_SLAB_FREE_REQ, VERSION, COOKIE);
+		m.free_req.flags = cpu_to_le32(c[i].flags);
+		m.free_req.slab_id = cpu_to_le32(c[i].slab_id);
+		KUNIT_EXPECT_EQ_MSG(test, farswap_msg_check(&m, sizeof(m.free_req),
+							    VERSION), c[i].st,
+				    "flags 0x%x slab %u", c[i].flags,
+				    c[i].slab_id);
+	}
+}
+
+/*
  * A SLAB_ALLOC_REQ spelled out byte by byte: what farswapd, built from
  * the same header on any host, puts on the wire.
  */
@@ -874,6 +900,7 @@ static struct kunit_case farswap_proto_cases[] = {
 	KUNIT_CASE(msg_unknown_type_test),
 	KUNIT_CASE_PARAM(msg_field_test, msg_field_gen_params),
 	KUNIT_CASE(msg_init_test),
+	KUNIT_CASE(msg_free_flags_test),
 	KUNIT_CASE(msg_wire_bytes_test),
 	KUNIT_CASE(status_and_type_names_test),
 	KUNIT_CASE(negotiate_version_test),

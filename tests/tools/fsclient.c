@@ -1055,6 +1055,23 @@ static void touch(const char *path)
 
 /* Modes */
 
+/* Until an unsolicited STATS_REP offers slabs (keepalive probes may come too). */
+static void wait_offer(void)
+{
+	uint64_t end = now_ms() + opt.timeout * 1000ull;
+
+	say("waiting up to %u s for an unsolicited STATS_REP with slabs free",
+	    opt.timeout);
+	while (!c.offers && now_ms() < end) {
+		poll_cq(200);
+		handle_unsolicited();
+		if (c.disconnected)
+			fail("disconnected while waiting for a notice");
+	}
+	if (!c.offers)
+		fail("no stats notice offering slabs from the donor");
+}
+
 static int mode_basic(void)
 {
 	unsigned int i;
@@ -1130,19 +1147,7 @@ static int mode_basic(void)
 		touch(opt.reclaimed_file);
 	}
 	if (opt.expect_notice) {
-		uint64_t end = now_ms() + opt.timeout * 1000ull;
-
-		/* Keepalive probes may come too: wait for one offering slabs. */
-		say("waiting up to %u s for an unsolicited STATS_REP with slabs free",
-		    opt.timeout);
-		while (!c.offers && now_ms() < end) {
-			poll_cq(200);
-			handle_unsolicited();
-			if (c.disconnected)
-				fail("disconnected while waiting for a notice");
-		}
-		if (!c.offers)
-			fail("no stats notice offering slabs from the donor");
+		wait_offer();
 		/* The donor offers slabs again: take one. */
 		if (alloc_slab(MAX_SLABS - 1, &c.slabs[opt.nr_slabs]))
 			fail("the donor offered slabs but refused one");
@@ -1167,13 +1172,17 @@ static int mode_basic(void)
 			fail("SLAB_FREE_REQ slab %u: %s", c.slabs[i].id,
 			     farswap_status_str((unsigned int)st));
 	}
-	/* A second free of the same slab is refused, session intact. */
+	/*
+	 * A second free of the same slab is refused, session intact:
+	 * NO_ENTRY, or DENIED once another host was granted it.
+	 */
 	st = free_slab(&c.slabs[0]);
-	if (st != FARSWAP_ST_NO_ENTRY)
-		fail("double free answered %s, wanted NO_ENTRY",
+	if (st != FARSWAP_ST_NO_ENTRY && st != FARSWAP_ST_DENIED)
+		fail("double free answered %s, wanted NO_ENTRY or DENIED",
 		     farswap_status_str((unsigned int)st));
 	stats();
-	say("freed all slabs; double free refused (no such slab)");
+	say("freed all slabs; double free refused (%s)",
+	    st == FARSWAP_ST_NO_ENTRY ? "no such slab" : "another host's");
 	close_session();
 	say("OK");
 	return 0;
@@ -1439,6 +1448,42 @@ static int mode_hostile(void)
  * the next is refused with NO_SPACE (go elsewhere), and once one is
  * freed the next comes again.
  */
+/*
+ * A newcomer to a donor another host filled (max-slabs-per-host fair):
+ * its first SLAB_ALLOC_REQ is NO_SPACE; the donor then asks the host over
+ * its share for slabs back and tells the newcomer once they are free, and
+ * -n slabs come, each zeroed, written and verified.
+ */
+static int mode_share(void)
+{
+	unsigned int i;
+	int st;
+
+	open_session();
+	st = alloc_slab(0, &c.slabs[0]);
+	if (st != FARSWAP_ST_NO_SPACE)
+		fail("a slab of a full donor: wanted NO_SPACE, got %s",
+		     farswap_status_str((unsigned int)st));
+	say("the donor is full: NO_SPACE");
+	wait_offer();
+	for (i = 0; i < opt.nr_slabs; i++) {
+		st = alloc_slab(i, &c.slabs[i]);
+		if (st)
+			fail("slab %u of %u after the notice refused: %s", i,
+			     opt.nr_slabs, farswap_status_str((unsigned int)st));
+		check_zero(&c.slabs[i]);
+		write_pattern(&c.slabs[i]);
+	}
+	say("%u slabs after the notice; all %u verify", opt.nr_slabs,
+	    verify_all());
+	for (i = 0; i < opt.nr_slabs; i++)
+		if (free_slab(&c.slabs[i]))
+			fail("SLAB_FREE_REQ slab %u refused", c.slabs[i].id);
+	close_session();
+	say("OK");
+	return 0;
+}
+
 static int mode_quota(void)
 {
 	struct slab extra;
@@ -1667,6 +1712,8 @@ static void usage(void)
 	     "                      stats: STATS_REQ\n"
 	     "                      hostile: no key / wrong --key-file: refused\n"
 	     "                      quota: -n N slabs come, the next is NO_SPACE\n"
+	     "                      share: NO_SPACE from a full donor, then -n N\n"
+	     "                      slabs once it offers some (fair share)\n"
 	     "                      flood: --sessions connects without the key,\n"
 	     "                      --accepted of them taken, then closed\n"
 	     "                      at connect, then DENIED at every step\n"
@@ -1864,6 +1911,8 @@ int main(int argc, char **argv)
 		return mode_stats();
 	if (!strcmp(opt.mode, "quota"))
 		return mode_quota();
+	if (!strcmp(opt.mode, "share"))
+		return mode_share();
 	if (!strcmp(opt.mode, "flood"))
 		return mode_flood();
 	if (!strcmp(opt.mode, "storm"))

@@ -422,9 +422,18 @@ static void test_msg_problem_names_reason(void **state)
 	assert_non_null(strstr(fsd_msg_problem(&m, 32, V, why, sizeof(why)),
 			       "type 99"));
 	farswap_msg_init(&m, FARSWAP_MSG_SLAB_FREE_REQ, V, 1);
-	m.free_req.reserved0 = 1;
+	m.free_req.flags = cpu_to_le32(2);
 	assert_non_null(strstr(fsd_msg_problem(&m, 32, V, why, sizeof(why)),
 			       "reserved"));
+	/* FARSWAP_FREE_SESSION names no slab. */
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_FREE_REQ, V, 1);
+	m.free_req.flags = cpu_to_le32(FARSWAP_FREE_SESSION);
+	m.free_req.slab_id = cpu_to_le32(3);
+	assert_non_null(strstr(fsd_msg_problem(&m, 32, V, why, sizeof(why)),
+			       "reserved"));
+	m.free_req.slab_id = 0;
+	assert_non_null(strstr(fsd_msg_problem(&m, 32, V, why, sizeof(why)),
+			       "valid SLAB_FREE_REQ"));
 }
 
 /* Connect requests. */
@@ -464,10 +473,13 @@ static void test_conn_ctrl(void **state)
 	assert_int_equal(le64_to_cpu(rep.slab_size), SLAB);
 	assert_int_equal(le32_to_cpu(rep.slabs_total), NR);
 	assert_int_equal(le32_to_cpu(rep.slabs_free), NR);
-	/* No key: the donor does not offer authentication. */
+	/*
+	 * No key: the donor does not offer authentication; nor keeping,
+	 * which this host did not ask for.
+	 */
 	assert_int_equal(le32_to_cpu(rep.features),
 			 FSD_FEATURES & ~(FARSWAP_FEAT_AUTH | FARSWAP_FEAT_PINNED |
-					  FARSWAP_FEAT_KX));
+					  FARSWAP_FEAT_KX | FARSWAP_FEAT_KEEP));
 	assert_memory_equal(rep.donor_id, "donor-1", 7);
 }
 
@@ -570,6 +582,38 @@ static unsigned int count_sent(struct ctx *c, unsigned int from,
 		if (c->f.sent[i].hdr.type == type &&
 		    (!to || c->f.sent_to[i] == to))
 			n++;
+	return n;
+}
+
+static struct fsd_meminfo calm(struct ctx *c)
+{
+	return mem(c->d.headroom + c->d.hysteresis + 64 * MiB);
+}
+
+/* Answer every RECLAIM_REQ sent since @from with @st, at @now. */
+static unsigned int answer_reclaims(struct ctx *c, unsigned int from,
+				    unsigned int st, uint64_t now)
+{
+	unsigned int i, end = c->f.nr_sent, n = 0;
+
+	assert_true(end - from <= FAKE_SENT_MAX);
+	for (i = from; i < end; i++) {
+		const union farswap_msg *req = &c->f.sent[i % FAKE_SENT_MAX];
+		union farswap_msg rep;
+
+		if (req->hdr.type != FARSWAP_MSG_RECLAIM_REQ)
+			continue;
+		farswap_msg_init(&rep, FARSWAP_MSG_RECLAIM_REP, V,
+				 le64_to_cpu(req->hdr.cookie));
+		rep.reclaim_rep.slab_id = req->reclaim_req.slab_id;
+		rep.reclaim_rep.status = cpu_to_le16((uint16_t)st);
+		assert_int_equal(fsd_handle_msg(&c->d,
+						c->f.sent_to[i % FAKE_SENT_MAX],
+						&rep,
+						sizeof(rep.reclaim_rep), now),
+				 0);
+		n++;
+	}
 	return n;
 }
 
@@ -1558,6 +1602,111 @@ static void test_slab_cap_fair(void **state)
 	assert_int_equal(c->b->nr_slabs, 5);
 }
 
+/*
+ * max-slabs-per-host fair: a host refused for want of a free slab while
+ * under its share has the hosts over theirs asked for the excess (a
+ * reclaim, never a revoke); once it is given back the hosts are told,
+ * and the newcomer takes its share.
+ */
+static void test_fair_share_asked_back(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = calm(c);
+	unsigned int before, i;
+	uint32_t id;
+
+	c->d.lim.max_slabs_fair = true;
+	c->b->established = false;
+	for (i = 0; i < NR; i++)
+		assert_int_equal(alloc_id(c, c->a, &id), FARSWAP_ST_OK);
+	fsd_session_established(&c->d, c->b, 0);
+	/* Nothing waits yet: nothing is asked. */
+	before = c->f.nr_sent;
+	fsd_donor_tick(&c->d, &mi, 1000);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, NULL), 0);
+
+	assert_int_equal(alloc_id(c, c->b, &id), FARSWAP_ST_NO_SPACE);
+	before = c->f.nr_sent;
+	fsd_donor_tick(&c->d, &mi, 1100);
+	/* A holds 8 of 8, its share is 4: four asked back, of A alone. */
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, c->a), 4);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, c->b), 0);
+	assert_int_equal(c->d.cnt.fair_reclaims, 4);
+	/* The requests in flight count: the next tick asks no more. */
+	fsd_donor_tick(&c->d, &mi, 1200);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, NULL), 4);
+
+	/* A moves four chunks elsewhere and gives the slabs back. */
+	assert_int_equal(answer_reclaims(c, before, FARSWAP_ST_OK, 1250), 4);
+	assert_int_equal(c->a->nr_slabs, 4);
+	assert_int_equal(c->d.pool.nr_free, 4);
+	before = c->f.nr_sent;
+	fsd_donor_tick(&c->d, &mi, 1300);
+	/* Room: the hosts are told, B of 4 free (its share), A of none. */
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_STATS_REP, c->b), 1);
+	for (i = before; i < c->f.nr_sent; i++)
+		if (c->f.sent[i].hdr.type == FARSWAP_MSG_STATS_REP)
+			assert_int_equal(le32_to_cpu(c->f.sent[i].stats_rep.slabs_free),
+					 c->f.sent_to[i] == c->b ? 4 : 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(alloc_id(c, c->b, &id), FARSWAP_ST_OK);
+	assert_int_equal(alloc_id(c, c->b, &id), FARSWAP_ST_NO_SPACE);
+	assert_int_equal(c->d.cnt.revoked, 0);
+	/* B at its share, refused: nothing more is asked of A. */
+	before = c->f.nr_sent;
+	fsd_donor_tick(&c->d, &mi, 1400);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, NULL), 0);
+}
+
+/* A host that refuses keeps its slabs; the wait ends, and so do the asks. */
+static void test_fair_share_refused_and_over(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = calm(c);
+	unsigned int before, i;
+	uint32_t id;
+
+	c->d.lim.max_slabs_fair = true;
+	c->b->established = false;
+	for (i = 0; i < NR; i++)
+		assert_int_equal(alloc_id(c, c->a, &id), FARSWAP_ST_OK);
+	fsd_session_established(&c->d, c->b, 0);
+	assert_int_equal(alloc_id(c, c->b, &id), FARSWAP_ST_NO_SPACE);
+	before = c->f.nr_sent;
+	fsd_donor_tick(&c->d, &mi, 1100);
+	assert_int_equal(answer_reclaims(c, before, FARSWAP_ST_NO_SPACE, 1150), 4);
+	assert_int_equal(c->a->nr_slabs, NR);
+	assert_int_equal(c->d.cnt.reclaim_refused, 4);
+	/* A host that refused is left alone for a reclaim deadline. */
+	before = c->f.nr_sent;
+	fsd_donor_tick(&c->d, &mi, 1200);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, NULL), 0);
+	/* Past the wait (B did not ask again): nothing more is asked. */
+	fsd_donor_tick(&c->d, &mi, 1000 + 2ull * c->d.reclaim_deadline_ms + 1);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, NULL), 0);
+	assert_int_equal(c->d.cnt.fair_reclaims, 4);
+	assert_int_equal(c->d.cnt.revoked, 0);
+}
+
+/* A fixed cap is a cap, not a share: nothing is asked back. */
+static void test_fixed_cap_asks_nothing(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = calm(c);
+	unsigned int before, i;
+	uint32_t id;
+
+	c->d.lim.max_slabs_fair = false;
+	c->d.lim.max_slabs_per_host = NR;
+	for (i = 0; i < NR; i++)
+		assert_int_equal(alloc_id(c, c->a, &id), FARSWAP_ST_OK);
+	assert_int_equal(alloc_id(c, c->b, &id), FARSWAP_ST_NO_SPACE);
+	before = c->f.nr_sent;
+	fsd_donor_tick(&c->d, &mi, 1100);
+	assert_int_equal(count_sent(c, before, FARSWAP_MSG_RECLAIM_REQ, NULL), 0);
+	assert_int_equal(c->d.cnt.fair_reclaims, 0);
+}
+
 static void test_alloc_rate(void **state)
 {
 	struct ctx *c = *state;
@@ -2022,7 +2171,7 @@ static void test_stats_text_new_fields(void **state)
 	counters = strstr(buf, "\ncounters sessions=2 rejects=0 bad_msgs=0 ");
 	assert_non_null(counters);
 	/* Old fields first and unchanged, new ones appended. */
-	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 refused_max_unauthenticated=0 refused_connect_rate=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0 revoke_notices=0 unauth_evicted=0 unauth_evicted_per_address=0 resumed_slabs=0 resume_refused=0 kept_expired_slabs=0 auth_kx=0 auth_legacy=0 bad_tags=0 join_refused=0\n"));
+	assert_non_null(strstr(counters, " keepalive_dead=0 refused_malformed=0 refused_version=0 refused_not_allowed=0 refused_per_address=0 refused_max_hosts=0 refused_features=0 refused_shutdown=0 refused_io=0 refused_internal=0 refused_auth=0 refused_max_unauthenticated=0 refused_connect_rate=0 handshake_timeouts=0 revoked_slabs=0 quarantined_slabs=0 alloc_capped=0 alloc_rate_limited=0 depth_clamped=0 closed_not_allowed=0 auth_ok=0 auth_failed=0 auth_denied_msgs=0 auth_timeouts=0 revoke_notices=0 unauth_evicted=0 unauth_evicted_per_address=0 resumed_slabs=0 resume_refused=0 kept_expired_slabs=0 auth_kx=0 auth_legacy=0 bad_tags=0 join_refused=0 session_kept_slabs=0 fair_reclaims=0\n"));
 	assert_non_null(strstr(buf, "\nslabs_quarantined 0\n"));
 	assert_non_null(strstr(buf, "\nauth none\n"));
 	assert_non_null(strstr(buf, "io_queues 0/2 state up granting 0 draining no refused 0\n"));
@@ -2442,38 +2591,6 @@ static void test_max_hosts_at_proof(void **state)
 
 /* The drain (drain.c): farswapd --drain, and a reload's narrowed access. */
 
-static struct fsd_meminfo calm(struct ctx *c)
-{
-	return mem(c->d.headroom + c->d.hysteresis + 64 * MiB);
-}
-
-/* Answer every RECLAIM_REQ sent since @from with @st, at @now. */
-static unsigned int answer_reclaims(struct ctx *c, unsigned int from,
-				    unsigned int st, uint64_t now)
-{
-	unsigned int i, end = c->f.nr_sent, n = 0;
-
-	assert_true(end - from <= FAKE_SENT_MAX);
-	for (i = from; i < end; i++) {
-		const union farswap_msg *req = &c->f.sent[i % FAKE_SENT_MAX];
-		union farswap_msg rep;
-
-		if (req->hdr.type != FARSWAP_MSG_RECLAIM_REQ)
-			continue;
-		farswap_msg_init(&rep, FARSWAP_MSG_RECLAIM_REP, V,
-				 le64_to_cpu(req->hdr.cookie));
-		rep.reclaim_rep.slab_id = req->reclaim_req.slab_id;
-		rep.reclaim_rep.status = cpu_to_le16((uint16_t)st);
-		assert_int_equal(fsd_handle_msg(&c->d,
-						c->f.sent_to[i % FAKE_SENT_MAX],
-						&rep,
-						sizeof(rep.reclaim_rep), now),
-				 0);
-		n++;
-	}
-	return n;
-}
-
 /* RECLAIM_REQs for slab @id sent since @from. */
 static unsigned int asked_for(struct ctx *c, unsigned int from, uint32_t id)
 {
@@ -2852,6 +2969,9 @@ int main(void)
 		T(test_reload_closes_no_longer_allowed),
 		T(test_slab_cap_per_host),
 		T(test_slab_cap_fair),
+		T(test_fair_share_asked_back),
+		T(test_fair_share_refused_and_over),
+		T(test_fixed_cap_asks_nothing),
 		T(test_alloc_rate),
 		T(test_forced_revoke_ignored),
 		T(test_forced_revoke_refused),

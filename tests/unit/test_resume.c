@@ -2,7 +2,9 @@
 /*
  * Slabs across a restart of farswapd, with fake ops: the resume token a
  * grant carries, the pool-state records, the last farswapd's held slabs
- * adopted as KEPT, SLAB_RESUME_REQ and the end of the resume grace.
+ * adopted as KEPT, SLAB_RESUME_REQ and the end of the resume grace; and
+ * across the end of a host's session (FARSWAP_FEAT_KEEP): kept when it
+ * ends without the host, given back by the host's goodbye.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -177,7 +179,7 @@ static void test_adopted_slabs_are_kept(void **state)
 	assert_int_equal(c->adopted.dropped, 0);
 	assert_int_equal(c->d.pool.nr_kept, 3);
 	assert_int_equal(c->d.pool.nr_free, NR - 3);
-	assert_int_equal(c->d.resume_until, T0 + GRACE);
+	assert_int_equal(slab_of(c, 1)->kept_until, T0 + GRACE);
 	assert_int_equal(slab_of(c, 1)->state, FSD_SLAB_KEPT);
 	assert_int_equal(slab_of(c, 5)->state, FSD_SLAB_KEPT);
 	assert_non_null(slab_of(c, 1)->mem);	/* mapped: content and all */
@@ -496,7 +498,8 @@ static void test_resume_not_charged(void **state)
 	struct ctx *c = *state;
 	const struct farswap_slab_resume_rep *r;
 
-	c->d.lim.max_slabs_per_host = 1;
+	/* Its two kept slabs count: one more is its cap. */
+	c->d.lim.max_slabs_per_host = 3;
 	c->d.lim.alloc_rate = 1;
 	c->d.lim.alloc_burst = 1;
 	assert_int_equal(le16_to_cpu(alloc(c, c->a)->status), FARSWAP_ST_OK);
@@ -505,6 +508,8 @@ static void test_resume_not_charged(void **state)
 	r = resume(c, c->a, 2, TOKEN_A + 1);
 	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_OK);
 	assert_int_equal(c->a->nr_slabs, 3);
+	assert_int_equal(le16_to_cpu(alloc(c, c->a)->status),
+			 FARSWAP_ST_NO_SPACE);
 	assert_int_equal(c->d.cnt.alloc_rate_limited, 0);
 }
 
@@ -545,6 +550,276 @@ static void test_resume_undone_keeps_slab(void **state)
 	r = resume(c, c->b, 1, TOKEN_A);
 	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_DENIED);
 	assert_true(fsd_pool_consistent(&c->d.pool));
+}
+
+/*
+ * A session's end (FARSWAP_FEAT_KEEP).  A session of @host that offers
+ * FARSWAP_FEAT_KEEP, as farswap.ko does.
+ */
+static struct fsd_session *keep_session(struct ctx *c, const char *host)
+{
+	struct farswap_conn_req req;
+	struct fsd_conn_decision dec;
+	struct fsd_session *s;
+
+	farswap_conn_req_init(&req, FARSWAP_QT_CTRL, 0, 2, 0, 128);
+	req.features |= cpu_to_le32(FARSWAP_FEAT_KEEP);
+	strncpy((char *)req.host_id, host, FARSWAP_ID_LEN);
+	fsd_conn_decide(&c->d, fake_peer(), &req, sizeof(req), &dec, 0);
+	assert_int_equal(dec.status, FARSWAP_ST_OK);
+	s = fsd_session_new(&c->d, &dec, "10.0.0.1:5002", 0);
+	assert_non_null(s);
+	fsd_session_established(&c->d, s, 0);
+	return s;
+}
+
+/* @s is granted a slab; its id and token in @id and @token. */
+static void grant_to(struct ctx *c, struct fsd_session *s, uint32_t *id,
+		     uint64_t *token)
+{
+	const struct farswap_slab_alloc_rep *r = alloc(c, s);
+
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_OK);
+	*id = le32_to_cpu(r->slab_id);
+	*token = le64_to_cpu(r->resume);
+	assert_true(*token != 0);
+}
+
+static void free_session_req(struct ctx *c, struct fsd_session *s)
+{
+	union farswap_msg m;
+
+	farswap_msg_init(&m, FARSWAP_MSG_SLAB_FREE_REQ, V, 0x99);
+	m.free_req.flags = cpu_to_le32(FARSWAP_FREE_SESSION);
+	assert_int_equal(send_at(c, s, &m, T0 + 20), 0);
+	assert_int_equal(fake_last(&c->f)->hdr.type, FARSWAP_MSG_SLAB_FREE_REP);
+}
+
+/*
+ * A session that ends without its host (a transport error) leaves its
+ * slabs kept, deregistered at once; the host takes them back in its next
+ * session, content and all.
+ */
+static void test_session_end_keeps_slabs(void **state)
+{
+	struct ctx *c = *state;
+	const struct farswap_slab_resume_rep *r;
+	struct fsd_session *s = keep_session(c, "host-k"), *again;
+	uint64_t t1, t2, zeroed;
+	uint32_t id1, id2;
+
+	assert_true(s->features & FARSWAP_FEAT_KEEP);
+	grant_to(c, s, &id1, &t1);
+	grant_to(c, s, &id2, &t2);
+	zeroed = c->f.zeroed;
+	fsd_session_close(&c->d, s, FSD_LOG_DEBUG, "host disconnected");
+	assert_int_equal(slab_of(c, id1)->state, FSD_SLAB_KEPT);
+	assert_int_equal(slab_of(c, id2)->state, FSD_SLAB_KEPT);
+	assert_null(slab_of(c, id1)->mr);	/* no old rkey reaches it */
+	assert_int_equal(c->f.revokes, 2);
+	assert_int_equal(c->d.cnt.kept, 2);
+	assert_int_equal(c->d.pool.nr_kept, 5);
+	assert_int_equal(s->nr_slabs, 0);
+	/* Its pool-state records stay: a restart now keeps them too. */
+	assert_int_equal(fsd_keep_get(&c->keep, id1)->held, 1);
+	assert_int_equal(fsd_keep_get(&c->keep, id1)->token, t1);
+	fsd_session_free(&c->d, s);
+	assert_int_equal(slab_of(c, id1)->state, FSD_SLAB_KEPT);
+
+	/* Nobody else has them, not even with the token. */
+	r = resume_at(c, c->b, id1, t1, SLAB, T0 + 30);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_DENIED);
+	again = keep_session(c, "host-k");
+	r = resume_at(c, again, id1, t1, SLAB, T0 + 30);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_OK);
+	r = resume_at(c, again, id2, t2, SLAB, T0 + 30);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_OK);
+	assert_int_equal(again->nr_slabs, 2);
+	assert_int_equal(c->f.zeroed, zeroed);	/* content kept */
+	assert_int_equal(c->d.cnt.resumed, 2);
+}
+
+/* Kept until resume-grace after the tick that saw them, then freed. */
+static void test_session_end_kept_for_grace(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_meminfo mi = { .mem_available = 64ull << 30,
+				  .mem_total = 128ull << 30 };
+	const struct farswap_slab_resume_rep *r;
+	struct fsd_session *s = keep_session(c, "host-k");
+	uint64_t t1, at = T0 + GRACE + 5000;
+	uint32_t id1;
+
+	grant_to(c, s, &id1, &t1);
+	fsd_session_close(&c->d, s, FSD_LOG_DEBUG, "host disconnected");
+	fsd_donor_tick(&c->d, &mi, at);
+	assert_int_equal(slab_of(c, id1)->kept_until, at + GRACE);
+	/* The restart's kept slabs went at T0 + GRACE; this one stays. */
+	assert_int_equal(c->d.pool.nr_kept, 1);
+	fsd_donor_tick(&c->d, &mi, at + GRACE - 1);
+	assert_int_equal(slab_of(c, id1)->state, FSD_SLAB_KEPT);
+	s = keep_session(c, "host-k");
+	r = resume_at(c, s, id1, t1, SLAB, at + GRACE);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_NO_ENTRY);
+	fsd_donor_tick(&c->d, &mi, at + GRACE);
+	assert_int_equal(slab_of(c, id1)->state, FSD_SLAB_RELEASED);
+	assert_int_equal(c->d.cnt.kept_expired, 4);
+	assert_int_equal(fsd_keep_get(&c->keep, id1)->held, 0);
+}
+
+/* The host's goodbye gives everything back: nothing kept at the end. */
+static void test_goodbye_frees(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_session *s = keep_session(c, "host-k");
+	uint64_t t1, t2;
+	uint32_t id1, id2;
+
+	grant_to(c, s, &id1, &t2);
+	grant_to(c, s, &id2, &t2);
+	free_session_req(c, s);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->free_rep.status),
+			 FARSWAP_ST_OK);
+	assert_int_equal(slab_of(c, id1)->state, FSD_SLAB_FREE);
+	assert_int_equal(slab_of(c, id2)->state, FSD_SLAB_FREE);
+	assert_int_equal(s->nr_slabs, 0);
+	assert_int_equal(c->d.cnt.frees, 2);
+	assert_int_equal(fsd_keep_get(&c->keep, id1)->held, 0);
+	/* A slab granted after it goes with the session too. */
+	grant_to(c, s, &id1, &t1);
+	fsd_session_close(&c->d, s, FSD_LOG_DEBUG, "host disconnected");
+	fsd_session_free(&c->d, s);
+	assert_int_equal(slab_of(c, id1)->state, FSD_SLAB_FREE);
+	assert_int_equal(c->d.cnt.kept, 0);
+	assert_int_equal(c->d.pool.nr_kept, 3);	/* the restart's, as before */
+}
+
+/*
+ * Without FARSWAP_FEAT_KEEP (an older farswap.ko, fsclient) a session's
+ * slabs go when it ends, as they always did, and its goodbye is refused.
+ */
+static void test_no_keep_without_feature(void **state)
+{
+	struct ctx *c = *state;
+	uint64_t t1;
+	uint32_t id1;
+
+	assert_false(c->a->features & FARSWAP_FEAT_KEEP);
+	grant_to(c, c->a, &id1, &t1);
+	free_session_req(c, c->a);
+	assert_int_equal(le16_to_cpu(fake_last(&c->f)->free_rep.status),
+			 FARSWAP_ST_INVALID);
+	assert_int_equal(slab_of(c, id1)->state, FSD_SLAB_HELD);
+	fsd_session_close(&c->d, c->a, FSD_LOG_DEBUG, "host disconnected");
+	fsd_session_free(&c->d, c->a);
+	c->a = NULL;
+	assert_int_equal(slab_of(c, id1)->state, FSD_SLAB_FREE);
+	assert_int_equal(c->d.cnt.kept, 0);
+}
+
+/* Nor when the donor took the slab back, or the host is no longer allowed. */
+static void test_no_keep_revoked_or_disallowed(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_session *s = keep_session(c, "host-k");
+	uint64_t t1, t2;
+	uint32_t id1, id2;
+
+	grant_to(c, s, &id1, &t1);
+	grant_to(c, s, &id2, &t2);
+	slab_of(c, id2)->revoke_at = T0 + 100;
+	fsd_session_close(&c->d, s, FSD_LOG_DEBUG, "host disconnected");
+	fsd_session_free(&c->d, s);
+	assert_int_equal(slab_of(c, id1)->state, FSD_SLAB_KEPT);
+	assert_int_equal(slab_of(c, id2)->state, FSD_SLAB_FREE);
+	assert_int_equal(c->d.cnt.kept, 1);
+
+	s = keep_session(c, "host-j");
+	grant_to(c, s, &id2, &t2);
+	s->disallowed = true;
+	fsd_session_close(&c->d, s, FSD_LOG_DEBUG, "host disconnected");
+	assert_int_equal(slab_of(c, id2)->state, FSD_SLAB_HELD);
+	fsd_session_free(&c->d, s);
+	assert_int_equal(slab_of(c, id2)->state, FSD_SLAB_FREE);
+	assert_int_equal(c->d.cnt.kept, 1);
+}
+
+/*
+ * The host's side saw its session fail and asks for its slabs in a new
+ * one before the donor saw the old one end: the token ends the old
+ * session, and the slab is resumed.  A wrong token, or another host, ends
+ * nothing.
+ */
+static void test_resume_ends_stale_session(void **state)
+{
+	struct ctx *c = *state;
+	const struct farswap_slab_resume_rep *r;
+	struct fsd_session *old = keep_session(c, "host-k"), *s, *x;
+	uint64_t t1, t2;
+	uint32_t id1, id2;
+
+	c->d.lim.max_sessions_per_address = 0;	/* all from 10.0.0.1 */
+	grant_to(c, old, &id1, &t1);
+	grant_to(c, old, &id2, &t2);
+	s = keep_session(c, "host-k");
+	x = keep_session(c, "host-x");
+	r = resume_at(c, x, id1, t1, SLAB, T0 + 30);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_NO_ENTRY);
+	r = resume_at(c, s, id1, t1 ^ 1, SLAB, T0 + 30);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_NO_ENTRY);
+	assert_false(old->closing);
+	assert_int_equal(slab_of(c, id1)->state, FSD_SLAB_HELD);
+
+	r = resume_at(c, s, id1, t1, SLAB, T0 + 30);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_OK);
+	assert_true(old->closing);
+	assert_ptr_equal(slab_of(c, id1)->owner, s);
+	assert_int_equal(slab_of(c, id2)->state, FSD_SLAB_KEPT);
+	r = resume_at(c, s, id2, t2, SLAB, T0 + 30);
+	assert_int_equal(le16_to_cpu(r->status), FARSWAP_ST_OK);
+	assert_int_equal(s->nr_slabs, 2);
+	fsd_session_free(&c->d, old);
+	assert_ptr_equal(slab_of(c, id2)->owner, s);
+}
+
+/* Kept slabs count toward the host's cap: reconnecting gets it no more. */
+static void test_kept_count_toward_cap(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_session *s = keep_session(c, "host-k");
+	uint64_t t1;
+	uint32_t id1;
+
+	c->d.lim.max_slabs_per_host = 2;
+	grant_to(c, s, &id1, &t1);
+	grant_to(c, s, &id1, &t1);
+	fsd_session_close(&c->d, s, FSD_LOG_DEBUG, "host disconnected");
+	s = keep_session(c, "host-k");
+	assert_int_equal(le16_to_cpu(alloc(c, s)->status), FARSWAP_ST_NO_SPACE);
+	assert_int_equal(c->d.cnt.alloc_capped, 1);
+	/* Another host is not charged for them. */
+	assert_int_equal(le16_to_cpu(alloc(c, c->b)->status), FARSWAP_ST_OK);
+}
+
+/* A resume-grace of 0 keeps nothing: the feature is not granted. */
+static void test_keep_needs_grace(void **state)
+{
+	struct ctx *c = *state;
+	struct fsd_session *s;
+	uint64_t t1;
+	uint32_t id1;
+
+	c->d.resume_grace_ms = 0;
+	s = keep_session(c, "host-k");
+	assert_false(s->features & FARSWAP_FEAT_KEEP);
+	assert_false(s->features & FARSWAP_FEAT_RESUME);
+	assert_int_equal(le16_to_cpu(alloc(c, s)->status), FARSWAP_ST_OK);
+	id1 = le32_to_cpu(fake_last(&c->f)->alloc_rep.slab_id);
+	t1 = le64_to_cpu(fake_last(&c->f)->alloc_rep.resume);
+	assert_int_equal(t1, 0);
+	fsd_session_close(&c->d, s, FSD_LOG_DEBUG, "host disconnected");
+	fsd_session_free(&c->d, s);
+	assert_int_equal(slab_of(c, id1)->state, FSD_SLAB_FREE);
 }
 
 /* A smaller pool: what lies beyond it cannot be kept, and is said. */
@@ -665,6 +940,14 @@ int main(void)
 		T(test_drain_waits_for_kept),
 		T(test_resume_not_charged),
 		T(test_resume_undone_keeps_slab),
+		T(test_session_end_keeps_slabs),
+		T(test_session_end_kept_for_grace),
+		T(test_goodbye_frees),
+		T(test_no_keep_without_feature),
+		T(test_no_keep_revoked_or_disallowed),
+		T(test_resume_ends_stale_session),
+		T(test_kept_count_toward_cap),
+		T(test_keep_needs_grace),
 		cmocka_unit_test(test_adopt_shrunk_pool),
 		T(test_lost_on_restart),
 		T(test_grace_zero_turns_resume_off),

@@ -52,8 +52,23 @@ bed_log() {
 	echo "bed $FARSWAP_ROLE +${up}s: $*"
 }
 
+# The RDMA devices' non-zero port counters (Soft-RoCE's send_err,
+# retry_exceeded_err, rcvd_seq_err, ...), on one line: an error that
+# reached the verbs only as a flushed completion still shows here.
+bed_rdma_counters() {
+	local f v line=
+
+	for f in /sys/class/infiniband/*/ports/*/hw_counters/*; do
+		[ -r "$f" ] || continue
+		v=$(cat "$f" 2>/dev/null) || continue
+		[ "$v" = 0 ] || line+=" $(echo "${f#/sys/class/infiniband/}" | sed 's|/ports/\([0-9]*\)/hw_counters/|/\1:|')=$v"
+	done
+	[ -z "$line" ] || bed_log "RDMA counters:$line"
+}
+
 bed_fail() {
 	bed_log "FAILED: $*"
+	bed_rdma_counters || true
 	# A scenario may define bed_on_fail to log the state it failed in.
 	if declare -F bed_on_fail >/dev/null; then
 		bed_on_fail || true

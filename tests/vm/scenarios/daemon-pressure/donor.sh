@@ -95,6 +95,17 @@ stats=$("$FS_FARSWAPD" --stats --stats-socket "$sock")
 echo "$stats" | sed 's/^/  stats: /'
 grep -Eq 'notices=[1-9]' <<<"$stats" || bed_fail "no unsolicited STATS_REP sent"
 
+# The fair share (host.sh): host-a over its share is asked, never revoked.
+bed_signal calm
+bed_wait host fair-done 180
+stats=$("$FS_FARSWAPD" --stats --stats-socket "$sock")
+fair=$(grep -o 'fair_reclaims=[0-9]*' <<<"$stats" | cut -d= -f2)
+bed_result daemon_pressure.fair_reclaims "$fair"
+[ "${fair:-0}" -ge 8 ] || bed_fail "want >= 8 slabs asked back for the fair share: $stats"
+grep -q 'over its fair share by 16 slabs while another host waits' "$log" ||
+	bed_fail "log: host-a not asked for its excess"
+grep -Eq 'revoked_slabs=0( |$)' <<<"$stats" || bed_fail "a slab was revoked for the fair share"
+
 fs_stop_donor
 umount /run/hog
 check_kernel_log

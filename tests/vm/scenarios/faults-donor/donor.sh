@@ -26,6 +26,13 @@ bed_wait_rdma_listen 7471 60 "$FS_DONOR_PID"
 grep 'SIGUSR2\|kept pool' "$log" | sed 's/^/  farswapd: /'
 bed_signal farswapd-reexeced
 
+# 0b. The host's session fails on its side: farswapd keeps its slabs.
+bed_wait host host-faulted 600
+grep -q 'slabs kept for its host\|its host asks for its slabs back' "$log" ||
+	bed_fail "the host's session ended, but farswapd did not keep its slabs"
+grep 'slabs kept for its host\|its host asks for its slabs back\|resumed slab' "$log" | tail -n 4 | sed 's/^/  farswapd: /'
+bed_signal kept-checked
+
 # 1. farswapd dies: the kernel closes its connections.
 bed_wait host kill-farswapd 600
 fs_kill_donor
@@ -45,5 +52,8 @@ bed_log "eth0 carries packets again"
 bed_signal link-up
 
 bed_wait host done 600
+# The detach said goodbye: nothing of the session is kept.
+grep -q 'detaching: [0-9]* slabs given back' "$log" ||
+	bed_fail "the host detached without giving its slabs back"
 fs_stop_donor
 check_kernel_log

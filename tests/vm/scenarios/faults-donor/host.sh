@@ -28,6 +28,20 @@ healthy_run() {
 	return $rc
 }
 
+# A verify starts over a filled workload (every page swapped out, one
+# replica); the fault comes next, while the verify runs.
+verify_starts() {
+	fs_workload_start 48 16M --procs 2 --no-fork --passes 0 --seed "$seed"
+	fs_workload_wait_hold 2 600
+	held=$(fs_donor_field "$name" "$donor" slabs)
+	res0=$(fs_donor_field "$name" "$donor" resumed)
+	rec0=$(fs_donor_field "$name" "$donor" reconnects)
+	in0=$(fs_vmstat pswpin)
+	for pid in $(sed -n 's/^HOLD //p' "$FS_WL_LOG"); do
+		kill -USR1 "$pid" 2>/dev/null || true
+	done
+}
+
 fs_load_module io_timeout_ms=5000 reconnect_delay_ms=1000
 bed_wait donor ready 120
 dev=$(fs_attach --donor "$donor" --size 256M)
@@ -35,36 +49,55 @@ name=${dev#/dev/}
 mkswap "$dev" >/dev/null
 swapon "$dev"
 
+# Every slab the donor held when the verify started is resumed (after $1).
+wait_resumed() {
+	until [ $(($(fs_donor_field "$name" "$donor" resumed) - res0)) -ge "$held" ]; do
+		[ $((SECONDS - t0)) -le $(bed_secs 120) ] ||
+			bed_fail "$1, but $(($(fs_donor_field "$name" "$donor" resumed) - res0)) of $held slabs were resumed"
+		sleep 0.5
+	done
+}
+
+# The verify ends: every page it swapped in verified, none lost (after $1).
+verified_after() {
+	fs_workload_release
+	bed_result "faults.$2_pswpin" $(($(fs_vmstat pswpin) - in0))
+	[ $(($(fs_vmstat pswpin) - in0)) -gt 500 ] || bed_fail "the verify around $1 did not swap in"
+	[ "$(fs_dev_stat "$name" lost_pages)" = 0 ] || bed_fail "$1 lost $(fs_dev_stat "$name" lost_pages) pages"
+	[ "$(fs_donor_field "$name" "$donor" resume_refused)" = 0 ] || bed_fail "slabs not resumed after $1"
+}
+
 # 0. farswapd restarted in place (SIGUSR2, the restart without systemd)
 # while a verify runs, with one replica: the host holds the I/O of the
 # chunks there, resumes every slab with its content, and loses nothing.
-fs_workload_start 48 16M --procs 2 --no-fork --passes 0 --seed "$seed"
-fs_workload_wait_hold 2 600
-held=$(fs_donor_field "$name" "$donor" slabs)
-rec0=$(fs_donor_field "$name" "$donor" reconnects)
-in0=$(fs_vmstat pswpin)
-for pid in $(sed -n 's/^HOLD //p' "$FS_WL_LOG"); do
-	kill -USR1 "$pid" 2>/dev/null || true
-done
+verify_starts
 t0=$SECONDS
 bed_signal restart-farswapd
 bed_wait donor farswapd-reexeced 300
 wait_state live 120
-until [ "$(fs_donor_field "$name" "$donor" resumed)" -ge "$held" ]; do
-	[ $((SECONDS - t0)) -le $(bed_secs 120) ] ||
-		bed_fail "farswapd restarted, but $(fs_donor_field "$name" "$donor" resumed) of $held slabs were resumed"
-	sleep 0.5
-done
+wait_resumed "farswapd restarted"
 bed_result faults.restart_to_resumed_s $((SECONDS - t0))
 bed_result faults.restart_slabs_resumed "$(fs_donor_field "$name" "$donor" resumed)"
-fs_workload_release
-bed_result faults.restart_pswpin $(($(fs_vmstat pswpin) - in0))
-[ $(($(fs_vmstat pswpin) - in0)) -gt 500 ] || bed_fail "the verify around the restart did not swap in"
-[ "$(fs_dev_stat "$name" lost_pages)" = 0 ] || bed_fail "a restart of farswapd lost $(fs_dev_stat "$name" lost_pages) pages"
-[ "$(fs_donor_field "$name" "$donor" resume_refused)" = 0 ] || bed_fail "slabs not resumed after the restart"
+verified_after "a restart of farswapd" restart
 [ $(($(fs_donor_field "$name" "$donor" reconnects) - rec0)) -eq 1 ] ||
 	bed_fail "the restart cost $(($(fs_donor_field "$name" "$donor" reconnects) - rec0)) reconnects, not one"
 bed_log "farswapd restarted in place: $held slabs resumed, every page verified"
+
+# 0b. The session fails on the host's side alone (debugfs fail_donor, as
+# a transport error there would), farswapd runs on: it keeps the slabs
+# for the host, which takes them back in its next session, content and
+# all; the verify around it loses nothing.
+verify_starts
+t0=$SECONDS
+echo "$donor:7471" >/sys/kernel/debug/farswap/"$name"/fail_donor
+wait_resumed "the host's session failed"
+wait_state live 60
+bed_result faults.hostfail_to_resumed_s $((SECONDS - t0))
+verified_after "a fault on the host's side" hostfail
+[ $(($(fs_donor_field "$name" "$donor" reconnects) - rec0)) -ge 1 ] || bed_fail "fail_donor did not fail the session"
+bed_signal host-faulted
+bed_wait donor kept-checked 60
+bed_log "the host's session failed: $held slabs kept by farswapd and resumed, every page verified"
 
 # 1. farswapd killed mid-run.
 fs_doomed_start 128 48M kill
@@ -109,13 +142,19 @@ fs_doomed_end
 healthy_run 40 16M
 bed_log "swap works again after the link came back"
 
-# 3. The host's RDMA device deleted under the module, then re-added.
+# 3. The host's RDMA device deleted under the module, then re-added:
+# the donor keeps the session's slabs, and the host takes them back.
+held=$(fs_donor_field "$name" "$donor" slabs)
+res0=$(fs_donor_field "$name" "$donor" resumed)
+t0=$SECONDS
 rdma link delete rxe0
 grep -q "RDMA device rxe0 removed" <(dmesg) || bed_fail "device removal not reported"
 [ "$(donor_state)" != live ] || bed_fail "donor still live without an RDMA device"
 "$FS_CTL" status "$name" | sed 's/^/  /'
 rdma link add rxe0 type rxe netdev eth0
 wait_state live 120
+wait_resumed "the RDMA device came back"
+bed_result faults.device_slabs_resumed "$held"
 healthy_run 40 16M
 bed_log "swap works again after the RDMA device came back"
 
