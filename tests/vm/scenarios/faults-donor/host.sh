@@ -42,7 +42,11 @@ verify_starts() {
 	done
 }
 
-fs_load_module io_timeout_ms=5000 reconnect_delay_ms=1000
+# The host waits resume_grace_ms (30 s) for a donor that keeps its slabs;
+# on the debug kernel farswapd's re-exec and adoption alone took 30 s,
+# so the wait scales with the bed's time.
+fs_load_module io_timeout_ms=5000 reconnect_delay_ms=1000 \
+	resume_grace_ms=$(($(bed_secs 30) * 1000))
 bed_wait donor ready 120
 dev=$(fs_attach --donor "$donor" --size 256M)
 name=${dev#/dev/}
