@@ -837,6 +837,13 @@ void fsd_session_established(struct fsd_donor *d, struct fsd_session *s,
 		s->queue_depth);
 }
 
+/* Is @slab granted to @s (held by it, its grant done)? */
+static bool granted_to(const struct fsd_slab *slab, const struct fsd_session *s)
+{
+	return slab->state == FSD_SLAB_HELD && slab->owner == s &&
+	       !slab->granting;
+}
+
 /*
  * Does @s's end leave its slabs kept for its host?  When the host can take
  * them back (FARSWAP_FEAT_KEEP) and did not say goodbye: the session ended
@@ -865,8 +872,7 @@ static void keep_slabs(struct fsd_donor *d, struct fsd_session *s)
 	for (i = 0; i < d->pool.nr_slabs; i++) {
 		struct fsd_slab *slab = &d->pool.slabs[i];
 
-		if (slab->state != FSD_SLAB_HELD || slab->owner != s ||
-		    slab->granting || slab->revoke_at || !slab->resume)
+		if (!granted_to(slab, s) || slab->revoke_at || !slab->resume)
 			continue;
 		fsd_slab_leaves(s, slab);
 		if (!fsd_unregister_slab(d, slab))
@@ -953,8 +959,7 @@ static uint32_t free_held(struct fsd_donor *d, struct fsd_session *s)
 	for (i = 0; i < d->pool.nr_slabs; i++) {
 		struct fsd_slab *slab = &d->pool.slabs[i];
 
-		if (slab->state != FSD_SLAB_HELD || slab->owner != s ||
-		    slab->granting)
+		if (!granted_to(slab, s))
 			continue;
 		fsd_slab_leaves(s, slab);
 		if (fsd_unregister_slab(d, slab))

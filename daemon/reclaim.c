@@ -222,10 +222,10 @@ static void reclaim_fair_share(struct fsd_donor *d, uint64_t now)
 	}
 	for (s = d->sessions; s; s = s->next) {
 		want = fsd_host_excess(d, s);
-		room = FSD_RECLAIMS_MAX - fsd_session_asking(s);
 		if (!want || fsd_session_asking(s) >= FSD_RECLAIMS_MAX ||
 		    refused_lately(d, s, now))
 			continue;
+		room = FSD_RECLAIMS_MAX - fsd_session_asking(s);
 		before = s->nr_reclaiming;
 		send_reclaims(d, s, want < room ? want : room, now);
 		if (s->nr_reclaiming > before) {

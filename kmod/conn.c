@@ -31,7 +31,12 @@
 
 static void farswap_donor_teardown(struct farswap_donor *donor);
 
-/* Returns whether the transition was legal and made. */
+/*
+ * Returns whether the transition was legal and made.  A live session that
+ * fails here (its RDMA device goes) leaves its slabs waiting for the donor
+ * from that moment (resume.c), as farswap_donor_error() does: the donor
+ * keeps them (FARSWAP_FEAT_KEEP) and the device may come back.
+ */
 static bool farswap_donor_change_state(struct farswap_donor *donor,
 				       enum farswap_donor_state to)
 {
@@ -42,36 +47,13 @@ static bool farswap_donor_change_state(struct farswap_donor *donor,
 	spin_lock_irqsave(&donor->state_lock, flags);
 	from = donor->state;
 	ok = farswap_donor_state_allowed(from, to);
+	if (ok && from == FARSWAP_DONOR_LIVE && to == FARSWAP_DONOR_FAILED)
+		farswap_donor_suspend_locked(donor);
 	if (ok) {
 		/* release: pairs with the acquire in farswap_donor_state() */
 		smp_store_release(&donor->state, to);
 		/* under the lock: the events come in the order of the changes */
 		trace_farswap_donor_state(donor, from, to);
-	}
-	spin_unlock_irqrestore(&donor->state_lock, flags);
-	return ok;
-}
-
-/*
- * The session fails without an error of its own (its RDMA device goes):
- * as farswap_donor_error() does, its slabs wait for the donor from the
- * moment the session is dead (resume.c), since the donor keeps them
- * (FARSWAP_FEAT_KEEP) and the device may come back.
- */
-static bool farswap_donor_fail_state(struct farswap_donor *donor, bool *waits)
-{
-	enum farswap_donor_state from;
-	unsigned long flags;
-	bool ok;
-
-	spin_lock_irqsave(&donor->state_lock, flags);
-	from = donor->state;
-	ok = farswap_donor_state_allowed(from, FARSWAP_DONOR_FAILED);
-	if (ok) {
-		*waits = from == FARSWAP_DONOR_LIVE &&
-			 farswap_donor_suspend_locked(donor);
-		smp_store_release(&donor->state, FARSWAP_DONOR_FAILED);
-		trace_farswap_donor_state(donor, from, FARSWAP_DONOR_FAILED);
 	}
 	spin_unlock_irqrestore(&donor->state_lock, flags);
 	return ok;
@@ -1175,7 +1157,6 @@ static void farswap_donor_reconnect_work(struct work_struct *work)
 void farswap_donors_remove_device(struct ib_device *ibdev)
 {
 	struct farswap_dev *dev;
-	bool waits = false;
 	unsigned int i;
 
 	mutex_lock(&farswap_devs_mutex);
@@ -1190,10 +1171,11 @@ void farswap_donors_remove_device(struct ib_device *ibdev)
 				mutex_unlock(&donor->lock);
 				continue;
 			}
-			if (farswap_donor_fail_state(donor, &waits))
+			if (farswap_donor_change_state(donor, FARSWAP_DONOR_FAILED))
 				farswap_donor_pr_err(donor, ": RDMA device %s removed; failing its I/O%s\n",
 						     dev_name(&ibdev->dev),
-						     waits ? " (its slabs wait for it to come back)" : "");
+						     READ_ONCE(donor->resume_open) ?
+							     " (its slabs wait for it to come back)" : "");
 			/*
 			 * Failed before (its teardown pending) or now: either
 			 * way the session goes before the device does.

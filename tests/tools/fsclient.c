@@ -1055,6 +1055,22 @@ static void touch(const char *path)
 
 /* Modes */
 
+/* Give back every one of the -n slabs still held; any refusal fails. */
+static void free_held(void)
+{
+	unsigned int i;
+	int st;
+
+	for (i = 0; i < opt.nr_slabs; i++) {
+		if (!c.slabs[i].held)
+			continue;
+		st = free_slab(&c.slabs[i]);
+		if (st)
+			fail("SLAB_FREE_REQ slab %u: %s", c.slabs[i].id,
+			     farswap_status_str((unsigned int)st));
+	}
+}
+
 /* Until an unsolicited STATS_REP offers slabs (keepalive probes may come too). */
 static void wait_offer(void)
 {
@@ -1164,14 +1180,7 @@ static int mode_basic(void)
 				fail("disconnected");
 		}
 	}
-	for (i = 0; i < opt.nr_slabs; i++) {
-		if (!c.slabs[i].held)
-			continue;
-		st = free_slab(&c.slabs[i]);
-		if (st)
-			fail("SLAB_FREE_REQ slab %u: %s", c.slabs[i].id,
-			     farswap_status_str((unsigned int)st));
-	}
+	free_held();
 	/*
 	 * A second free of the same slab is refused, session intact:
 	 * NO_ENTRY, or DENIED once another host was granted it.
@@ -1476,9 +1485,7 @@ static int mode_share(void)
 	}
 	say("%u slabs after the notice; all %u verify", opt.nr_slabs,
 	    verify_all());
-	for (i = 0; i < opt.nr_slabs; i++)
-		if (free_slab(&c.slabs[i]))
-			fail("SLAB_FREE_REQ slab %u refused", c.slabs[i].id);
+	free_held();
 	close_session();
 	say("OK");
 	return 0;
@@ -1514,9 +1521,7 @@ static int mode_quota(void)
 	check_zero(&c.slabs[0]);
 	write_pattern(&c.slabs[0]);
 	say("freed one, got one again (zeroed); all %u verify", verify_all());
-	for (i = 0; i < opt.nr_slabs; i++)
-		if (free_slab(&c.slabs[i]))
-			fail("SLAB_FREE_REQ slab %u refused", c.slabs[i].id);
+	free_held();
 	close_session();
 	say("OK");
 	return 0;

@@ -1603,6 +1603,22 @@ static void test_slab_cap_fair(void **state)
 }
 
 /*
+ * max-slabs-per-host fair: A takes the whole pool while alone; then B's
+ * session comes up, and the share is 4 each.
+ */
+static void fill_then_newcomer(struct ctx *c)
+{
+	uint32_t id;
+	unsigned int i;
+
+	c->d.lim.max_slabs_fair = true;
+	c->b->established = false;
+	for (i = 0; i < NR; i++)
+		assert_int_equal(alloc_id(c, c->a, &id), FARSWAP_ST_OK);
+	fsd_session_established(&c->d, c->b, 0);
+}
+
+/*
  * max-slabs-per-host fair: a host refused for want of a free slab while
  * under its share has the hosts over theirs asked for the excess (a
  * reclaim, never a revoke); once it is given back the hosts are told,
@@ -1615,11 +1631,7 @@ static void test_fair_share_asked_back(void **state)
 	unsigned int before, i;
 	uint32_t id;
 
-	c->d.lim.max_slabs_fair = true;
-	c->b->established = false;
-	for (i = 0; i < NR; i++)
-		assert_int_equal(alloc_id(c, c->a, &id), FARSWAP_ST_OK);
-	fsd_session_established(&c->d, c->b, 0);
+	fill_then_newcomer(c);
 	/* Nothing waits yet: nothing is asked. */
 	before = c->f.nr_sent;
 	fsd_donor_tick(&c->d, &mi, 1000);
@@ -1663,14 +1675,10 @@ static void test_fair_share_refused_and_over(void **state)
 {
 	struct ctx *c = *state;
 	struct fsd_meminfo mi = calm(c);
-	unsigned int before, i;
+	unsigned int before;
 	uint32_t id;
 
-	c->d.lim.max_slabs_fair = true;
-	c->b->established = false;
-	for (i = 0; i < NR; i++)
-		assert_int_equal(alloc_id(c, c->a, &id), FARSWAP_ST_OK);
-	fsd_session_established(&c->d, c->b, 0);
+	fill_then_newcomer(c);
 	assert_int_equal(alloc_id(c, c->b, &id), FARSWAP_ST_NO_SPACE);
 	before = c->f.nr_sent;
 	fsd_donor_tick(&c->d, &mi, 1100);

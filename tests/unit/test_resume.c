@@ -675,7 +675,7 @@ static void test_goodbye_frees(void **state)
 	uint64_t t1, t2;
 	uint32_t id1, id2;
 
-	grant_to(c, s, &id1, &t2);
+	grant_to(c, s, &id1, &t1);
 	grant_to(c, s, &id2, &t2);
 	free_session_req(c, s);
 	assert_int_equal(le16_to_cpu(fake_last(&c->f)->free_rep.status),
