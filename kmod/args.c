@@ -46,6 +46,7 @@ enum {
 	FARSWAP_OPT_HOST_ID	= 1 << 13,
 	FARSWAP_OPT_NO_AUTH	= 1 << 14,
 	FARSWAP_OPT_DONOR_KEY	= 1 << 15,
+	FARSWAP_OPT_STAGE	= 1 << 16,
 };
 
 /* Options given once for each donor, or each donor key a device pins. */
@@ -68,6 +69,7 @@ static const match_table_t farswap_attach_tokens = {
 	{ FARSWAP_OPT_HOST_ID,		"host_id=%s" },
 	{ FARSWAP_OPT_NO_AUTH,		"insecure_no_auth=%s" },
 	{ FARSWAP_OPT_DONOR_KEY,	"donor_key=%s" },
+	{ FARSWAP_OPT_STAGE,		"stage_kb=%s" },
 	{ FARSWAP_OPT_ERR,		NULL },
 };
 
@@ -485,6 +487,13 @@ static int farswap_apply_number(int token, substring_t *arg,
 			return farswap_bad("bad io_timeout_ms '%s' (%d to %d)",
 					   val, FARSWAP_IO_TIMEOUT_MIN_MS,
 					   FARSWAP_IO_TIMEOUT_MAX_MS);
+		break;
+	case FARSWAP_OPT_STAGE:
+		ret = farswap_match_uint(arg, 0, FARSWAP_STAGE_MAX_KB,
+					 &a->stage_kb);
+		if (ret == -EINVAL)
+			return farswap_bad("bad stage_kb '%s' (0 to %u)", val,
+					   FARSWAP_STAGE_MAX_KB);
 		break;
 	case FARSWAP_OPT_SYNC_IO:
 		if (kstrtobool(val, &a->sync_io))

@@ -7,7 +7,7 @@
  *            [name=farswapN] [queues=N] [queue_depth=N] [io_timeout_ms=N]
  *            [sync_io=0|1] [integrity=siphash|crc32c|off] [replicas=N]
  *            [read_policy=fastest|round-robin] [key=PREFIX:NAME]
- *            [encrypt=0|1] [host_id=UUID]
+ *            [encrypt=0|1] [host_id=UUID] [stage_kb=N]
  *   detach name=farswapN
  *
  * Options are separated by spaces, tabs, newlines or commas.  ADDR is IPv4
@@ -59,6 +59,7 @@ struct farswap_attach_args {
 	bool encrypt;			/* seal every page (seal.h) */
 	enum farswap_read_policy read_policy;
 	unsigned int replicas;		/* 0: 2 with two donors or more, else 1 */
+	unsigned int stage_kb;		/* staging per write queue; 0: none */
 	/* A logon key's description; "": do not authenticate. */
 	char key_desc[FARSWAP_KEY_DESC_LEN];
 	/* Without key_desc: the attach says it means to go unauthenticated. */
@@ -79,6 +80,8 @@ struct farswap_attach_args {
 #define FARSWAP_QUEUE_DEPTH_MAX		1024
 #define FARSWAP_IO_TIMEOUT_MIN_MS	100
 #define FARSWAP_IO_TIMEOUT_MAX_MS	3600000
+/* Staging per write queue: 4 GiB in 64 KiB slots fits u16 indices. */
+#define FARSWAP_STAGE_MAX_KB		(256U << 10)
 /* 1 GiB: the cap is kept in bytes in a u32. */
 #define FARSWAP_WRITE_INFLIGHT_MAX_KB	(1U << 20)
 

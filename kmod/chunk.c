@@ -30,6 +30,8 @@ int farswap_chunks_alloc(struct farswap_dev *dev)
 
 		spin_lock_init(&chunk->lock);
 		INIT_LIST_HEAD(&chunk->held);
+		INIT_LIST_HEAD(&chunk->staged);
+		INIT_LIST_HEAD(&chunk->stage_wait);
 		INIT_LIST_HEAD(&chunk->bind_node);
 		chunk->pages.nr_pages = FARSWAP_CHUNK_PAGES;
 		chunk->pages.written = chunk->written;
@@ -295,7 +297,8 @@ static bool farswap_chunk_unbind_locked(struct farswap_chunk *chunk)
  *
  * Return: how many placements the chunk let go of (call farswap_put_slot()
  * on each once the chunk lock is dropped); 0 if it is busy or still
- * holds something.
+ * holds something.  A staged write of the chunk keeps it (its slots are
+ * where it goes): the write's end releases it (stage.c).
  */
 unsigned int farswap_chunk_release_locked(struct farswap_dev *dev,
 					  struct farswap_chunk *chunk,
@@ -306,7 +309,8 @@ unsigned int farswap_chunk_release_locked(struct farswap_dev *dev,
 	lockdep_assert_held(&chunk->lock);
 	if (chunk->state != FARSWAP_CHUNK_BOUND || chunk->pages.used ||
 	    chunk->pages.nr_lost || atomic_read(&chunk->inflight_reads) ||
-	    atomic_read(&chunk->inflight_writes) || !list_empty(&chunk->held))
+	    atomic_read(&chunk->inflight_writes) || !list_empty(&chunk->held) ||
+	    !list_empty(&chunk->staged))
 		return 0;
 	memcpy(place, chunk->place, n * sizeof(*place));
 	farswap_chunk_unbind_locked(chunk);

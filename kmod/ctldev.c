@@ -49,6 +49,7 @@ static void farswap_default_args(struct farswap_attach_args *a)
 	a->insecure_no_auth = farswap_defaults.insecure_no_auth;
 	a->read_policy = farswap_defaults.read_policy;
 	a->replicas = farswap_defaults.replicas;
+	a->stage_kb = farswap_defaults.stage_kb;
 	memcpy(a->host_id, farswap_host_id, FARSWAP_ID_LEN);
 	a->host_id_source = farswap_host_id_source;
 }

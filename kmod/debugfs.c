@@ -104,6 +104,23 @@ static const struct file_operations farswap_fail_donor_fops = {
 	.llseek = noop_llseek,
 };
 
+static int farswap_stage_pause_get(void *data, u64 *val)
+{
+	struct farswap_dev *dev = data;
+
+	*val = READ_ONCE(dev->stage_paused);
+	return 0;
+}
+
+static int farswap_stage_pause_set(void *data, u64 val)
+{
+	farswap_stage_pause(data, val != 0);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(farswap_stage_pause_fops, farswap_stage_pause_get,
+			 farswap_stage_pause_set, "%llu\n");
+
 /*
  * debugfs failures are not ours to handle: the calls take an error
  * pointer as parent and do nothing, and the device works without it.
@@ -130,6 +147,8 @@ void farswap_debugfs_add(struct farswap_dev *dev)
 			   &dev->copy_pause_ms);
 	debugfs_create_file("fail_donor", 0200, dev->debugfs, dev,
 			    &farswap_fail_donor_fops);
+	debugfs_create_file_unsafe("stage_pause", 0600, dev->debugfs, dev,
+				   &farswap_stage_pause_fops);
 }
 
 /* Waits for readers of the device's files to leave. */

@@ -62,6 +62,9 @@ static blk_status_t farswap_queue_rq(struct blk_mq_hw_ctx *hctx,
 			return ret;
 		break;
 	case REQ_OP_WRITE:
+		/* Done once copied, if there is room (stage.c). */
+		if (farswap_stage_take(cmd, rq))
+			break;
 		if (!farswap_write_budget_get(dev, cmd->hctx_idx,
 					      blk_rq_bytes(rq)))
 			return BLK_STS_RESOURCE;
@@ -120,48 +123,10 @@ static void farswap_map_queues(struct blk_mq_tag_set *set)
 	blk_mq_map_queues(&set->map[HCTX_TYPE_READ]);
 }
 
-/*
- * A request posted to a donor is not done after io_timeout_ms.  If its
- * queue pair completed nothing in that time either, the donor is dead or
- * stuck: fail it, and its teardown drains the queues, completing the
- * request with an error.  A queue that makes progress is only slow (a
- * long backlog of large writes, a loaded machine): wait on.
- */
+/* The stall check of farswap_cmd_stall_check(), on blk-mq's timer. */
 static enum blk_eh_timer_return farswap_timeout(struct request *rq)
 {
-	struct farswap_cmd *cmd = blk_mq_rq_to_pdu(rq);
-	unsigned long tmo = msecs_to_jiffies(cmd->dev->params.io_timeout_ms);
-	unsigned int r, n = READ_ONCE(cmd->nr_legs);
-	char why[64];
-
-	if (atomic_read(&cmd->pending) <= 0)
-		return BLK_EH_RESET_TIMER;
-	snprintf(why, sizeof(why), "no I/O completed in %u ms",
-		 cmd->dev->params.io_timeout_ms);
-	/*
-	 * Each replica's donor on its own: failing a stuck one completes
-	 * its leg (flushed), and a read then goes to the next replica.
-	 */
-	for (r = 0; r < n && r < FARSWAP_MAX_REPLICAS; r++) {
-		struct farswap_donor *donor = READ_ONCE(cmd->leg[r].place.donor);
-		unsigned long last;
-
-		/*
-		 * A leg its donor has completed says nothing against it,
-		 * however long the request waits for another replica (whose
-		 * stall may hold every write of this queue, so that the
-		 * healthy donor's queue shows no progress either).
-		 */
-		if (!donor || !atomic_read(&cmd->leg[r].outstanding))
-			continue;
-		last = max(READ_ONCE(donor->ioq[cmd->hctx_idx].last_progress),
-			   cmd->start_jiffies);
-		if (time_before(jiffies, last + tmo))
-			continue;
-		/* For the farswap_failover event: a read's reason to move. */
-		WRITE_ONCE(cmd->leg[r].timed_out, true);
-		farswap_donor_error(donor, why);
-	}
+	farswap_cmd_stall_check(blk_mq_rq_to_pdu(rq));
 	return BLK_EH_RESET_TIMER;
 }
 
@@ -172,7 +137,8 @@ static int farswap_init_request(struct blk_mq_tag_set *set,
 	struct farswap_dev *dev = set->driver_data;
 
 	/* Writes go to the first nr_queues hardware queues (map_queues). */
-	return farswap_cmd_init(blk_mq_rq_to_pdu(rq), dev,
+	return farswap_cmd_init(blk_mq_rq_to_pdu(rq), dev, rq,
+				dev->params.encrypt &&
 				hctx_idx < dev->params.nr_queues, numa_node);
 }
 
@@ -301,8 +267,8 @@ static int farswap_add_disk(struct farswap_dev *dev)
 	u64 slab_sectors = farswap_slab_bytes(&dev->geo) >> SECTOR_SHIFT;
 	struct farswap_limits lim = {
 		.block_size		= FARSWAP_PAGE_BYTES,
-		/* A sealed write needs bounce pages for all of it. */
-		.max_hw_sectors		= (dev->params.encrypt ?
+		/* A sealed or staged write needs bounce pages for all of it. */
+		.max_hw_sectors		= (dev->params.encrypt || dev->stage ?
 					   FARSWAP_SEAL_IO_BYTES :
 					   FARSWAP_MAX_IO_BYTES) >> SECTOR_SHIFT,
 		.max_segments		= FARSWAP_MAX_SEGS,
@@ -448,6 +414,8 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 		del_gendisk(dev->disk);	/* waits for every request */
 		farswap_disk_run_queue_release(dev->disk);
 	}
+	/* The staged writes go out while their donors are still there. */
+	farswap_stage_drain(dev);
 
 	/*
 	 * Every session ends first: work stalled on a donor's network is
@@ -476,6 +444,8 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 	 */
 	if (dev->wq)
 		destroy_workqueue(dev->wq);
+	/* What the donors' end left of the staged writes is dropped. */
+	farswap_stage_abort(dev);
 
 	if (dev->disk) {
 		put_disk(dev->disk);
@@ -486,6 +456,7 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 		farswap_chunks_free(dev);
 	for (i = 0; i < dev->nr_donors; i++)
 		farswap_donor_destroy(dev->donors[i]);
+	farswap_stage_free(dev);
 	kfree(dev->write_inflight);
 	kvfree(dev->tags);
 	kvfree(dev->versions);
@@ -614,6 +585,7 @@ static void farswap_dev_init(struct farswap_dev *dev,
 	dev->params.integrity = a->integrity;
 	dev->params.encrypt = a->encrypt;
 	dev->params.read_policy = a->read_policy;
+	dev->params.stage_kb = a->stage_kb;
 	memcpy(dev->host_id, a->host_id, FARSWAP_ID_LEN);
 	dev->host_id_source = a->host_id_source;
 	mutex_init(&dev->map_mutex);
@@ -632,6 +604,7 @@ static void farswap_dev_init(struct farswap_dev *dev,
 	INIT_WORK(&dev->grow_work, farswap_grow_work);
 	INIT_WORK(&dev->loss_work, farswap_loss_work);
 	INIT_WORK(&dev->repair_work, farswap_repair_work);
+	init_waitqueue_head(&dev->stage_idle);
 }
 
 /* See struct farswap_dev for why three. */
@@ -920,6 +893,8 @@ int farswap_dev_attach(struct farswap_attach_args *a, char *name_out,
 		if (!dev->write_inflight)
 			ret = -ENOMEM;
 	}
+	if (!ret)
+		ret = farswap_stage_alloc(dev);
 	if (ret) {
 		farswap_reason_set(why, "out of memory for the map of %llu chunks and its integrity table (%llu bytes)",
 				   (u64)dev->geo.nr_chunks,

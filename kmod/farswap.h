@@ -108,6 +108,7 @@
 #include "slots.h"
 #include "donor_state.h"
 #include "latency.h"
+#include "stagemap.h"
 
 /* dkms.conf's PACKAGE_VERSION (tests/dkms checks the two agree). */
 #define FARSWAP_MODULE_VERSION	"0.3.0"
@@ -126,6 +127,11 @@
 #define FARSWAP_RECLAIM_DEPTH	(FARSWAP_CTRL_DEPTH / 2)
 /* Control messages in flight from the host. */
 #define FARSWAP_CTRL_CALLS	(FARSWAP_CTRL_DEPTH / 2)
+/*
+ * A staging slot (stage.c) holds one write, in a request's bounce pages:
+ * a staging device's writes are at most this large (max_hw_sectors).
+ */
+#define FARSWAP_STAGE_SLOT_BYTES	FARSWAP_SEAL_IO_BYTES
 
 struct farswap_dev;
 struct farswap_donor;
@@ -143,6 +149,7 @@ struct farswap_params {
 	unsigned int replicas;		/* 0 at load: 2 with two donors, else 1 */
 	unsigned int repair_kbps;	/* re-replication rate; 0 = no limit */
 	unsigned int resume_grace_ms;	/* resume.c; 0 = never wait */
+	unsigned int stage_kb;		/* stage.c: per write queue; 0 = off */
 	enum farswap_tag_alg integrity;
 	bool encrypt;			/* seal.h */
 	bool insecure_no_auth;		/* attach without key= allowed */
@@ -390,6 +397,13 @@ struct farswap_chunk {
 	atomic_t inflight_reads;
 	atomic_t inflight_writes;
 	struct list_head held;		/* requests waiting on this chunk */
+	/*
+	 * Its staged writes not yet written (struct farswap_staged in their
+	 * commands), oldest first, and the requests that wait for one of
+	 * them to be written (stagemap.h).
+	 */
+	struct list_head staged;
+	struct list_head stage_wait;
 	struct list_head bind_node;	/* on dev->bind_list */
 };
 
@@ -414,6 +428,11 @@ struct farswap_dev_stats {
 	atomic64_t repaired;		/* chunks copied to a new replica */
 	atomic64_t repair_bytes;
 	atomic64_t repair_failures;
+	atomic64_t staged;		/* writes completed from staging */
+	atomic64_t stage_reads;		/* reads served from staging */
+	atomic64_t stage_full;		/* writes that found staging full */
+	atomic64_t stage_retries;	/* staged writes sent again */
+	atomic64_t stage_lost;		/* staged writes no donor took */
 	struct farswap_lat_hist read_lat;
 	struct farswap_lat_hist write_lat;
 };
@@ -542,6 +561,18 @@ struct farswap_dev {
 	/* Pair each page's version with its tag (tag.h). */
 	struct farswap_page_locks page_locks;
 
+	/*
+	 * Staging (stage.c): one area per write queue, preallocated at
+	 * attach; NULL when stage_kb is 0.  stage_stopping: detach has
+	 * drained it, and a staged write that fails from now on is dropped.
+	 */
+	struct farswap_stage_queue *stage;
+	bool stage_stopping;
+	/* debugfs stage_pause, for tests: staged writes are not posted. */
+	bool stage_paused;
+	wait_queue_head_t stage_idle;	/* woken as staging slots free */
+	struct delayed_work stage_scan_work;
+
 	/* Bounce buffer for copying a chunk between donors. */
 	void *bounce;
 	size_t bounce_len;
@@ -575,12 +606,33 @@ struct farswap_leg {
 };
 
 /*
+ * A write queue's staging area (stage.c): its slots, each a command of
+ * its own with the bounce pages the copy lives in, and the staged
+ * writes waiting for the queue's write budget.
+ */
+struct farswap_stage_queue {
+	struct farswap_dev *dev;
+	unsigned int hctx;
+	spinlock_t lock;		/* slots, ready, kicking, again */
+	struct farswap_stage_slots slots;
+	struct farswap_cmd **cmd;	/* one per slot */
+	struct list_head ready;		/* staged, waiting for write budget */
+	struct list_head retry;		/* found no DMA mapping: retried soon */
+	bool kicking;			/* a kick is posting from ready */
+	bool again;			/* budget came back during the kick */
+	struct delayed_work retry_work;
+};
+
+/*
  * Per-request context, allocated by blk-mq with room for the arrays.  A
  * write has a leg per replica; a read uses leg[0], and moves it to the
- * next replica when one fails.
+ * next replica when one fails.  A staged write (stage.c) is a context of
+ * the same kind that belongs to no request: @rq is NULL, and its data is
+ * in its bounce pages.
  */
 struct farswap_cmd {
 	struct farswap_dev *dev;
+	struct request *rq;		/* NULL: a staged write */
 	atomic_t pending;		/* work requests not yet completed */
 	blk_status_t status;
 	u64 start_ns;
@@ -613,7 +665,37 @@ struct farswap_cmd {
 	/* The pieces of the device page being sealed or opened, then its tag. */
 	struct scatterlist seal_sg[FARSWAP_PAGE_PIECES + 1];
 	struct farswap_seal_tag seal_tag;
+
+	/* A staged write: its pages on the chunk's list, its slot, its I/O. */
+	struct farswap_staged staged;
+	struct farswap_stage_queue *stage;
+	u16 stage_slot;
+	u8 stage_retries;
+	u64 stage_pos;			/* bytes */
+	u32 stage_bytes;
 };
+
+/* The request's direction, place and size; a staged write's too. */
+static inline bool farswap_cmd_write(const struct farswap_cmd *cmd)
+{
+	return !cmd->rq || op_is_write(req_op(cmd->rq));
+}
+
+static inline u64 farswap_cmd_pos(const struct farswap_cmd *cmd)
+{
+	return cmd->rq ? blk_rq_pos(cmd->rq) << SECTOR_SHIFT : cmd->stage_pos;
+}
+
+static inline u32 farswap_cmd_bytes(const struct farswap_cmd *cmd)
+{
+	return cmd->rq ? blk_rq_bytes(cmd->rq) : cmd->stage_bytes;
+}
+
+/* The traces' name for it: the request's tag, or -1 - a staged slot. */
+static inline int farswap_cmd_tag(const struct farswap_cmd *cmd)
+{
+	return cmd->rq ? cmd->rq->tag : -1 - (int)cmd->stage_slot;
+}
 
 /*
  * Why a control command failed, kept for the one caller that sent it (an
@@ -668,7 +750,7 @@ void farswap_debugfs_remove(struct farswap_dev *dev);
 /* io.c */
 size_t farswap_cmd_size(unsigned int replicas);
 int farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev,
-		     bool writes, int numa_node);
+		     struct request *rq, bool bounce, int numa_node);
 void farswap_cmd_exit(struct farswap_cmd *cmd);
 blk_status_t farswap_submit(struct farswap_cmd *cmd);
 void farswap_discard(struct farswap_cmd *cmd, struct request *rq);
@@ -679,6 +761,24 @@ bool farswap_write_budget_get(struct farswap_dev *dev, unsigned int hctx,
 void farswap_write_budget_put(struct farswap_dev *dev, unsigned int hctx,
 			      u32 bytes);
 void farswap_fail_held(struct list_head *held, blk_status_t status);
+void farswap_cmd_stall_check(struct farswap_cmd *cmd);
+
+/* stage.c */
+int farswap_stage_alloc(struct farswap_dev *dev);
+void farswap_stage_free(struct farswap_dev *dev);
+bool farswap_stage_take(struct farswap_cmd *rcmd, struct request *rq);
+enum farswap_stage_verdict farswap_stage_meet_locked(struct farswap_cmd *cmd,
+						     struct farswap_chunk *chunk,
+						     bool write);
+bool farswap_stage_again(struct farswap_cmd *cmd);
+void farswap_stage_end(struct farswap_cmd *cmd, blk_status_t status);
+void farswap_stage_requeue(struct farswap_cmd *cmd);
+void farswap_stage_kick(struct farswap_dev *dev, unsigned int hctx);
+void farswap_stage_pause(struct farswap_dev *dev, bool pause);
+void farswap_stage_drain(struct farswap_dev *dev);
+void farswap_stage_abort(struct farswap_dev *dev);
+u64 farswap_stage_bytes(const struct farswap_dev *dev);
+unsigned int farswap_stage_used(struct farswap_dev *dev);
 
 /* check.c */
 void farswap_zero_unwritten(struct farswap_cmd *cmd, struct request *rq);

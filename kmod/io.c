@@ -50,22 +50,26 @@ void farswap_cmd_exit(struct farswap_cmd *cmd)
 }
 
 /**
- * farswap_cmd_init - set up a request's context when blk-mq makes it
+ * farswap_cmd_init - set up a request's context when blk-mq makes it, or
+ * a staging slot's when staging is made
  * @cmd: the context
  * @dev: its device
- * @writes: the request serves a write queue
+ * @rq: its request, or NULL for a staging slot
+ * @bounce: give it bounce pages for a write's copy (a sealing device's
+ *	write queues, a staging slot)
  * @numa_node: where its memory should be
  *
- * Return: 0, or -ENOMEM when a sealing device's write bounce pages
- * cannot be had (then nothing is left allocated).
+ * Return: 0, or -ENOMEM when the bounce pages cannot be had (then
+ * nothing is left allocated).
  */
 int farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev,
-		     bool writes, int numa_node)
+		     struct request *rq, bool bounce, int numa_node)
 {
 	void *at = cmd + 1;
 	unsigned int r, i;
 
 	cmd->dev = dev;
+	cmd->rq = rq;
 	farswap_nomap_reset(&cmd->nomap);
 	for (r = 0; r < dev->params.replicas; r++) {
 		struct farswap_leg *c = &cmd->leg[r];
@@ -79,7 +83,8 @@ int farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev,
 	}
 	cmd->page_buf = at;
 	INIT_LIST_HEAD(&cmd->held_node);
-	if (!dev->params.encrypt || !writes)
+	INIT_LIST_HEAD(&cmd->staged.node);
+	if (!bounce)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(cmd->bounce); i++) {
 		cmd->bounce[i] = alloc_pages_node(numa_node, GFP_KERNEL, 0);
@@ -93,8 +98,12 @@ int farswap_cmd_init(struct farswap_cmd *cmd, struct farswap_dev *dev,
 
 static void farswap_cmd_complete(struct farswap_cmd *cmd, blk_status_t status)
 {
-	struct request *rq = blk_mq_rq_from_pdu(cmd);
+	struct request *rq = cmd->rq;
 
+	if (!rq) {
+		farswap_stage_end(cmd, status);
+		return;
+	}
 	if (status != BLK_STS_OK)
 		atomic64_inc(&cmd->dev->stats.errors);
 	/* The next request in this context starts with a clean record. */
@@ -139,7 +148,9 @@ static void farswap_account(struct farswap_cmd *cmd, bool write, u32 bytes)
 							      ns));
 		}
 	}
-	farswap_lat_record(write ? &ds->write_lat : &ds->read_lat, ns);
+	/* A staged write's request was done when it was copied (stage.c). */
+	if (cmd->rq)
+		farswap_lat_record(write ? &ds->write_lat : &ds->read_lat, ns);
 }
 
 static void farswap_cmd_unmap(struct farswap_cmd *cmd, bool write)
@@ -180,8 +191,13 @@ static bool farswap_write_awaits_resume(struct farswap_cmd *cmd,
 	return wait;
 }
 
-/* A write is done: it stands if one replica took it. */
-static void farswap_write_done(struct farswap_cmd *cmd, struct request *rq,
+/*
+ * A write is done: it stands if one replica took it.  One no replica
+ * took waits for its donors to resume the chunk, and a staged write,
+ * whose request was done long ago, goes out again to wherever the chunk
+ * is placed now (stage.c).
+ */
+static void farswap_write_done(struct farswap_cmd *cmd,
 			       struct farswap_chunk *chunk)
 {
 	struct farswap_dev *dev = cmd->dev;
@@ -204,9 +220,10 @@ static void farswap_write_done(struct farswap_cmd *cmd, struct request *rq,
 		queue_work(dev->wq, &dev->repair_work);
 	}
 	if (ok)
-		farswap_account(cmd, true, blk_rq_bytes(rq));
+		farswap_account(cmd, true, farswap_cmd_bytes(cmd));
 	farswap_inflight_put(&chunk->inflight_writes);
-	if (!ok && farswap_write_awaits_resume(cmd, chunk)) {
+	if (!ok && (farswap_write_awaits_resume(cmd, chunk) ||
+		    farswap_stage_again(cmd))) {
 		/* Written again once the donor is back (or lost as before). */
 		cmd->nr_legs = 0;
 		if (farswap_submit(cmd) != BLK_STS_OK)
@@ -291,17 +308,27 @@ void farswap_write_budget_put(struct farswap_dev *dev, unsigned int hctx,
 	atomic64_sub(bytes, &dev->write_inflight[hctx]);
 	/* Pairs with the barrier in farswap_write_budget_get(). */
 	smp_mb__after_atomic();
+	/* Staged writes waiting for budget go first: they are older. */
+	if (dev->stage)
+		farswap_stage_kick(dev, hctx);
 	if (test_bit(hctx, &dev->write_throttled) &&
 	    test_and_clear_bit(hctx, &dev->write_throttled))
 		blk_mq_run_hw_queues(dev->disk->queue, true);
 }
 
-/* Send a request that cannot start now back to blk-mq, to retry. */
+/*
+ * Send a request that cannot start now back to blk-mq, to retry; a
+ * staged write back to its staging queue.
+ */
 static void farswap_cmd_requeue(struct farswap_cmd *cmd)
 {
-	struct request *rq = blk_mq_rq_from_pdu(cmd);
+	struct request *rq = cmd->rq;
 	u32 budget = cmd->write_budget;
 
+	if (!rq) {
+		farswap_stage_requeue(cmd);
+		return;
+	}
 	cmd->write_budget = 0;
 	if (budget)
 		farswap_write_budget_put(cmd->dev, cmd->hctx_idx, budget);
@@ -358,15 +385,14 @@ static void farswap_read_done(struct farswap_cmd *cmd, struct request *rq,
 /* The last work request of a command completed. */
 static void farswap_cmd_finish(struct farswap_cmd *cmd)
 {
-	struct request *rq = blk_mq_rq_from_pdu(cmd);
 	struct farswap_chunk *chunk = farswap_chunk_of(cmd->dev, cmd->ext.chunk);
-	bool write = op_is_write(req_op(rq));
+	bool write = farswap_cmd_write(cmd);
 
 	farswap_cmd_unmap(cmd, write);
 	if (write)
-		farswap_write_done(cmd, rq, chunk);
+		farswap_write_done(cmd, chunk);
 	else
-		farswap_read_done(cmd, rq, chunk);
+		farswap_read_done(cmd, cmd->rq, chunk);
 }
 
 static void farswap_io_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -415,11 +441,13 @@ static int farswap_build_sg(struct farswap_leg *c, struct request *rq)
 	return n > 0 ? n : -EINVAL;
 }
 
-/* A sealed write's scatterlist: its bounce pages, one entry each. */
-static int farswap_build_bounce_sg(struct farswap_leg *c,
-				   struct request *rq)
+/*
+ * A sealed or staged write's scatterlist: its bounce pages, one entry
+ * each.
+ */
+static int farswap_build_bounce_sg(struct farswap_leg *c)
 {
-	unsigned int n = blk_rq_bytes(rq) >> FARSWAP_PAGE_SHIFT, i;
+	unsigned int n = farswap_cmd_bytes(c->cmd) >> FARSWAP_PAGE_SHIFT, i;
 
 	sg_init_table(c->sg, n);
 	for (i = 0; i < n; i++)
@@ -482,8 +510,8 @@ static int farswap_map_leg(struct farswap_leg *c, struct request *rq,
 		c->failed = true;
 		return 0;
 	}
-	if (write && c->cmd->dev->seal_tags)
-		nents = farswap_build_bounce_sg(c, rq);
+	if (write && (c->cmd->dev->seal_tags || !rq))
+		nents = farswap_build_bounce_sg(c);
 	else
 		nents = farswap_build_sg(c, rq);
 	if (nents < 0)
@@ -556,8 +584,9 @@ static enum farswap_post_result farswap_post(struct farswap_cmd *cmd,
 		rcu_read_unlock();
 		farswap_cmd_unmap(cmd, write);
 		if (err == -EINVAL) {
+			/* Only a request's own pages can be out of limits. */
 			farswap_dev_pr_err_ratelimited(cmd->dev, "request of %u segments exceeds the device limits\n",
-						       blk_rq_nr_phys_segments(rq));
+						       rq ? blk_rq_nr_phys_segments(rq) : 0);
 			farswap_inflight_put(write ?
 				&farswap_chunk_of(cmd->dev, cmd->ext.chunk)->inflight_writes :
 				&farswap_chunk_of(cmd->dev, cmd->ext.chunk)->inflight_reads);
@@ -578,6 +607,23 @@ static enum farswap_post_result farswap_post(struct farswap_cmd *cmd,
 				&cmd->pending))
 		farswap_cmd_finish(cmd);
 	return FARSWAP_POSTED;
+}
+
+/*
+ * A read served from a staged write's copy (farswap_stage_meet_locked()
+ * put it in the request's pages): checked as a read from a donor is.
+ */
+static void farswap_read_staged(struct farswap_cmd *cmd)
+{
+	struct farswap_dev *dev = cmd->dev;
+	blk_status_t st = farswap_check_read(cmd, cmd->rq);
+
+	if (st == BLK_STS_OK) {
+		atomic64_inc(&dev->stats.stage_reads);
+		farswap_lat_record(&dev->stats.read_lat,
+				   ktime_get_ns() - cmd->start_ns);
+	}
+	farswap_cmd_complete(cmd, st);
 }
 
 /* Zero the request's pages: a read of pages that were never written. */
@@ -781,36 +827,46 @@ static bool farswap_chunk_any_dead(const struct farswap_chunk *chunk)
  */
 blk_status_t farswap_submit(struct farswap_cmd *cmd)
 {
-	struct request *rq = blk_mq_rq_from_pdu(cmd);
+	struct request *rq = cmd->rq;
 	struct farswap_dev *dev = cmd->dev;
-	bool write = op_is_write(req_op(rq));
-	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
+	bool write = farswap_cmd_write(cmd);
+	u64 pos = farswap_cmd_pos(cmd);
+	enum farswap_stage_verdict staged;
 	struct farswap_chunk *chunk;
 	enum farswap_io_action act;
 	unsigned long flags;
 	bool dead;
 	int n;
 
-	n = farswap_split(&dev->geo, pos, blk_rq_bytes(rq), &cmd->ext, 1);
+	n = farswap_split(&dev->geo, pos, farswap_cmd_bytes(cmd), &cmd->ext, 1);
 	if (unlikely(n != 1)) {
 		farswap_dev_pr_err_ratelimited(dev, "request at byte %llu, %u bytes, is misaligned or crosses a chunk\n",
-					       pos, blk_rq_bytes(rq));
+					       pos, farswap_cmd_bytes(cmd));
 		farswap_cmd_complete(cmd, BLK_STS_IOERR);
 		return BLK_STS_OK;
 	}
 	chunk = farswap_chunk_of(dev, cmd->ext.chunk);
-	if (write && dev->seal_tags && !farswap_seal_write(cmd, rq)) {
+	/* A staged write was sealed or tagged when it was copied. */
+	if (write && rq && dev->seal_tags && !farswap_seal_write(cmd, rq)) {
 		farswap_cmd_complete(cmd, BLK_STS_IOERR);
 		return BLK_STS_OK;
 	}
-	if (write)
+	if (write && rq)
 		farswap_tag_write(cmd, rq);
 
 again:
 	spin_lock_irqsave(&chunk->lock, flags);
-	act = farswap_claim(cmd, chunk, write);
-	dead = farswap_chunk_any_dead(chunk);
+	staged = farswap_stage_meet_locked(cmd, chunk, write);
+	if (staged == FARSWAP_STAGE_NONE) {
+		act = farswap_claim(cmd, chunk, write);
+		dead = farswap_chunk_any_dead(chunk);
+	}
 	spin_unlock_irqrestore(&chunk->lock, flags);
+	if (staged == FARSWAP_STAGE_SERVE)
+		farswap_read_staged(cmd);
+	/* Or it waits for a staged write of its pages to be written. */
+	if (staged != FARSWAP_STAGE_NONE)
+		return BLK_STS_OK;
 
 	switch (act) {
 	case FARSWAP_IO_RDMA:
@@ -825,8 +881,8 @@ again:
 						  msecs_to_jiffies(dev->params.io_timeout_ms))) {
 				farswap_dev_pr_err_ratelimited(dev, "%s of %u bytes at sector %llu: DMA mapping failed %u times in a row: failing it\n",
 							       write ? "write" : "read",
-							       blk_rq_bytes(rq),
-							       blk_rq_pos(rq),
+							       farswap_cmd_bytes(cmd),
+							       pos >> SECTOR_SHIFT,
 							       cmd->nomap.tries);
 				farswap_cmd_complete(cmd, BLK_STS_IOERR);
 				return BLK_STS_OK;
@@ -931,5 +987,53 @@ void farswap_fail_held(struct list_head *held, blk_status_t status)
 	list_for_each_entry_safe(cmd, next, held, held_node) {
 		list_del_init(&cmd->held_node);
 		farswap_cmd_complete(cmd, status);
+	}
+}
+
+/**
+ * farswap_cmd_stall_check - judge a request or staged write long in flight
+ * @cmd: its context
+ *
+ * Called by blk-mq's timer for a request, and by the staging scan for a
+ * staged write (which has no request, nor timer).  A leg not done after
+ * io_timeout_ms whose queue pair completed nothing in that time either:
+ * the donor is dead or stuck, and is failed; its teardown drains the
+ * queues, completing the leg with an error.  A queue that makes progress
+ * is only slow (a long backlog of large writes, a loaded machine): wait
+ * on.
+ */
+void farswap_cmd_stall_check(struct farswap_cmd *cmd)
+{
+	unsigned long tmo = msecs_to_jiffies(cmd->dev->params.io_timeout_ms);
+	unsigned int r, n = READ_ONCE(cmd->nr_legs);
+	char why[64];
+
+	if (atomic_read(&cmd->pending) <= 0)
+		return;
+	snprintf(why, sizeof(why), "no I/O completed in %u ms",
+		 cmd->dev->params.io_timeout_ms);
+	/*
+	 * Each replica's donor on its own: failing a stuck one completes
+	 * its leg (flushed), and a read then goes to the next replica.
+	 */
+	for (r = 0; r < n && r < FARSWAP_MAX_REPLICAS; r++) {
+		struct farswap_donor *donor = READ_ONCE(cmd->leg[r].place.donor);
+		unsigned long last;
+
+		/*
+		 * A leg its donor has completed says nothing against it,
+		 * however long the request waits for another replica (whose
+		 * stall may hold every write of this queue, so that the
+		 * healthy donor's queue shows no progress either).
+		 */
+		if (!donor || !atomic_read(&cmd->leg[r].outstanding))
+			continue;
+		last = max(READ_ONCE(donor->ioq[cmd->hctx_idx].last_progress),
+			   READ_ONCE(cmd->start_jiffies));
+		if (time_before(jiffies, last + tmo))
+			continue;
+		/* For the farswap_failover event: a read's reason to move. */
+		WRITE_ONCE(cmd->leg[r].timed_out, true);
+		farswap_donor_error(donor, why);
 	}
 }

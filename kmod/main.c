@@ -37,6 +37,7 @@ struct farswap_params farswap_defaults = {
 	.replicas		= 0,	/* 2 with two donors or more, else 1 */
 	.repair_kbps		= 32768,
 	.resume_grace_ms	= 30000,
+	.stage_kb		= 4096,
 };
 
 u8 farswap_host_id[FARSWAP_ID_LEN];
@@ -70,6 +71,8 @@ MODULE_PARM_DESC(encrypt, "Encrypt and authenticate every page of new devices on
 static char *donors;
 module_param_named(replicas, farswap_defaults.replicas, uint, 0444);
 MODULE_PARM_DESC(replicas, "Copies of every chunk on distinct donors, 1 to 3; 0 = 2 when a device has two donors or more, else 1 (default 0)");
+module_param_named(stage_kb, farswap_defaults.stage_kb, uint, 0444);
+MODULE_PARM_DESC(stage_kb, "Staging per write queue, KiB, preallocated at attach: a swap-out completes once copied there, and is written to the donors from there; 0 = off (default 4096)");
 module_param_named(resume_grace_ms, farswap_defaults.resume_grace_ms, uint, 0444);
 MODULE_PARM_DESC(resume_grace_ms, "How long the chunks whose last copy is on a donor that keeps its slabs across a restart (FARSWAP_FEAT_RESUME) wait for it to come back before those pages count as lost; their I/O waits meanwhile; 0 = never wait (default 30000)");
 module_param_named(repair_kbps, farswap_defaults.repair_kbps, uint, 0444);
@@ -125,6 +128,11 @@ static int farswap_check_params(void)
 	    p->io_timeout_ms > FARSWAP_IO_TIMEOUT_MAX_MS) {
 		pr_err("io_timeout_ms=%u: %d to %d\n", p->io_timeout_ms,
 		       FARSWAP_IO_TIMEOUT_MIN_MS, FARSWAP_IO_TIMEOUT_MAX_MS);
+		return -EINVAL;
+	}
+	if (p->stage_kb > FARSWAP_STAGE_MAX_KB) {
+		pr_err("stage_kb=%u: 0 (off) to %u\n", p->stage_kb,
+		       FARSWAP_STAGE_MAX_KB);
 		return -EINVAL;
 	}
 	if (p->write_inflight_kb > FARSWAP_WRITE_INFLIGHT_MAX_KB) {

@@ -337,6 +337,22 @@ static ssize_t host_id_source_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 }
 static DEVICE_ATTR_RO(host_id_source);
 
+/*
+ * Staging (stage.c): its slots per write queue, the host memory they
+ * take, and how many hold a write not yet written now.
+ */
+static ssize_t stage_show(struct device *d, FARSWAP_DEV_ATTR *attr,
+			  char *buf)
+{
+	struct farswap_dev *dev = farswap_dev_of(d);
+
+	return sysfs_emit(buf, "slots=%u slot_bytes=%u bytes=%llu used=%u\n",
+			  dev->stage ? dev->stage[0].slots.nr : 0,
+			  FARSWAP_STAGE_SLOT_BYTES, farswap_stage_bytes(dev),
+			  farswap_stage_used(dev));
+}
+static DEVICE_ATTR_RO(stage);
+
 static ssize_t dev_stat_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			     char *buf)
 {
@@ -350,7 +366,7 @@ static ssize_t dev_stat_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 
 	/* Requests and bytes are the block layer's, in /sys/block/farswapN/stat. */
 	return sysfs_emit(buf,
-			  "zero_reads=%lld errors=%lld binds=%lld bind_failures=%lld slab_allocs=%lld releases=%lld migrations=%lld lost_pages=%lld write_throttled=%lld held=%lld write_inflight_bytes=%lld\n",
+			  "zero_reads=%lld errors=%lld binds=%lld bind_failures=%lld slab_allocs=%lld releases=%lld migrations=%lld lost_pages=%lld write_throttled=%lld held=%lld write_inflight_bytes=%lld staged=%lld stage_reads=%lld stage_full=%lld stage_retries=%lld stage_lost=%lld\n",
 			  atomic64_read(&s->zero_reads),
 			  atomic64_read(&s->errors), atomic64_read(&s->binds),
 			  atomic64_read(&s->bind_failures),
@@ -359,7 +375,12 @@ static ssize_t dev_stat_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			  atomic64_read(&s->migrations),
 			  atomic64_read(&s->lost_pages),
 			  atomic64_read(&s->write_throttled),
-			  atomic64_read(&s->held), inflight);
+			  atomic64_read(&s->held), inflight,
+			  atomic64_read(&s->staged),
+			  atomic64_read(&s->stage_reads),
+			  atomic64_read(&s->stage_full),
+			  atomic64_read(&s->stage_retries),
+			  atomic64_read(&s->stage_lost));
 }
 static DEVICE_ATTR(stat, 0444, dev_stat_show, NULL);
 
@@ -373,6 +394,7 @@ static struct attribute *farswap_disk_attrs[] = {
 	&dev_attr_stat.attr,
 	&dev_attr_integrity.attr,
 	&dev_attr_encrypt.attr,
+	&dev_attr_stage.attr,
 	&dev_attr_repair_kbps.attr,
 	&dev_attr_write_inflight_kb.attr,
 	&dev_attr_auth.attr,

@@ -10,7 +10,11 @@
  * sent back to blk-mq after queue_rq took it (no DMA mapping now) shows a
  * farswap_queue_rq again when it is retried, and its farswap_end reports
  * the time from that last queue_rq, as the latency histograms do.  A
- * write refused for want of write budget was not taken: no event.
+ * write refused for want of write budget was not taken: no event.  A
+ * staged write (stage.c) has no request: its tag is -1 - its staging
+ * slot, and its events are its posts, their completions and its end
+ * (written, or given up), after its request's farswap_queue_rq and
+ * farswap_end.
  *
  * Disabled, each tracepoint is a static branch: every value an event
  * records is computed in its TP_fast_assign, not at the call site.
@@ -38,9 +42,12 @@ enum farswap_trace_op {
 	FARSWAP_TRACE_OTHER,
 };
 
-static inline u8 farswap_trace_op(struct request *rq)
+/* A staged write (stage.c) is a write with no request. */
+static inline u8 farswap_trace_op(const struct farswap_cmd *cmd)
 {
-	switch (req_op(rq)) {
+	if (!cmd->rq)
+		return FARSWAP_TRACE_WRITE;
+	switch (req_op(cmd->rq)) {
 	case REQ_OP_READ:
 		return FARSWAP_TRACE_READ;
 	case REQ_OP_WRITE:
@@ -123,11 +130,11 @@ TRACE_DEFINE_ENUM(IB_WC_GENERAL_ERR);
 			 { IB_WC_GENERAL_ERR,		"general" })
 
 /* A request as every data path event names it: dev, hwq, tag. */
-#define farswap_trace_assign_rq(cmd, rq)				\
+#define farswap_trace_assign_rq(cmd)					\
 	do {								\
 		memcpy(__entry->dev, (cmd)->dev->name, FARSWAP_NAME_LEN); \
 		__entry->hwq = (cmd)->hctx_idx;				\
-		__entry->tag = (rq)->tag;				\
+		__entry->tag = farswap_cmd_tag(cmd);			\
 	} while (0)
 
 TRACE_EVENT(farswap_queue_rq,
@@ -142,12 +149,10 @@ TRACE_EVENT(farswap_queue_rq,
 		__field(u32, bytes)
 	),
 	TP_fast_assign(
-		struct request *rq = blk_mq_rq_from_pdu(cmd);
-
-		farswap_trace_assign_rq(cmd, rq);
-		__entry->op = farswap_trace_op(rq);
-		__entry->sector = blk_rq_pos(rq);
-		__entry->bytes = blk_rq_bytes(rq);
+		farswap_trace_assign_rq(cmd);
+		__entry->op = farswap_trace_op(cmd);
+		__entry->sector = farswap_cmd_pos(cmd) >> SECTOR_SHIFT;
+		__entry->bytes = farswap_cmd_bytes(cmd);
 	),
 	TP_printk("dev=%s hwq=%u tag=%d op=%s sector=%llu bytes=%u",
 		  __entry->dev, __entry->hwq, __entry->tag,
@@ -170,10 +175,8 @@ TRACE_EVENT(farswap_post,
 		__field(u32, nwr)
 	),
 	TP_fast_assign(
-		struct request *rq = blk_mq_rq_from_pdu(cmd);
-
-		farswap_trace_assign_rq(cmd, rq);
-		__entry->op = farswap_trace_op(rq);
+		farswap_trace_assign_rq(cmd);
+		__entry->op = farswap_trace_op(cmd);
 		__entry->leg = c - cmd->leg;
 		__entry->donor = c->place.donor->index;
 		__entry->retry = cmd->tried != 0;
@@ -196,7 +199,7 @@ TRACE_EVENT(farswap_complete,
 		__field(u32, status)
 	),
 	TP_fast_assign(
-		farswap_trace_assign_rq(c->cmd, blk_mq_rq_from_pdu(c->cmd));
+		farswap_trace_assign_rq(c->cmd);
 		__entry->donor = c->place.donor->index;
 		__entry->status = wc->status;
 	),
@@ -217,10 +220,8 @@ TRACE_EVENT(farswap_end,
 		__field(u64, ns)
 	),
 	TP_fast_assign(
-		struct request *rq = blk_mq_rq_from_pdu(cmd);
-
-		farswap_trace_assign_rq(cmd, rq);
-		__entry->op = farswap_trace_op(rq);
+		farswap_trace_assign_rq(cmd);
+		__entry->op = farswap_trace_op(cmd);
 		__entry->error = blk_status_to_errno(status);
 		/* start_ns: queue_rq's, the latency histograms' start */
 		__entry->ns = ktime_get_ns() - cmd->start_ns;
@@ -244,10 +245,8 @@ TRACE_EVENT(farswap_failover,
 		__field(u8, reason)
 	),
 	TP_fast_assign(
-		struct request *rq = blk_mq_rq_from_pdu(cmd);
-
-		farswap_trace_assign_rq(cmd, rq);
-		__entry->sector = blk_rq_pos(rq);
+		farswap_trace_assign_rq(cmd);
+		__entry->sector = farswap_cmd_pos(cmd) >> SECTOR_SHIFT;
 		__entry->from = from->index;
 		__entry->to = to->index;
 		__entry->reason = cmd->failover_why;

@@ -527,6 +527,7 @@ static const struct attach_key {
 	{ "encrypt", 'e', "encrypt", "1" },
 	{ "replicas", 'r', "replicas", NULL },
 	{ "read-policy", 'p', "read_policy", NULL },
+	{ "stage-kb", 'T', "stage_kb", NULL },
 	/* The key's name only: the kernel reads the secret. */
 	{ "key", 'k', "key", NULL },
 	/* A donor key to pin (its name too); given once for each. */
@@ -1332,12 +1333,15 @@ static const struct ctl_command commands[] = {
 			 "[--queue-depth N] [--io-timeout MS] [--sync-io]\n"
 			 "[--integrity siphash|crc32c|off | --encrypt]\n"
 			 "[--replicas N] [--read-policy fastest|round-robin]\n"
+			 "[--stage-kb N]\n"
 			 "[--key-file FILE | --key PREFIX:NAME | --insecure-no-auth]\n"
 			 "[--donor-key-file FILE ... | --donor-key PREFIX:NAME ...]\n"
 			 "[--host-id UUID | --hostid-file FILE]",
 		.help = "attach creates /dev/farswapN, swapping to the donors' memory (farswapd\n"
 			"runs there), and prints its name; then: mkswap /dev/farswapN; swapon it.\n"
 			"SIZE takes K, M, G or T.  ADDR is IPv4, or [IPv6] when a port follows.\n"
+			"--stage-kb N: host memory per write queue a swap-out completes in, written\n"
+			"to the donors from there (default 4096; 0: every swap-out waits for them).\n"
 			"--encrypt seals every page on this host (ChaCha20-Poly1305, a key made at\n"
 			"attach that never leaves the kernel): donors hold ciphertext only.\n"
 			"--key-file FILE authenticates the donors (and this host to them) with the\n"

@@ -45,12 +45,13 @@ REFERENCE = "nvmf"
 # farswap with one of its options changed (BENCH_SYSTEMS), compared with
 # plain farswap in "farswap's options"; farswap-sync is one too, but part
 # of the default run.
-OPTIONS = ["farswap-crc32c", "farswap-nocheck", "farswap-encrypt", "farswap-dmcrypt",
+OPTIONS = ["farswap-nostage", "farswap-crc32c", "farswap-nocheck", "farswap-encrypt", "farswap-dmcrypt",
            "farswap-r2"]
 SYSTEMS = ["farswap", "farswap-sync"] + OPTIONS + ["nvmf", "nbd", "zram"]
 LABEL = {
     "farswap": "farswap",
     "farswap-sync": "farswap --sync-io",
+    "farswap-nostage": "farswap --stage-kb 0",
     "farswap-crc32c": "farswap --integrity crc32c",
     "farswap-nocheck": "farswap --integrity off",
     "farswap-encrypt": "farswap --encrypt",
@@ -658,7 +659,7 @@ def write_raw(out, runs, info, summary):
 
 # --- plots (gnuplot) -------------------------------------------------------------
 
-COLORS = {"farswap": "#1b9e77", "farswap-sync": "#66c2a5", "farswap-crc32c": "#a6761d",
+COLORS = {"farswap": "#1b9e77", "farswap-sync": "#66c2a5", "farswap-nostage": "#1f78b4", "farswap-crc32c": "#a6761d",
           "farswap-nocheck": "#e6ab02", "farswap-encrypt": "#7f3b08",
           "farswap-dmcrypt": "#e7298a", "farswap-r2": "#66a61e",
           "nvmf": "#d95f02", "nbd": "#7570b3", "zram": "#888888"}
@@ -893,6 +894,9 @@ OPTION_METRICS = [
 
 OPTION_WHAT = {
     "farswap-sync": "`--sync-io`: swap-ins skip the swap cache and readahead",
+    "farswap-nostage": "`--stage-kb 0`: no staging, every swap-out waits for its RDMA WRITEs "
+                       "to complete (the default stages it in host memory and completes it "
+                       "once copied)",
     "farswap-crc32c": "`--integrity crc32c`: an unkeyed check of every page read back, "
                       "instead of the default keyed siphash",
     "farswap-nocheck": "`--integrity off`: no check of the pages read back",

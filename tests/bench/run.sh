@@ -12,7 +12,7 @@
 #
 # Other knobs (environment): BENCH_ROUNDS, BENCH_SYSTEMS (default "farswap
 # farswap-sync nvmf nbd zram"; any list of those and of farswap's options
-# farswap-crc32c, farswap-nocheck, farswap-dmcrypt, farswap-r2: see
+# farswap-nostage, farswap-crc32c, farswap-nocheck, farswap-dmcrypt, farswap-r2: see
 # tests/bench/README.md), BENCH_KERNEL (6.12 or 6.1),
 # BENCH_FIO_SECONDS, BENCH_FIO_MB, BENCH_FIO_QD, BENCH_SWAP_MB,
 # BENCH_SWAP_LIMIT, BENCH_SWAP_PROCS, BENCH_DEV_MB, BENCH_SEED,

@@ -151,6 +151,27 @@ class TraceBreakTest(unittest.TestCase):
         self.assertEqual(s["failovers"], {"timeout": 1})
         self.assertEqual(s["events"], 29)
 
+    def test_staged_write(self):
+        # A write request ended once staged (tag 7), and the staged write
+        # (slot 0: tag -1) on the wire: post, complete +300, end +20.
+        lines = [
+            "   kworker/0:1H-44   [000] .....   200.000000: farswap_queue_rq: dev=farswap0 hwq=0 tag=7 op=write sector=0 bytes=4096",
+            "   kworker/0:1H-44   [000] .....   200.000010: farswap_end: dev=farswap0 hwq=0 tag=7 op=write error=0 ns=10000",
+            "   kworker/0:1H-44   [000] .....   200.000020: farswap_post: dev=farswap0 hwq=0 tag=-1 op=write leg=0 donor=0 nwr=1 retry=0",
+            "          <idle>-0   [001] ..s1.   200.000320: farswap_complete: dev=farswap0 hwq=0 tag=-1 donor=0 status=success",
+            "          <idle>-0   [001] ..s1.   200.000340: farswap_end: dev=farswap0 hwq=0 tag=-1 op=write error=0 ns=320000",
+        ]
+        b = tb.breakdown(lines)
+        t = b.table()
+        self.assertEqual(b.ops(), ["write", "staged"])
+        self.assertEqual(t["write"]["total"]["p50"], 10.0)
+        self.assertEqual(t["write"]["post->complete"]["count"], 0)
+        self.assertEqual(t["staged"]["queue->post"]["p50"], 0.0)
+        self.assertAlmostEqual(t["staged"]["post->complete"]["p50"], 300.0, places=3)
+        self.assertAlmostEqual(t["staged"]["complete->end"]["p50"], 20.0, places=3)
+        self.assertEqual(t["staged"]["total"]["p50"], 320.0)
+        self.assertEqual(b.summary()["unmatched_ends"], 0)
+
     def test_unfinished_request(self):
         b = tb.breakdown(SAMPLE.splitlines()[:20])
         self.assertEqual(b.summary()["unfinished"], 1)

@@ -101,6 +101,18 @@ teardown_farswap_sync() {
 	teardown_farswap
 }
 
+# Staging off (--stage-kb 0): every swap-out waits for its RDMA WRITEs,
+# as the module did before staging.
+setup_farswap_nostage() {
+	setup_farswap --stage-kb 0
+	[ "$(fs_sysfs stage slots)" = 0 ] ||
+		bed_fail "$dev: --stage-kb 0 did not stick ($(cat "/sys/block/${dev#/dev/}/farswap/stage"))"
+}
+
+teardown_farswap_nostage() {
+	teardown_farswap
+}
+
 # farswap's page check: the default is siphash (keyed); crc32c, or none.
 farswap_integrity() {
 	setup_farswap --integrity "$1"
