@@ -54,6 +54,9 @@
  *  - dev->rslab_lock (irqsave spinlock): the held remote slabs and their
  *    slot bitmaps; taken inside a chunk lock (a first write takes a free
  *    slot without leaving the I/O path).
+ *  - stage->lock (irqsave spinlock): a write queue's staging slots and
+ *    staged writes waiting to be posted; taken alone, never with a chunk
+ *    lock (a staged write's chunk list is the chunk lock's).
  *  - donor->lock (mutex): connect and teardown of a donor session.
  *  - donor->state_lock (spinlock): donor state, read under RCU by the I/O
  *    path: teardown moves the state away from LIVE, then waits an RCU grace
@@ -63,7 +66,8 @@
  *  - main.c: module load, parameters, /sys/kernel/farswap/, ib_client;
  *    ctldev.c: /dev/farswap-ctl; dev.c: the blk-mq disk, attach, detach;
  *    sysfs.c: every sysfs attribute; debugfs.c.
- *  - io.c: the data path, a request to RDMA READs or WRITEs; check.c:
+ *  - io.c: the data path, a request to RDMA READs or WRITEs; stage.c:
+ *    writes done once copied into staging, written from there; check.c:
  *    the check of every page written and read back (tags or seals).
  *  - conn.c: a donor's session (rdma_cm, queue pairs, handshake,
  *    keepalive, failure, reconnect); ctrl.c: its control messages.
@@ -71,11 +75,11 @@
  *    remote slabs and their slots, donor choice, room ahead; move.c: the
  *    copy engine (migrate, repair, spread, heal, the reclaim queue).
  *  - log.h: kernel log messages about a device or one of its donors.
- *  - Free of RDMA, KUnit-tested: chunkmap, slots, pick, replica,
+ *  - Free of RDMA, KUnit-tested: chunkmap, stagemap, slots, pick, replica,
  *    donor_state, latency, admit, args, tag, seal, auth.
  * The layers call downwards (main.c, ctldev.c, dev.c, sysfs.c, then the
- * rest), but for one knot: io.c, conn.c, ctrl.c, chunk.c, rslab.c and
- * move.c call each other, as a donor's failure reaches the chunks and
+ * rest), but for one knot: io.c, stage.c, conn.c, ctrl.c, chunk.c, rslab.c
+ * and move.c call each other, as a donor's failure reaches the chunks and
  * held requests, and a chunk's move needs sessions and the data path.
  */
 #ifndef FARSWAP_H

@@ -77,13 +77,14 @@ unsigned int farswap_stage_used(struct farswap_dev *dev)
 	return used;
 }
 
-/* Host memory the staging slots' pages take. */
+/* Host memory staging takes: each slot's pages and its command. */
 u64 farswap_stage_bytes(const struct farswap_dev *dev)
 {
 	if (!dev->stage)
 		return 0;
 	return (u64)dev->params.nr_queues * dev->stage[0].slots.nr *
-	       FARSWAP_STAGE_SLOT_BYTES;
+	       (FARSWAP_STAGE_SLOT_BYTES +
+		farswap_cmd_size(dev->params.replicas));
 }
 
 /**

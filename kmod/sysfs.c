@@ -339,7 +339,8 @@ static DEVICE_ATTR_RO(host_id_source);
 
 /*
  * Staging (stage.c): its slots per write queue, the host memory they
- * take, and how many hold a write not yet written now.
+ * take (pages and commands), and how many hold a write not yet written
+ * now.
  */
 static ssize_t stage_show(struct device *d, FARSWAP_DEV_ATTR *attr,
 			  char *buf)

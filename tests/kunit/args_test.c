@@ -460,6 +460,12 @@ static const struct attach_bad_case attach_bad_cases[] = {
 	{ "io_timeout_ms 3600001",
 	  "donor=10.0.0.1 size=4G io_timeout_ms=3600001", "io_timeout_ms" },
 	{ "sync_io 2", "donor=10.0.0.1 size=4G sync_io=2", "sync_io" },
+	{ "stage_kb past its cap",
+	  "donor=10.0.0.1 size=4G stage_kb=262145", "stage_kb" },
+	{ "stage_kb hexadecimal", "donor=10.0.0.1 size=4G stage_kb=0x100",
+	  "stage_kb" },
+	{ "stage_kb twice", "donor=10.0.0.1 size=4G stage_kb=64 stage_kb=0",
+	  "twice" },
 	{ "name not farswapN", "donor=10.0.0.1 size=4G name=sda", "name" },
 	{ "name farswap+5", "donor=10.0.0.1 size=4G name=farswap+5", "name" },
 	{ "name longer than the buffer",
@@ -895,6 +901,37 @@ static void attach_auth_check_test(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(err, "bad insecure_no_auth 'maybe'"));
 }
 
+/* stage_kb=: 0 (off) to its cap, kept as given; not given, the default. */
+static void attach_stage_kb_test(struct kunit *test)
+{
+	static const struct {
+		const char *cmd;
+		unsigned int kb;
+	} cases[] = {
+		{ "donor=10.0.0.1 size=4G", 4096 },
+		{ "donor=10.0.0.1 size=4G stage_kb=0", 0 },
+		{ "donor=10.0.0.1 size=4G stage_kb=100", 100 },
+		{ "donor=10.0.0.1 size=4G stage_kb=262144", 262144 },
+	};
+	struct farswap_attach_args *a;
+	char err[FARSWAP_ERR_LEN];
+	unsigned int i;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *cmd = kunit_kstrdup(test, cases[i].cmd, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, cmd);
+		default_args(a);
+		a->stage_kb = 4096;
+		KUNIT_ASSERT_EQ_MSG(test, farswap_parse_attach(cmd, a, err,
+							       sizeof(err)),
+				    0, "'%s' refused: %s", cases[i].cmd, err);
+		KUNIT_EXPECT_EQ(test, a->stage_kb, cases[i].kb);
+	}
+}
+
 static struct kunit_case farswap_args_cases[] = {
 	KUNIT_CASE_PARAM(parse_addr_test, addr_gen_params),
 	KUNIT_CASE(addr_equal_test),
@@ -906,6 +943,7 @@ static struct kunit_case farswap_args_cases[] = {
 	KUNIT_CASE(attach_donor_order_test),
 	KUNIT_CASE(attach_small_err_buffer_test),
 	KUNIT_CASE(attach_host_id_test),
+	KUNIT_CASE(attach_stage_kb_test),
 	KUNIT_CASE_PARAM(cmd_op_test, cmd_op_gen_params),
 	KUNIT_CASE_PARAM(parse_detach_test, detach_gen_params),
 	KUNIT_CASE_PARAM(parse_donor_cmd_test, donor_cmd_gen_params),

@@ -34,8 +34,11 @@ file_pages() {
 
 queues=$(($(ls "/sys/block/$name/mq" | wc -l) / 2))
 slots=$(stage_field slots)
+# bytes: each slot's 64 KiB and its context (under 64 KiB more).
+bytes=$(stage_field bytes)
 [ "$slots" -eq 64 ] && [ "$(stage_field slot_bytes)" -eq 65536 ] &&
-	[ "$(stage_field bytes)" -eq $((queues * 64 * 65536)) ] &&
+	[ "$bytes" -gt $((queues * 64 * 65536)) ] &&
+	[ "$bytes" -lt $((queues * 64 * 2 * 65536)) ] &&
 	[ "$(stage_field used)" -eq 0 ] ||
 	bed_fail "stage: $(cat "/sys/block/$name/farswap/stage"), want 64 slots of 64 KiB on each of $queues write queues"
 [ "$(cat "/sys/block/$name/queue/max_hw_sectors_kb")" -eq 64 ] ||
