@@ -1067,7 +1067,7 @@ def write_markdown(out, args, info, runs, summary, systems, plot_error, profiled
               + (f" with local changes in {len(local)} file(s) under kmod/ daemon/ tools/ common/ include/ "
                  "tests/workload/" if local else "")
               + f"; farswap.ko srcversion {bins.get('srcversion', '?')} (sha256 "
-              f"{bins.get('farswap.ko.bench', '?')}), built once and used by every round")
+              f"{bins.get('farswap-bench.ko', '?')}), built once and used by every round")
     md.append(f"- mode: {args.mode}, {len(rounds)} round(s) of {', '.join(LABEL.get(s, s) for s in systems)}; "
               "each round boots fresh guests and runs the systems one after the other, the order "
               "rotated by one each round")

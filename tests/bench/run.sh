@@ -106,7 +106,7 @@ build_all() {
 	# Not named *.ko: a kbuild clean over the checkout (make -C KDIR
 	# M=<checkout> clean) deletes every *.ko below it, build/ included,
 	# and one did so in the middle of a bench.
-	cp "$ko" "$bench_bin/farswap.ko.bench"
+	cp "$ko" "$bench_bin/farswap-bench.ko"
 	[ -z "${BENCH_BASE:-}" ] || build_base "$series" || return 1
 	"$bench_bin/farswapd" --version >/dev/null
 	{
@@ -137,7 +137,7 @@ build_base() {
 		echo "bench: building farswap.ko of $BENCH_BASE failed: see $bench/module-build-base.log" >&2
 		return 1
 	}
-	cp "$ko" "$bench_bin/farswap.ko.base"
+	cp "$ko" "$bench_bin/farswap-base.ko"
 }
 
 main() {

@@ -24,7 +24,7 @@ if [ -n "${BENCH_BIN:-}" ]; then
 	FS_CTL=$BENCH_BIN/farswapctl
 	FS_FARSWAPD=$BENCH_BIN/farswapd
 	FS_PAGEVERIFY=$BENCH_BIN/pageverify
-	FARSWAP_KO=$BENCH_BIN/farswap.ko.bench
+	FARSWAP_KO=$BENCH_BIN/farswap-bench.ko
 	rdmalat=$BENCH_BIN/rdmalat
 fi
 

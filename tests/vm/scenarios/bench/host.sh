@@ -32,7 +32,7 @@ if [ -n "${BENCH_BIN:-}" ]; then
 	FS_CTL=$BENCH_BIN/farswapctl
 	FS_FARSWAPD=$BENCH_BIN/farswapd
 	FS_PAGEVERIFY=$BENCH_BIN/pageverify
-	FARSWAP_KO=$BENCH_BIN/farswap.ko.bench
+	FARSWAP_KO=$BENCH_BIN/farswap-bench.ko
 	tracebreak=$BENCH_BIN/tracebreak
 	rdmalat=$BENCH_BIN/rdmalat
 fi
@@ -82,7 +82,7 @@ teardown_farswap() {
 # this commit's farswapd and farswapctl: a change to the module against
 # its parent, in the same run.
 setup_farswap_base() {
-	local FARSWAP_KO=$BENCH_BIN/farswap.ko.base
+	local FARSWAP_KO=$BENCH_BIN/farswap-base.ko
 
 	setup_farswap
 }
