@@ -35,6 +35,7 @@ static const char *const file_names[FSH_NR_FILES] = {
 	[FSH_ENCRYPT] = "encrypt",
 	[FSH_HOST_ID] = "host_id",
 	[FSH_HOST_ID_SOURCE] = "host_id_source",
+	[FSH_STAGE] = "stage",
 };
 
 static const char *const donor_file_names[FSH_DONOR_NR_FILES] = {

@@ -39,6 +39,7 @@ enum fsh_file {
 	FSH_ENCRYPT,
 	FSH_HOST_ID,			/* the UUID the device shows donors */
 	FSH_HOST_ID_SOURCE,		/* "attach", "module" or "random" */
+	FSH_STAGE,			/* staging: slots, memory, in use */
 	FSH_NR_FILES,
 };
 

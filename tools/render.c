@@ -88,6 +88,18 @@ static const struct fsh_field integrity_fields[] = {
 	  FSM_COUNTER, "Pages read back that failed their check.", NULL },
 };
 
+/* Staging (the stage file): its size, memory and use now. */
+static const struct fsh_field stage_fields[] = {
+	{ "slots", "farswap_host_stage_slots", NULL, FSM_GAUGE,
+	  "Staging slots per write queue (0: staging off).", NULL },
+	{ "slot_bytes", "farswap_host_stage_slot_bytes", NULL, FSM_GAUGE,
+	  "Bytes of data one staging slot holds.", NULL },
+	{ "bytes", "farswap_host_stage_bytes", NULL, FSM_GAUGE,
+	  "Host memory the staging slots take, their pages and contexts.", NULL },
+	{ "used", "farswap_host_stage_slots_used", NULL, FSM_GAUGE,
+	  "Staging slots holding a write not yet written to a donor.", NULL },
+};
+
 static const struct fsh_field slabs_fields[] = {
 	{ "held", "farswap_host_slabs_held", NULL, FSM_GAUGE,
 	  "Donor slabs the device holds.", NULL },
@@ -149,6 +161,18 @@ static const struct fsh_field stat_fields[] = {
 	  "Requests that waited for a chunk bind or move.", NULL },
 	{ "write_inflight_bytes", "farswap_host_write_inflight_bytes", NULL,
 	  FSM_GAUGE, "Swap-out bytes posted and not yet completed.", NULL },
+	{ "staged", "farswap_host_staged_writes_total", NULL, FSM_COUNTER,
+	  "Write requests completed once copied into staging.", NULL },
+	{ "stage_reads", "farswap_host_stage_reads_total", NULL, FSM_COUNTER,
+	  "Reads served from a staged copy.", NULL },
+	{ "stage_full", "farswap_host_stage_full_total", NULL, FSM_COUNTER,
+	  "Writes that found their queue's staging full and went to the donors directly.",
+	  NULL },
+	{ "stage_retries", "farswap_host_stage_retries_total", NULL,
+	  FSM_COUNTER, "Staged writes sent again after no replica took them.",
+	  NULL },
+	{ "stage_lost", "farswap_host_stage_lost_total", NULL, FSM_COUNTER,
+	  "Staged writes no donor took: their pages lost.", NULL },
 };
 
 /* A donor's numbers: the JSON key is the file's name, or stat's key. */
@@ -558,6 +582,8 @@ static void json_device(struct fsj *j, const struct fsh_device *dev)
 		      ARRAY_SIZE(integrity_keys));
 	json_alg_file(j, "encrypt", f[FSH_ENCRYPT], encrypt_keys,
 		      ARRAY_SIZE(encrypt_keys));
+	json_fields(j, "stage", dev, FSH_STAGE, stage_fields,
+		    ARRAY_SIZE(stage_fields));
 	json_donors(j, dev);
 	fsj_object_end(j);
 }
@@ -926,6 +952,8 @@ void fsh_metrics(const struct fsh_host *h, const char *ctl_version,
 		       ARRAY_SIZE(replicas_fields));
 	metrics_fields(h, m, FSH_INTEGRITY, integrity_fields,
 		       ARRAY_SIZE(integrity_fields));
+	metrics_fields(h, m, FSH_STAGE, stage_fields,
+		       ARRAY_SIZE(stage_fields));
 	metrics_latency(h, m);
 	metrics_donors(h, m);
 }
@@ -1154,6 +1182,7 @@ static int text_device(FILE *out, const struct fsh_device *dev)
 	const char *chunks = f[FSH_CHUNKS], *slab_size = f[FSH_SLAB_SIZE];
 	const char *sync_io = f[FSH_SYNC_IO], *integrity = f[FSH_INTEGRITY];
 	const char *encrypt = f[FSH_ENCRYPT], *auth = f[FSH_AUTH];
+	const char *stage = f[FSH_STAGE];
 	const char *replicas = f[FSH_REPLICAS];
 	char sz[32], ss[32], swap[96], policy[32];
 	const char *name = dev->name;
@@ -1228,6 +1257,19 @@ static int text_device(FILE *out, const struct fsh_device *dev)
 				alg, bb);
 		else
 			fprintf(out, "  encryption: off: donors hold what is written to the device as it is written (--encrypt, or dm-crypt over the device, keeps it from them)\n");
+	}
+	if (stage && kv_num(stage, "slots")) {
+		char sb[32];
+
+		human_bytes(kv_num(stage, "bytes"), sb, sizeof(sb));
+		fprintf(out, "  staging: %llu slots of %llu KiB per write queue, %s of host memory, %llu in use; %llu writes staged, %llu reads served from it, %llu writes found it full, %llu sent again, %llu lost\n",
+			kv_num(stage, "slots"), kv_num(stage, "slot_bytes") >> 10,
+			sb, kv_num(stage, "used"), kv_num(stat, "staged"),
+			kv_num(stat, "stage_reads"), kv_num(stat, "stage_full"),
+			kv_num(stat, "stage_retries"),
+			kv_num(stat, "stage_lost"));
+	} else if (stage) {
+		fprintf(out, "  staging: off: every swap-out waits for its donors (--stage-kb)\n");
 	}
 	if (auth) {
 		char alg[32];

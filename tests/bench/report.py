@@ -913,7 +913,7 @@ OPTION_WHAT = {
 
 # Variants named by their form (tests/vm/scenarios/bench/host.sh):
 # farswap-wifN, farswap with write_inflight_kb=N; farswap-qdN, with
-# queue_depth=N; SYSTEM-jumbo, SYSTEM
+# queue_depth=N; farswap-stageN, with stage_kb=N; SYSTEM-jumbo, SYSTEM
 # over the link at MTU 9000.  Those of farswap are options.
 VARIANT_COLORS = ["#e41a1c", "#377eb8", "#984ea3", "#ff7f00", "#a65628", "#f781bf"]
 
@@ -936,6 +936,12 @@ def variant(s):
                 f"`write_inflight_kb={n}` (module parameter, also per device in sysfs): "
                 + ("no cap on" if n == 0 else f"at most {n} KiB of")
                 + " swap-out writes in flight per write queue (the default is 512)")
+    m = re.fullmatch(r"farswap-stage(\d+)", s)
+    if m:
+        n = int(m.group(1))
+        return ("farswap", f"farswap stage_kb={n}",
+                f"`stage_kb={n}` (module parameter): {n} KiB of staging per write queue "
+                "(the default is 4096)")
     m = re.fullmatch(r"farswap-qd(\d+)", s)
     if m:
         n = int(m.group(1))

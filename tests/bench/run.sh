@@ -165,9 +165,10 @@ main() {
 	nsys=$(conf BENCH_SYSTEMS | wc -w)
 	# A misspelt system would fail only in the guest, after the build
 	# and the boot: every one needs its setup_ in host.sh.
-	# Variants (farswap-wifN, farswap-qdN, SYSTEM-jumbo) need their base's.
+	# Variants (farswap-wifN, farswap-qdN, farswap-stageN, SYSTEM-jumbo)
+	# need their base's.
 	for k in $(conf BENCH_SYSTEMS); do
-		if [[ $k =~ ^farswap-(wif|qd)[0-9]+$ ]]; then
+		if [[ $k =~ ^farswap-(wif|qd|stage)[0-9]+$ ]]; then
 			k=farswap
 		elif [[ $k == ?*-jumbo ]]; then
 			k=${k%-jumbo}

@@ -130,12 +130,13 @@ void put_device(const char *name, const struct fake_donor *donors,
 	DEV("slab_size", "4194304\n");
 	DEV("slabs", "held=2 slots=4 used=3 reclaiming=1\n");
 	DEV("chunks", "total=256 unbound=250 binding=1 bound=3 migrating=2\n");
-	DEV("stat", "zero_reads=5 errors=0 binds=3 bind_failures=0 slab_allocs=2 releases=0 migrations=1 lost_pages=0 write_throttled=7 held=4 write_inflight_bytes=8192\n");
+	DEV("stat", "zero_reads=5 errors=0 binds=3 bind_failures=0 slab_allocs=2 releases=0 migrations=1 lost_pages=0 write_throttled=7 held=4 write_inflight_bytes=8192 staged=40 stage_reads=6 stage_full=3 stage_retries=1 stage_lost=0\n");
 	DEV("sync_io", "0\n");
 	DEV("io_timeout_ms", "10000\n");
 	DEV("read_policy", "round-robin\n");
 	DEV("integrity", "alg=chacha20poly1305 checked=300 mismatches=2 bytes_per_page=20 table_bytes=2621440\n");
 	DEV("encrypt", "alg=chacha20poly1305 bounce_bytes=8388608\n");
+	DEV("stage", "slots=64 slot_bytes=65536 bytes=10757120 used=2\n");
 	/* Random: status says the identity will not survive a reboot. */
 	DEV("host_id", "6b1f3c2a-9d4e-4f60-8a7b-2c5d1e0f9a83\n");
 	DEV("host_id_source", "random\n");

@@ -159,7 +159,8 @@ static void test_json_document(void **state)
 	/* Requests and bytes from the block layer's stat, in their old place. */
 	assert_has(doc, "\"stat\": {\n        \"reads\": 100,\n        \"writes\": 200,\n        \"discards\": 3,\n        \"read_bytes\": 409600,\n        \"write_bytes\": 819200,\n        \"zero_reads\": 5,\n        \"errors\": 0,");
 	assert_has(doc, "\"write_throttled\": 7,");
-	assert_has(doc, "\"write_inflight_bytes\": 8192\n");
+	assert_has(doc, "\"write_inflight_bytes\": 8192,\n        \"staged\": 40,\n        \"stage_reads\": 6,\n        \"stage_full\": 3,\n        \"stage_retries\": 1,\n        \"stage_lost\": 0\n");
+	assert_has(doc, "\"stage\": {\n        \"slots\": 64,\n        \"slot_bytes\": 65536,\n        \"bytes\": 10757120,\n        \"used\": 2\n      },");
 	assert_has(doc, "\"read\": {\n          \"count\": 10,\n          \"p50_us\": 600,\n          \"p90_us\": 1500,\n          \"p99_us\": 2000,\n          \"p999_us\": 3000");
 	assert_has(doc, "\"address\": \"10.0.0.2:7471\",\n          \"state\": \"live\",");
 	assert_has(doc, "\"address\": \"[fe80::1]:7471\",\n          \"state\": \"reconnecting\",");
@@ -532,7 +533,7 @@ static void test_no_blk_stat(void **state)
 	assert_null(strstr(doc, "\"reads\": 10,"));
 	assert_null(strstr(doc, "\"reads\": 100,"));
 	/* The rest of the device is all there. */
-	assert_has(doc, "\"write_inflight_bytes\": 8192\n");
+	assert_has(doc, "\"write_inflight_bytes\": 8192,\n");
 	assert_has(doc, "\"size_bytes\": 536870912,");
 	free(doc);
 	doc = metrics_text();

@@ -200,6 +200,8 @@ teardown_farswap_r2() {
 #                 swap-out bytes in flight per write queue; 0 = no cap)
 #   farswap-qdN   farswap with module parameter queue_depth=N (requests
 #                 per hardware queue: what swap-out can park in blk-mq)
+#   farswap-stageN  farswap with module parameter stage_kb=N (staging per
+#                 write queue, KiB; 0 is farswap-nostage)
 #   SYSTEM-jumbo  SYSTEM over both guests' link at MTU 9000: Soft-RoCE's
 #                 path MTU becomes 4096, one packet per 4 KiB page
 
@@ -221,6 +223,8 @@ setup_farswap_wif() { setup_farswap_param write_inflight_kb "$1"; }
 teardown_farswap_wif() { teardown_farswap; }
 setup_farswap_qd() { setup_farswap_param queue_depth "$1"; }
 teardown_farswap_qd() { teardown_farswap; }
+setup_farswap_stage() { setup_farswap_param stage_kb "$1"; }
+teardown_farswap_stage() { teardown_farswap; }
 
 jumbo_mtu=9000
 # The link's MTU before a -jumbo variant raised it.
@@ -262,6 +266,8 @@ system_do() {
 		"$1_farswap_wif" "${2#farswap-wif}"
 	elif [[ $2 =~ ^farswap-qd[0-9]+$ ]]; then
 		"$1_farswap_qd" "${2#farswap-qd}"
+	elif [[ $2 =~ ^farswap-stage[0-9]+$ ]]; then
+		"$1_farswap_stage" "${2#farswap-stage}"
 	elif [[ $2 == ?*-jumbo ]]; then
 		"$1_jumbo" "${2%-jumbo}"
 	else
