@@ -410,8 +410,8 @@ static void farswap_dev_destroy(struct farswap_dev *dev)
 	/* Readers of the donors' files leave before the donors go. */
 	farswap_debugfs_remove(dev);
 	farswap_donor_dirs_remove(dev);
-	/* A request may wait for a staged write a test held back. */
-	farswap_stage_pause(dev, false);
+	/* Staged writes go on: a request may wait for one a test held back. */
+	farswap_stage_detach(dev);
 	if (dev->disk) {
 		del_gendisk(dev->disk);	/* waits for every request */
 		farswap_disk_run_queue_release(dev->disk);

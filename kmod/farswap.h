@@ -574,6 +574,7 @@ struct farswap_dev {
 	bool stage_stopping;
 	/* debugfs stage_pause, for tests: staged writes are not posted. */
 	bool stage_paused;
+	unsigned int stage_at_detach;	/* staged writes when detach began */
 	wait_queue_head_t stage_idle;	/* woken as staging slots free */
 	struct delayed_work stage_scan_work;
 
@@ -779,6 +780,7 @@ void farswap_stage_end(struct farswap_cmd *cmd, blk_status_t status);
 void farswap_stage_requeue(struct farswap_cmd *cmd);
 void farswap_stage_kick(struct farswap_dev *dev, unsigned int hctx);
 void farswap_stage_pause(struct farswap_dev *dev, bool pause);
+void farswap_stage_detach(struct farswap_dev *dev);
 void farswap_stage_drain(struct farswap_dev *dev);
 void farswap_stage_abort(struct farswap_dev *dev);
 u64 farswap_stage_bytes(const struct farswap_dev *dev);

@@ -566,6 +566,22 @@ void farswap_stage_pause(struct farswap_dev *dev, bool pause)
 		farswap_stage_kick(dev, q);
 }
 
+/*
+ * Detach begins: the staged writes not yet written are logged, and let go
+ * if a test held them back (requests behind them keep del_gendisk
+ * waiting).
+ */
+void farswap_stage_detach(struct farswap_dev *dev)
+{
+	unsigned int used = farswap_stage_used(dev);
+
+	if (used)
+		farswap_dev_pr_info(dev, "detaching: waiting for %u staged writes\n",
+				    used);
+	dev->stage_at_detach = used;
+	farswap_stage_pause(dev, false);
+}
+
 /**
  * farswap_stage_drain - wait for the staged writes at detach
  * @dev: the device, its disk gone (no new write is staged)
@@ -581,11 +597,11 @@ void farswap_stage_drain(struct farswap_dev *dev)
 
 	if (!dev->stage)
 		return;
-	farswap_stage_pause(dev, false);
 	used = farswap_stage_used(dev);
-	if (used)
+	if (used && !dev->stage_at_detach)
 		farswap_dev_pr_info(dev, "detaching: waiting for %u staged writes\n",
 				    used);
+	used += dev->stage_at_detach;
 	wait_event_timeout(dev->stage_idle, !farswap_stage_used(dev), tmo);
 	left = farswap_stage_used(dev);
 	if (left)
